@@ -1,0 +1,145 @@
+"""Evaluation of declarative checks.
+
+State checks read the workspace; trajectory checks read the tool-call log and the user
+simulator's replies; answer checks read what the agent told the user. Predicates are
+:mod:`coworkenv.expr` expressions, never Python code.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from coworkenv.expr import ExprError, evaluate
+from coworkenv.runtime.trajectory import ToolCallRecord, UserReply
+from coworkenv.runtime.workspace import Workspace
+from coworkenv.spec import models as m
+
+
+@dataclass
+class EpisodeLog:
+    """The parts of an episode the trajectory and answer checks look at."""
+
+    calls: list[ToolCallRecord] = field(default_factory=list)
+    replies: list[UserReply] = field(default_factory=list)
+    answers: list[tuple[int, str]] = field(default_factory=list)
+    last_step: int = 0
+
+
+def _truthy(expr: str, ctx: dict[str, Any]) -> bool:
+    try:
+        return bool(evaluate(expr, ctx))
+    except ExprError:
+        return False
+
+
+def _matching(ws: Workspace, service: str, collection: str, where: str) -> list[dict[str, Any]]:
+    return [r for r in ws.records(service, collection).values() if _truthy(where, {"r": r})]
+
+
+_CMP: dict[str, Callable[[int, int], bool]] = {
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+}
+
+
+def state_check(check: Any, ws: Workspace) -> tuple[bool, str]:
+    """Evaluate a state check on the live workspace; returns (passed, detail)."""
+    if isinstance(check, m.RecordExists):
+        hits = _matching(ws, check.service, check.collection, check.where)
+        return bool(hits), f"{len(hits)} matching record(s)"
+    if isinstance(check, m.RecordAbsent):
+        hits = _matching(ws, check.service, check.collection, check.where)
+        return not hits, f"{len(hits)} matching record(s)"
+    if isinstance(check, m.FieldEquals):
+        rec = ws.records(check.service, check.collection).get(check.record_id)
+        if rec is None:
+            return False, f"record {check.record_id} missing"
+        return rec.get(check.field) == check.value, f"{check.field}={rec.get(check.field)!r}"
+    if isinstance(check, m.Count):
+        n = len(_matching(ws, check.service, check.collection, check.where))
+        return _CMP[check.op](n, check.value), f"count={n}"
+    if isinstance(check, m.Unchanged):
+        return _unchanged(check, ws)
+    raise TypeError(f"not a state check: {check.kind}")
+
+
+def _unchanged(check: m.Unchanged, ws: Workspace) -> tuple[bool, str]:
+    before = ws.initial_records(check.service, check.collection)
+    after = ws.records(check.service, check.collection)
+
+    def allowed(rec: dict[str, Any] | None) -> bool:
+        return rec is not None and check.allow is not None and _truthy(check.allow, {"r": rec})
+
+    for rid in set(before) | set(after):
+        old, new = before.get(rid), after.get(rid)
+        if old is new or old == new:
+            continue
+        if not (allowed(old) or allowed(new)):
+            return False, f"collateral change to {check.collection}/{rid}"
+    return True, "no collateral changes"
+
+
+def _calls(log: EpisodeLog, tool: str, where: str | None) -> list[ToolCallRecord]:
+    return [
+        c for c in log.calls if c.ok and c.tool == tool and (where is None or _truthy(where, {"args": c.args or {}}))
+    ]
+
+
+_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+
+
+def numbers_in(text: str) -> list[float]:
+    """Numbers written in text, tolerating thousands separators and currency signs."""
+    out = []
+    for tok in _NUMBER.findall(text):
+        try:
+            out.append(float(tok.replace(",", "")))
+        except ValueError:
+            continue
+    return out
+
+
+def _answer_ok(check: m.AnswerContains | m.AnswerNumber, text: str) -> bool:
+    if isinstance(check, m.AnswerContains):
+        low = text.lower()
+        return all(str(v).lower() in low for v in check.values)
+    return any(abs(x - check.value) <= check.tolerance for x in numbers_in(text))
+
+
+def episode_check(check: Any, log: EpisodeLog) -> tuple[bool, int | None, str]:
+    """Evaluate a trajectory or answer check; returns (passed, first_step, detail)."""
+    if isinstance(check, m.ToolCalled):
+        hits = _calls(log, check.tool, check.where)
+        ok = len(hits) >= check.min_times
+        return ok, hits[check.min_times - 1].step if ok else None, f"{len(hits)} call(s)"
+    if isinstance(check, m.ToolNotCalled):
+        hits = _calls(log, check.tool, check.where)
+        return not hits, log.last_step if not hits else None, f"{len(hits)} call(s)"
+    if isinstance(check, m.Order):
+        first, then = _calls(log, check.first, None), _calls(log, check.then, None)
+        ok = bool(first and then) and first[0].step <= then[0].step and _before(log, first[0], then[0])
+        return ok, then[0].step if ok else None, "in order" if ok else "missing or out of order"
+    if isinstance(check, m.AskedUser):
+        step = next((r.step for r in log.replies if r.kind == "fact" and check.slot in r.slots), None)
+        return step is not None, step, "asked" if step is not None else "never asked"
+    if isinstance(check, m.ConfirmedBefore):
+        hits = _calls(log, check.tool, None)
+        bad = [c for c in hits if not c.confirmed]
+        ok = bool(hits) and not bad
+        return ok, log.last_step if ok else None, f"{len(bad)} unconfirmed of {len(hits)}"
+    if isinstance(check, m.AnswerContains | m.AnswerNumber):
+        answers = log.answers[-1:] if check.scope == "final" else log.answers
+        step = next((s for s, text in answers if _answer_ok(check, text)), None)
+        return step is not None, step, "found" if step is not None else "not in the answer"
+    raise TypeError(f"not an episode check: {check.kind}")
+
+
+def _before(log: EpisodeLog, a: ToolCallRecord, b: ToolCallRecord) -> bool:
+    return log.calls.index(a) < log.calls.index(b)

@@ -1,0 +1,284 @@
+"""The Environment: reset / step / grade over one TaskSpec.
+
+An episode alternates agent turns and environment replies. A turn with tool calls gets
+one tool message per call; a turn without tool calls is addressed to the user, and the
+scripted user answers (a fact, a confirmation, a follow-up request) or ends the episode.
+Events fire on schedule, policies are checked on every call, transient errors are
+injected where the spec says, and every episode ends (turn and tool-call limits).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from coworkenv.grading.checks import EpisodeLog, state_check
+from coworkenv.grading.score import grade as grade_episode
+from coworkenv.runtime.policy_monitor import PolicyMonitor
+from coworkenv.runtime.router import Outcome, ToolRouter, exposed_tools
+from coworkenv.runtime.trajectory import Grade, StepRecord, ToolCallRecord, Trajectory, UserReply, Violation
+from coworkenv.runtime.turn import parse_turn
+from coworkenv.runtime.user import ScriptedUser
+from coworkenv.runtime.workspace import Workspace
+from coworkenv.services.base import ToolError
+from coworkenv.spec.models import STATE_CHECKS, Event, TaskSpec
+
+NOTICE = "[environment]"
+
+
+@dataclass
+class Observation:
+    """What the agent sees after reset or a step: the new messages, and whether it is over."""
+
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+    done: bool = False
+    done_reason: str = ""
+    step: int = 0
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+def system_prompt(spec: TaskSpec) -> str:
+    lines = [
+        f"You are an AI coworker helping {spec.user.persona}. Use the tools to act on their workspace.",
+        "If you need a fact only the user knows, ask them. Before an irreversible action the rules "
+        "require confirming, ask the user to confirm. When the request is done, report the result "
+        "to the user in plain words, stating the key facts.",
+    ]
+    if spec.context:
+        lines.append(spec.context)
+    if spec.policies:
+        lines.append("Workplace rules you must follow:")
+        lines.extend(f"- {p.description}" for p in spec.policies)
+    return "\n".join(lines)
+
+
+class Environment:
+    """One executable environment. ``seed`` drives optional random transient errors."""
+
+    def __init__(
+        self,
+        spec: TaskSpec,
+        seed: int = 0,
+        *,
+        fault_rate: float = 0.0,
+        max_turns: int | None = None,
+        max_tool_calls: int | None = None,
+    ) -> None:
+        self.spec = spec
+        self.seed = seed
+        self.fault_rate = fault_rate
+        self.max_turns = max_turns or spec.max_turns
+        self.max_tool_calls = max_tool_calls or spec.max_tool_calls
+        self.workspace = Workspace(spec.services)
+        self.router = ToolRouter(self.workspace, exposed_tools(list(spec.services), spec.tools))
+        self.monitor = PolicyMonitor(spec.policies)
+        self._state_checks = [c for c in spec.checks if c.kind in STATE_CHECKS]
+        self._system = system_prompt(spec)
+        self.reset()
+
+    # --- episode lifecycle ----------------------------------------------------------------
+
+    def reset(self) -> Observation:
+        self.workspace.reset()
+        self.user = ScriptedUser(self.spec.user)
+        self.rng = random.Random(self.seed)
+        self.messages: list[dict[str, Any]] = [
+            {"role": "system", "content": self._system},
+            {"role": "user", "content": self.user.opening()},
+        ]
+        self.steps: list[StepRecord] = []
+        self.log = EpisodeLog()
+        self.violations: list[Violation] = []
+        self.state_first_true: dict[str, int] = {}
+        self.tool_counts: dict[str, int] = {}
+        self.fired: set[str] = set()
+        self.confirmed = False
+        self.usage: dict[str, int] = {}
+        self.done = False
+        self.done_reason = ""
+        self._grade: Grade | None = None
+        self.messages.extend(self._fire_events(after_step=0))
+        self._record_state_checks(0)
+        return Observation(list(self.messages), self.router.schemas())
+
+    def step(self, turn: Any) -> Observation:
+        """Apply one agent turn; never raises on malformed input."""
+        if self.done:
+            return Observation([], self.router.schemas(), True, self.done_reason, len(self.steps))
+        index = len(self.steps) + 1
+        parsed, problems = parse_turn(turn, index)
+        for key, value in parsed.usage.items():
+            self.usage[key] = self.usage.get(key, 0) + value
+        record = StepRecord(index=index, malformed=bool(problems))
+        self.steps.append(record)
+        self.log.last_step = index
+        self.messages.append(parsed.message())
+        new: list[dict[str, Any]] = []
+        changed = False
+        if problems:
+            new.append(_notice(f"Your last turn was malformed: {'; '.join(problems)}."))
+        if parsed.tool_calls:
+            notices: list[dict[str, Any]] = []
+            for call in parsed.tool_calls:
+                if len(self.log.calls) >= self.max_tool_calls:
+                    new.append(_tool_msg(call.id, call.name, "tool-call limit reached; the episode is over"))
+                    self.end("max_tool_calls")
+                    continue
+                msg, wrote, fired = self._run_call(call.id, call.name, call.arguments, record)
+                new.append(msg)
+                notices.extend(fired)
+                changed |= wrote or bool(fired) or bool(record.events)
+            new.extend(notices)
+        elif parsed.content and parsed.content.strip():
+            self.log.answers.append((index, parsed.content))
+            new.extend(self._user_reply(parsed.content, record))
+        elif not problems:
+            new.append(_notice("Your last turn was empty: reply to the user or call a tool."))
+        fired_before = len(record.events)
+        new.extend(self._fire_events(after_step=index))
+        changed |= len(record.events) > fired_before
+        if changed:
+            self._record_state_checks(index)
+        if not self.done and index >= self.max_turns:
+            self.end("max_turns")
+        self.messages.extend(new)
+        return Observation(new, self.router.schemas(), self.done, self.done_reason, index)
+
+    def grade(self) -> Grade:
+        if self._grade is None or not self.done:
+            self._grade = grade_episode(self.spec, self.workspace, self.log, self.violations, self.state_first_true)
+        return self._grade
+
+    async def areset(self) -> Observation:
+        return self.reset()
+
+    async def astep(self, turn: Any) -> Observation:
+        await asyncio.sleep(0)
+        return self.step(turn)
+
+    async def agrade(self) -> Grade:
+        return self.grade()
+
+    def trajectory(self, policy: str = "", sample: int = 0) -> Trajectory:
+        return Trajectory(
+            spec_id=self.spec.id,
+            seed=self.seed,
+            policy=policy,
+            sample=sample,
+            messages=list(self.messages),
+            tools=self.router.schemas(),
+            steps=list(self.steps),
+            calls=list(self.log.calls),
+            grade=self.grade(),
+            done_reason=self.done_reason or "unfinished",
+            final_state_hash=self.workspace.state_hash(),
+            capabilities=list(self.spec.capabilities),
+            blueprint=self.spec.provenance.blueprint,
+            multi_turn=self.spec.is_multi_turn,
+            usage=dict(self.usage),
+        )
+
+    # --- internals ------------------------------------------------------------------------
+
+    def end(self, reason: str) -> None:
+        """End the episode now (limits reached, or the policy failed)."""
+        self.done = True
+        self.done_reason = reason
+
+    def _run_call(
+        self, call_id: str, name: str, raw: Any, record: StepRecord
+    ) -> tuple[dict[str, Any], bool, list[dict[str, Any]]]:
+        """Run one call; returns the tool message, whether it wrote, and event notices."""
+        step = record.index
+        record.tool_calls += 1
+        info, args, error = self.router.parse_args(name, raw)
+        if info is None or args is None:
+            outcome = Outcome(False, error=error, args=args, info=info)
+            fault = False
+        else:
+            count = self.tool_counts.get(name, 0) + 1
+            self.tool_counts[name] = count
+            fault = self._fault(name, count)
+            if fault:
+                outcome = Outcome(False, error=fault, args=args, info=info)
+            else:
+                for policy in self.monitor.violations(
+                    name, args, self.confirmed, self.log.calls, self.workspace.state
+                ):
+                    self.violations.append(Violation(step=step, policy=policy.id, tool=name,
+                                                     description=policy.description))
+                    record.violations.append(policy.id)
+                outcome = self.router.call(info, args)
+        self.log.calls.append(
+            ToolCallRecord(
+                step=step,
+                call_id=call_id,
+                tool=name,
+                args=args,
+                ok=outcome.ok,
+                kind=info.kind if info else None,
+                error=outcome.error,
+                fault=bool(fault),
+                confirmed=self.confirmed,
+            )
+        )
+        wrote = outcome.ok and info is not None and info.kind == "write"
+        notices: list[dict[str, Any]] = []
+        if outcome.ok:
+            for event in self.spec.events:
+                if event.on_tool == name and event.id not in self.fired:
+                    notices.extend(self._apply_event(event, record))
+        return _tool_msg(call_id, name, outcome.content()), wrote, notices
+
+    def _fault(self, tool: str, count: int) -> Any:
+        for fault in self.spec.faults:
+            if fault.tool == tool and fault.on_call == count:
+                return fault.message
+        if self.fault_rate and self.rng.random() < self.fault_rate:
+            return "503 Service Unavailable: temporary failure, please retry"
+        return False
+
+    def _user_reply(self, text: str, record: StepRecord) -> list[dict[str, Any]]:
+        reply = self.user.respond(text)
+        record.user = UserReply(step=record.index, kind=reply.kind, slots=reply.slots, approved=reply.approved)
+        self.log.replies.append(record.user)
+        self.confirmed = bool(reply.approved)
+        if reply.kind == "end":
+            self.end("user_done")
+            return []
+        return [{"role": "user", "content": reply.text or ""}]
+
+    def _fire_events(self, after_step: int) -> list[dict[str, Any]]:
+        record = self.steps[-1] if self.steps else None
+        notices: list[dict[str, Any]] = []
+        for event in self.spec.events:
+            if event.id not in self.fired and event.after_step == after_step:
+                notices.extend(self._apply_event(event, record))
+        return notices
+
+    def _apply_event(self, event: Event, record: StepRecord | None) -> list[dict[str, Any]]:
+        self.fired.add(event.id)
+        for mutation in event.mutations:
+            try:
+                self.workspace.apply(mutation)
+            except (ToolError, KeyError):  # the agent may have deleted the record the event targets
+                continue
+        if record is not None:
+            record.events.append(event.id)
+        return [_notice(f"Notification: {event.notify}")] if event.notify else []
+
+    def _record_state_checks(self, step: int) -> None:
+        for check in self._state_checks:
+            if check.id not in self.state_first_true and state_check(check, self.workspace)[0]:
+                self.state_first_true[check.id] = step
+
+
+def _tool_msg(call_id: str, name: str, content: str) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": call_id, "name": name, "content": content}
+
+
+def _notice(text: str) -> dict[str, Any]:
+    return {"role": "user", "content": f"{NOTICE} {text}"}

@@ -1,0 +1,84 @@
+"""The tool router: from a named call with raw arguments to a result or an error.
+
+Nothing a model sends can raise out of here. Unknown tools, arguments that are not JSON,
+not an object, of the wrong type or missing, and failures inside a tool all come back as
+an error the agent reads.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from coworkenv.runtime.workspace import Workspace
+from coworkenv.services.base import ToolError, ToolInfo
+from coworkenv.services.registry import ALL_TOOLS
+
+
+@dataclass
+class Outcome:
+    ok: bool
+    result: Any = None
+    error: str | None = None
+    args: dict[str, Any] | None = None
+    info: ToolInfo | None = None
+
+    def content(self) -> str:
+        if self.ok:
+            return json.dumps(self.result, ensure_ascii=False, separators=(",", ":"))
+        return json.dumps({"error": self.error}, ensure_ascii=False)
+
+
+def exposed_tools(services: list[str], tools: list[str] | None) -> dict[str, ToolInfo]:
+    """The tools an episode offers: the listed ones, or every tool of its services."""
+    if tools is None:
+        return {n: i for n, i in ALL_TOOLS.items() if i.service in services}
+    return {n: ALL_TOOLS[n] for n in tools}
+
+
+class ToolRouter:
+    def __init__(self, workspace: Workspace, tools: dict[str, ToolInfo]) -> None:
+        self.ws = workspace
+        self.tools = tools
+        self._schemas = [info.schema() for info in tools.values()]
+
+    def schemas(self) -> list[dict[str, Any]]:
+        return self._schemas
+
+    def parse_args(self, name: str, raw: str | dict[str, Any]) -> tuple[ToolInfo | None, dict[str, Any] | None, str]:
+        """Resolve the tool and decode its arguments; an error message on failure."""
+        info = self.tools.get(name)
+        if info is None:
+            return None, None, f"unknown tool {name!r}; available tools: {', '.join(sorted(self.tools))}"
+        if isinstance(raw, str):
+            try:
+                args = json.loads(raw) if raw.strip() else {}
+            except json.JSONDecodeError as exc:
+                return info, None, f"arguments for {name} are not valid JSON ({exc.msg} at char {exc.pos})"
+        else:
+            args = raw
+        if not isinstance(args, dict):
+            return info, None, f"arguments for {name} must be a JSON object, got {type(args).__name__}"
+        return info, args, ""
+
+    def call(self, info: ToolInfo, args: dict[str, Any]) -> Outcome:
+        try:
+            parsed = info.args_model.model_validate(args)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()[:5]
+            )
+            return Outcome(False, error=f"invalid arguments for {info.name}: {problems}", args=args, info=info)
+        service = self.ws.services.get(info.service)
+        if service is None:
+            return Outcome(False, error=f"service {info.service!r} is not available", args=args, info=info)
+        try:
+            result = getattr(service, info.method)(**dict(parsed))
+        except ToolError as exc:
+            return Outcome(False, error=str(exc), args=args, info=info)
+        except Exception as exc:  # a bug in a tool must not end the episode
+            return Outcome(False, error=f"internal error in {info.name}: {type(exc).__name__}", args=args, info=info)
+        return Outcome(True, result=result, args=args, info=info)

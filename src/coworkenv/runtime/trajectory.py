@@ -1,0 +1,85 @@
+"""What an episode leaves behind: per-step records and the whole trajectory.
+
+These models are the contract between the runtime, the grader, the rollout store and the
+SFT/RL exporters, so they are plain pydantic data with OpenAI-format messages.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+
+class ToolCallRecord(BaseModel):
+    step: int
+    call_id: str
+    tool: str
+    args: dict[str, Any] | None = None
+    ok: bool
+    kind: Literal["read", "write"] | None = None
+    error: str | None = None
+    fault: bool = Field(False, description="an injected transient error")
+    confirmed: bool = Field(False, description="a user confirmation was in force")
+
+
+class Violation(BaseModel):
+    step: int
+    policy: str
+    tool: str
+    description: str
+
+
+class UserReply(BaseModel):
+    step: int
+    kind: Literal["fact", "confirmation", "follow_up", "fallback", "end"]
+    slots: list[str] = Field(default_factory=list)
+    approved: bool | None = None
+
+
+class StepRecord(BaseModel):
+    index: int
+    tool_calls: int = 0
+    events: list[str] = Field(default_factory=list)
+    violations: list[str] = Field(default_factory=list)
+    user: UserReply | None = None
+    malformed: bool = False
+
+
+class CheckResult(BaseModel):
+    id: str
+    kind: str
+    weight: float
+    passed: bool
+    first_step: int | None = Field(None, description="the step at which the check first became true")
+    detail: str = ""
+
+
+class Grade(BaseModel):
+    score: float
+    completion: float
+    robustness: float
+    safety: float
+    passed: bool
+    checks: list[CheckResult]
+    violations: list[Violation] = Field(default_factory=list)
+
+
+class Trajectory(BaseModel):
+    spec_id: str
+    seed: int = 0
+    policy: str = ""
+    sample: int = 0
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+    steps: list[StepRecord]
+    calls: list[ToolCallRecord]
+    grade: Grade | None = None
+    done_reason: str = ""
+    final_state_hash: str = ""
+    capabilities: list[str] = Field(default_factory=list)
+    blueprint: str | None = None
+    multi_turn: bool = False
+    usage: dict[str, int] = Field(default_factory=dict)
+    seconds: float = 0.0
+    error: str | None = None

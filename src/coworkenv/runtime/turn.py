@@ -1,0 +1,74 @@
+"""An assistant turn, and its normalisation from whatever a model produced.
+
+Models produce all kinds of output. :func:`parse_turn` never raises: anything that is not
+a well-formed turn is reported as a list of problems the environment shows the agent.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class ToolCall(BaseModel):
+    id: str
+    name: str
+    arguments: str | dict[str, Any] = Field(default="{}", description="JSON text (OpenAI) or an object")
+
+    def arguments_text(self) -> str:
+        if isinstance(self.arguments, str):
+            return self.arguments
+        return json.dumps(self.arguments, ensure_ascii=False, sort_keys=True)
+
+
+class AssistantTurn(BaseModel):
+    content: str | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    usage: dict[str, int] = Field(default_factory=dict, description="token counts reported by the backend")
+
+    def message(self) -> dict[str, Any]:
+        """The OpenAI-format assistant message."""
+        msg: dict[str, Any] = {"role": "assistant", "content": self.content or ""}
+        if self.tool_calls:
+            msg["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments_text()}}
+                for c in self.tool_calls
+            ]
+        return msg
+
+
+def parse_turn(raw: Any, step: int) -> tuple[AssistantTurn, list[str]]:
+    """Accept an AssistantTurn, an OpenAI message dict, or junk; return a turn and problems."""
+    if isinstance(raw, AssistantTurn):
+        return raw, []
+    if isinstance(raw, str):
+        return AssistantTurn(content=raw), []
+    if not isinstance(raw, dict):
+        return AssistantTurn(), [f"turn must be a message object, got {type(raw).__name__}"]
+    problems: list[str] = []
+    content = raw.get("content")
+    if content is not None and not isinstance(content, str):
+        problems.append("'content' must be text")
+        content = None
+    calls: list[ToolCall] = []
+    raw_calls = raw.get("tool_calls") or []
+    if not isinstance(raw_calls, list):
+        problems.append("'tool_calls' must be a list")
+        raw_calls = []
+    for i, rc in enumerate(raw_calls):
+        if not isinstance(rc, dict):
+            problems.append(f"tool call {i} is not an object")
+            continue
+        fn = rc.get("function") if isinstance(rc.get("function"), dict) else rc
+        name = fn.get("name")
+        args = fn.get("arguments", "{}")
+        if not isinstance(name, str) or not name:
+            problems.append(f"tool call {i} has no function name")
+            continue
+        if not isinstance(args, str | dict):
+            args = json.dumps(args) if args is not None else "{}"
+        call_id = rc.get("id") if isinstance(rc.get("id"), str) and rc.get("id") else f"call_{step}_{i}"
+        calls.append(ToolCall(id=call_id, name=name, arguments=args))
+    return AssistantTurn(content=content, tool_calls=calls), problems

@@ -1,0 +1,243 @@
+"""What every simulated workplace service is made of.
+
+A service owns some collections of records (plain JSON-able dicts keyed by id, typed by a
+pydantic model per collection) and exposes tools: methods marked with :func:`tool`,
+tagged read or write, whose keyword arguments become a JSON Schema and a validator.
+
+Records are never mutated in place: writes replace the record dict (copy-on-write). That
+makes a reset a cheap copy of the outer dicts and lets diffs and ``unchanged`` checks
+compare unchanged records by identity.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+Record = dict[str, Any]
+Collections = dict[str, dict[str, Record]]
+ToolKind = Literal["read", "write"]
+
+
+class ToolError(Exception):
+    """A tool failure the agent should see as an observation (bad id, validation, …)."""
+
+    def __init__(self, message: str, *, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+
+
+class RecordModel(BaseModel):
+    """Base of the typed records: unknown fields are rejected so fixtures stay honest."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    """A tool as the router sees it."""
+
+    name: str  # full name exposed to the agent, e.g. "mail_search"
+    service: str
+    method: str
+    kind: ToolKind
+    description: str
+    args_model: type[BaseModel]
+
+    def schema(self) -> dict[str, Any]:
+        """OpenAI function-tool schema."""
+        params = _strip_titles(self.args_model.model_json_schema())
+        params.setdefault("properties", {})
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": params},
+        }
+
+
+def _strip_titles(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _strip_titles(v) for k, v in node.items() if k != "title"}
+    if isinstance(node, list):
+        return [_strip_titles(v) for v in node]
+    return node
+
+
+def tool(kind: ToolKind, name: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Mark a service method as a tool; its docstring's first paragraph is the description.
+
+    ``name`` exposes the tool under another name than the method's, for tools whose natural
+    name (``get``, ``update``, …) would shadow a :class:`Service` record helper.
+    """
+
+    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
+        fn.__tool_kind__ = kind  # type: ignore[attr-defined]
+        fn.__tool_name__ = name or fn.__name__  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+_HELPERS = frozenset({"get", "insert", "update", "delete", "tools", "normalize_fixtures"})
+
+
+class Service:
+    """A stateful simulated app. Subclasses set ``name``, ``records`` and define tools."""
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+    records: ClassVar[dict[str, type[RecordModel]]]
+    id_prefix: ClassVar[dict[str, str]] = {}
+    _tools: ClassVar[dict[str, ToolInfo]]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._tools = {}
+        for attr, fn in inspect.getmembers(cls, inspect.isfunction):
+            kind = getattr(fn, "__tool_kind__", None)
+            if kind is None:
+                continue
+            if attr in _HELPERS:
+                raise TypeError(f"{cls.__name__}.{attr} shadows a Service helper; use @tool(kind, name=...)")
+            info = ToolInfo(
+                name=f"{cls.name}_{getattr(fn, '__tool_name__', attr)}",
+                service=cls.name,
+                method=attr,
+                kind=kind,
+                description=inspect.cleandoc(fn.__doc__ or attr).split("\n\n")[0].replace("\n", " "),
+                args_model=_args_model(cls.name, fn),
+            )
+            cls._tools[info.name] = info
+
+    def __init__(self, db: Collections) -> None:
+        self.db = db
+
+    # --- class-level helpers ---------------------------------------------------------
+
+    @classmethod
+    def tools(cls) -> dict[str, ToolInfo]:
+        return cls._tools
+
+    @classmethod
+    def normalize_fixtures(cls, fixtures: dict[str, list[Record]]) -> dict[str, dict[str, Record]]:
+        """Validate fixture records against the record models and fill defaults.
+
+        Raises ValueError naming the collection, record index and field.
+        """
+        out: dict[str, dict[str, Record]] = {name: {} for name in cls.records}
+        for collection, rows in fixtures.items():
+            model = cls.records.get(collection)
+            if model is None:
+                raise ValueError(f"{cls.name}: unknown collection {collection!r}; known: {sorted(cls.records)}")
+            for i, row in enumerate(rows):
+                try:
+                    rec = model.model_validate(row).model_dump(mode="json")
+                except ValidationError as exc:
+                    err = exc.errors()[0]
+                    where = ".".join(str(p) for p in err["loc"])
+                    raise ValueError(f"{cls.name}.{collection}[{i}].{where}: {err['msg']}") from None
+                out[collection][rec["id"]] = rec
+        return out
+
+    # --- record helpers for tools --------------------------------------------------------
+
+    def get(self, collection: str, record_id: str) -> Record:
+        rec = self.db[collection].get(record_id)
+        if rec is None:
+            raise ToolError(f"no {collection} record with id {record_id!r}")
+        return rec
+
+    def insert(self, collection: str, fields: Record) -> Record:
+        """Validate and add a new record with a deterministic fresh id."""
+        table = self.db[collection]
+        prefix = self.id_prefix.get(collection, collection[:3])
+        n = len(table) + 1
+        while f"{prefix}-{n}" in table:
+            n += 1
+        rec = self._validated(collection, {"id": f"{prefix}-{n}", **fields})
+        table[rec["id"]] = rec
+        return rec
+
+    def update(self, collection: str, record_id: str, changes: Record) -> Record:
+        """Replace a record with a validated, changed copy (never mutate in place)."""
+        old = self.get(collection, record_id)
+        rec = self._validated(collection, {**old, **changes})
+        self.db[collection][record_id] = rec
+        return rec
+
+    def delete(self, collection: str, record_id: str) -> Record:
+        old = self.get(collection, record_id)
+        del self.db[collection][record_id]
+        return old
+
+    def _validated(self, collection: str, rec: Record) -> Record:
+        try:
+            return self.records[collection].model_validate(rec).model_dump(mode="json")
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            field = ".".join(str(p) for p in err["loc"]) or collection
+            raise ToolError(f"invalid {field}: {err['msg']}") from None
+
+
+def page(items: Iterable[Record], limit: int, offset: int, key: str = "items") -> dict[str, Any]:
+    """Paginate a result list: ``{key: [...], "total": n, "next_offset": int | None}``."""
+    rows = list(items)
+    chunk = rows[offset : offset + limit]
+    nxt = offset + limit if offset + limit < len(rows) else None
+    return {key: chunk, "total": len(rows), "next_offset": nxt}
+
+
+def text_match(query: str | None, *fields: Any) -> bool:
+    """Case-insensitive: every word of the query occurs in one of the fields."""
+    if not query:
+        return True
+    hay = " ".join(str(f) for f in fields if f is not None).lower()
+    return all(word in hay for word in query.lower().split())
+
+
+def _args_model(service: str, fn: Callable[..., Any]) -> type[BaseModel]:
+    sig = inspect.signature(fn)
+    hints = inspect.get_annotations(fn, eval_str=True)
+    fields: dict[str, Any] = {}
+    for pname, param in list(sig.parameters.items())[1:]:
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[pname] = (hints.get(pname, Any), default)
+    return create_model(  # type: ignore[call-overload]
+        f"{service}_{fn.__name__}_args",
+        __config__=ConfigDict(extra="forbid"),
+        **fields,
+    )
+
+
+def check_email(addr: str, field: str = "email") -> str:
+    """Return the address if it looks like an email, else raise ToolError."""
+    if not isinstance(addr, str) or addr.count("@") != 1 or not all(addr.split("@")) or " " in addr:
+        raise ToolError(f"invalid {field} {addr!r}: expected an email address like name@example.com")
+    return addr
+
+
+def check_date(value: str, field: str = "date") -> str:
+    """Return an ISO date ``YYYY-MM-DD`` or raise ToolError."""
+    try:
+        if len(value) == 10:
+            return date.fromisoformat(value).isoformat()
+    except (TypeError, ValueError):
+        pass
+    return _bad(value, field, "YYYY-MM-DD")
+
+
+def check_datetime(value: str, field: str = "time") -> str:
+    """Return an ISO date-time normalised to ``YYYY-MM-DDTHH:MM`` or raise ToolError."""
+    try:
+        return datetime.fromisoformat(value).strftime("%Y-%m-%dT%H:%M")
+    except (TypeError, ValueError):
+        return _bad(value, field, "YYYY-MM-DDTHH:MM")
+
+
+def _bad(value: Any, field: str, fmt: str) -> str:
+    raise ToolError(f"invalid {field} {value!r}: expected {fmt}")

@@ -1,0 +1,140 @@
+"""Contacts: the company directory (people, roles, departments, reporting lines)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from coworkenv.services.base import RecordModel, Service, ToolError, check_email, page, text_match, tool
+
+Limit = Annotated[int, Field(ge=1, le=50, description="page size")]
+Offset = Annotated[int, Field(ge=0, description="index of the first result")]
+
+
+class Contact(RecordModel):
+    name: str
+    email: str
+    phone: str = ""
+    company: str = ""
+    title: str = ""
+    department: str = ""
+    manager_email: str | None = None
+    tags: list[str] = []
+
+
+class Contacts(Service):
+    name = "contacts"
+    description = "the company directory and address book"
+    records = {"contacts": Contact}
+    id_prefix = {"contacts": "con"}
+
+    def _email_taken(self, email: str, except_id: str | None = None) -> bool:
+        low = email.lower()
+        return any(c["email"].lower() == low and cid != except_id for cid, c in self.db["contacts"].items())
+
+    @tool("read")
+    def search(
+        self,
+        query: str = "",
+        company: str | None = None,
+        department: str | None = None,
+        tag: str | None = None,
+        limit: Limit = 10,
+        offset: Offset = 0,
+    ) -> dict[str, Any]:
+        """Search people by words in name, email, title, company or department; filter by company, department, tag."""
+        comp = company.lower() if company else None
+        dept = department.lower() if department else None
+        hits = [
+            c
+            for c in self.db["contacts"].values()
+            if (comp is None or c["company"].lower() == comp)
+            and (dept is None or c["department"].lower() == dept)
+            and (tag is None or tag in c["tags"])
+            and text_match(query, c["name"], c["email"], c["title"], c["company"], c["department"])
+        ]
+        hits.sort(key=lambda c: (c["name"], c["id"]))
+        return page(hits, limit, offset, key="contacts")
+
+    @tool("read", name="get")
+    def get_contact(self, contact_id: str) -> dict[str, Any]:
+        """Get one contact in full."""
+        return self.get("contacts", contact_id)
+
+    @tool("write")
+    def create(
+        self,
+        name: str,
+        email: str,
+        phone: str = "",
+        company: str = "",
+        title: str = "",
+        department: str = "",
+        manager_email: str | None = None,
+        tags: list[str] | None = None,
+    ) -> dict[str, Any]:
+        """Add a new contact; the email must be unique."""
+        if not name.strip():
+            raise ToolError("name must not be empty")
+        check_email(email)
+        if manager_email is not None:
+            check_email(manager_email, "manager_email")
+        if self._email_taken(email):
+            raise ToolError(f"a contact with email {email!r} already exists")
+        rec = self.insert(
+            "contacts",
+            {
+                "name": name,
+                "email": email,
+                "phone": phone,
+                "company": company,
+                "title": title,
+                "department": department,
+                "manager_email": manager_email,
+                "tags": tags or [],
+            },
+        )
+        return {"created": True, "id": rec["id"], "contact": rec}
+
+    @tool("write", name="update")
+    def update_contact(
+        self,
+        contact_id: str,
+        name: str | None = None,
+        email: str | None = None,
+        phone: str | None = None,
+        company: str | None = None,
+        title: str | None = None,
+        department: str | None = None,
+        manager_email: str | None = None,
+        tags: list[str] | None = None,
+    ) -> dict[str, Any]:
+        """Change fields of a contact (fields left out stay as they are)."""
+        self.get("contacts", contact_id)
+        changes = {
+            k: v
+            for k, v in {
+                "name": name,
+                "email": email,
+                "phone": phone,
+                "company": company,
+                "title": title,
+                "department": department,
+                "manager_email": manager_email,
+                "tags": tags,
+            }.items()
+            if v is not None
+        }
+        if not changes:
+            raise ToolError("nothing to update: give at least one field to change")
+        if name is not None and not name.strip():
+            raise ToolError("name must not be empty")
+        if email is not None:
+            check_email(email)
+            if self._email_taken(email, except_id=contact_id):
+                raise ToolError(f"a contact with email {email!r} already exists")
+        if manager_email is not None:
+            check_email(manager_email, "manager_email")
+        rec = self.update("contacts", contact_id, changes)
+        return {"updated": True, "id": contact_id, "contact": rec}

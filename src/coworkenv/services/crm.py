@@ -1,0 +1,156 @@
+"""CRM: customer accounts, their deals in a sales pipeline, and logged activities."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from coworkenv.services.base import RecordModel, Service, ToolError, check_date, page, text_match, tool
+
+Limit = Annotated[int, Field(ge=1, le=50, description="page size")]
+Offset = Annotated[int, Field(ge=0, description="index of the first result")]
+Stage = Literal["prospect", "qualified", "proposal", "negotiation", "won", "lost"]
+Kind = Literal["call", "email", "meeting", "note"]
+STAGES = ("prospect", "qualified", "proposal", "negotiation", "won", "lost")
+KINDS = ("call", "email", "meeting", "note")
+
+
+class Account(RecordModel):
+    name: str
+    industry: str = ""
+    tier: str = ""
+    owner: str = ""
+    renewal_date: str = ""
+    arr: float = 0.0
+
+
+class Deal(RecordModel):
+    account_id: str
+    name: str
+    stage: Stage = "prospect"
+    amount: float = 0.0
+    close_date: str = ""
+    owner: str = ""
+
+
+class Activity(RecordModel):
+    account_id: str
+    kind: Kind
+    summary: str
+    date: str
+
+
+class Crm(Service):
+    name = "crm"
+    description = "the customer relationship manager: accounts, deals and activities"
+    records = {"accounts": Account, "deals": Deal, "activities": Activity}
+    id_prefix = {"accounts": "acc", "deals": "deal", "activities": "act"}
+
+    @tool("read")
+    def search_accounts(
+        self,
+        query: str = "",
+        tier: str | None = None,
+        owner: str | None = None,
+        industry: str | None = None,
+        limit: Limit = 10,
+        offset: Offset = 0,
+    ) -> dict[str, Any]:
+        """Search accounts by words in name or industry; filter by tier, owner (email), industry."""
+        own = owner.lower() if owner else None
+        hits = [
+            a
+            for a in self.db["accounts"].values()
+            if (tier is None or a["tier"].lower() == tier.lower())
+            and (own is None or a["owner"].lower() == own)
+            and (industry is None or a["industry"].lower() == industry.lower())
+            and text_match(query, a["name"], a["industry"])
+        ]
+        hits.sort(key=lambda a: (a["name"], a["id"]))
+        return page(hits, limit, offset, key="accounts")
+
+    @tool("read")
+    def get_account(self, account_id: str) -> dict[str, Any]:
+        """Get one account with its deals and its five most recent activities."""
+        acc = self.get("accounts", account_id)
+        deals = sorted(
+            (d for d in self.db["deals"].values() if d["account_id"] == account_id),
+            key=lambda d: (d["close_date"], d["id"]),
+        )
+        acts = sorted(
+            (a for a in self.db["activities"].values() if a["account_id"] == account_id),
+            key=lambda a: (a["date"], a["id"]),
+            reverse=True,
+        )
+        return {**acc, "deals": deals, "recent_activities": acts[:5]}
+
+    @tool("read")
+    def list_deals(
+        self,
+        account_id: str | None = None,
+        stage: Stage | None = None,
+        owner: str | None = None,
+        limit: Limit = 20,
+        offset: Offset = 0,
+    ) -> dict[str, Any]:
+        """List deals, optionally of one account, in one stage or owned by someone. Soonest close date first."""
+        if account_id is not None:
+            self.get("accounts", account_id)
+        if stage is not None and stage not in STAGES:
+            raise ToolError(f"invalid stage {stage!r}; stages: {', '.join(STAGES)}")
+        own = owner.lower() if owner else None
+        hits = [
+            d
+            for d in self.db["deals"].values()
+            if (account_id is None or d["account_id"] == account_id)
+            and (stage is None or d["stage"] == stage)
+            and (own is None or d["owner"].lower() == own)
+        ]
+        hits.sort(key=lambda d: (d["close_date"], d["id"]))
+        return page(hits, limit, offset, key="deals")
+
+    @tool("write")
+    def update_deal(
+        self,
+        deal_id: str,
+        stage: Stage | None = None,
+        amount: Annotated[float | None, Field(ge=0)] = None,
+        close_date: Annotated[str | None, Field(description="YYYY-MM-DD")] = None,
+    ) -> dict[str, Any]:
+        """Move a deal to another stage and/or change its amount or close date."""
+        self.get("deals", deal_id)
+        changes: dict[str, Any] = {}
+        if stage is not None:
+            if stage not in STAGES:
+                raise ToolError(f"invalid stage {stage!r}; stages: {', '.join(STAGES)}")
+            changes["stage"] = stage
+        if amount is not None:
+            if amount < 0:
+                raise ToolError("amount must not be negative")
+            changes["amount"] = float(amount)
+        if close_date is not None:
+            changes["close_date"] = check_date(close_date, "close_date")
+        if not changes:
+            raise ToolError("nothing to update: give stage, amount and/or close_date")
+        rec = self.update("deals", deal_id, changes)
+        return {"updated": True, "deal": rec}
+
+    @tool("write")
+    def log_activity(
+        self,
+        account_id: str,
+        kind: Kind,
+        summary: str,
+        date: Annotated[str, Field(description="YYYY-MM-DD")],
+    ) -> dict[str, Any]:
+        """Log a call, email, meeting or note on an account."""
+        self.get("accounts", account_id)
+        if kind not in KINDS:
+            raise ToolError(f"invalid kind {kind!r}; kinds: {', '.join(KINDS)}")
+        if not summary.strip():
+            raise ToolError("summary must not be empty")
+        rec = self.insert(
+            "activities", {"account_id": account_id, "kind": kind, "summary": summary, "date": check_date(date)}
+        )
+        return {"logged": True, "id": rec["id"]}

@@ -1,0 +1,133 @@
+"""Mail: a mailbox with folders, search, reading, sending and replying."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from coworkenv.services.base import RecordModel, Service, ToolError, page, text_match, tool
+
+Limit = Annotated[int, Field(ge=1, le=50, description="page size")]
+Offset = Annotated[int, Field(ge=0, description="index of the first result")]
+FOLDERS = ("inbox", "sent", "archive", "spam", "drafts", "trash")
+
+
+class Message(RecordModel):
+    sender: str
+    to: list[str]
+    cc: list[str] = []
+    subject: str
+    body: str
+    date: str
+    folder: str = "inbox"
+    unread: bool = True
+    labels: list[str] = []
+    in_reply_to: str | None = None
+
+
+def _summary(m: dict[str, Any]) -> dict[str, Any]:
+    return {k: m[k] for k in ("id", "sender", "to", "subject", "date", "folder", "unread", "labels")}
+
+
+class Mail(Service):
+    name = "mail"
+    description = "the user's mailbox"
+    records = {"messages": Message}
+    id_prefix = {"messages": "msg"}
+
+    @tool("read")
+    def search(
+        self,
+        query: str = "",
+        folder: str | None = None,
+        sender: str | None = None,
+        unread: bool | None = None,
+        label: str | None = None,
+        limit: Limit = 10,
+        offset: Offset = 0,
+    ) -> dict[str, Any]:
+        """Search messages by words in sender, subject or body; filter by folder, sender, unread, label.
+        Newest first.
+        """
+        hits = [
+            _summary(m)
+            for m in self.db["messages"].values()
+            if (folder is None or m["folder"] == folder)
+            and (sender is None or sender.lower() in m["sender"].lower())
+            and (unread is None or m["unread"] == unread)
+            and (label is None or label in m["labels"])
+            and text_match(query, m["sender"], m["subject"], m["body"])
+        ]
+        hits.sort(key=lambda m: (m["date"], m["id"]), reverse=True)
+        return page(hits, limit, offset, key="messages")
+
+    @tool("read")
+    def read(self, message_id: str) -> dict[str, Any]:
+        """Read one message in full."""
+        return self.get("messages", message_id)
+
+    @tool("write")
+    def send(self, to: list[str], subject: str, body: str, cc: list[str] | None = None) -> dict[str, Any]:
+        """Send a new message; it is stored in the 'sent' folder."""
+        if not to:
+            raise ToolError("'to' needs at least one recipient")
+        for addr in [*to, *(cc or [])]:
+            if "@" not in addr:
+                raise ToolError(f"invalid email address {addr!r}")
+        rec = self.insert(
+            "messages",
+            {
+                "sender": "me",
+                "to": to,
+                "cc": cc or [],
+                "subject": subject,
+                "body": body,
+                "date": "now",
+                "folder": "sent",
+                "unread": False,
+            },
+        )
+        return {"sent": True, "id": rec["id"]}
+
+    @tool("write")
+    def reply(self, message_id: str, body: str) -> dict[str, Any]:
+        """Reply to the sender of a message."""
+        orig = self.get("messages", message_id)
+        subject = orig["subject"] if orig["subject"].lower().startswith("re:") else f"Re: {orig['subject']}"
+        rec = self.insert(
+            "messages",
+            {
+                "sender": "me",
+                "to": [orig["sender"]],
+                "subject": subject,
+                "body": body,
+                "date": "now",
+                "folder": "sent",
+                "unread": False,
+                "in_reply_to": message_id,
+            },
+        )
+        return {"sent": True, "id": rec["id"]}
+
+    @tool("write")
+    def move(self, message_id: str, folder: str) -> dict[str, Any]:
+        """Move a message to a folder (inbox, archive, spam, trash, …)."""
+        if folder not in FOLDERS:
+            raise ToolError(f"unknown folder {folder!r}; folders: {', '.join(FOLDERS)}")
+        rec = self.update("messages", message_id, {"folder": folder})
+        return {"id": rec["id"], "folder": folder}
+
+    @tool("write")
+    def mark_read(self, message_id: str, unread: bool = False) -> dict[str, Any]:
+        """Mark a message read (or unread again with unread=true)."""
+        self.update("messages", message_id, {"unread": unread})
+        return {"id": message_id, "unread": unread}
+
+    @tool("write")
+    def label(self, message_id: str, label: str) -> dict[str, Any]:
+        """Add a label to a message (e.g. 'urgent', 'follow-up')."""
+        msg = self.get("messages", message_id)
+        labels = msg["labels"] if label in msg["labels"] else [*msg["labels"], label]
+        self.update("messages", message_id, {"labels": labels})
+        return {"id": message_id, "labels": labels}

@@ -1,0 +1,185 @@
+"""Tickets: an issue tracker with teams, priorities, assignment, comments and on-call shifts."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from coworkenv.services.base import (
+    RecordModel,
+    Service,
+    ToolError,
+    check_datetime,
+    check_email,
+    page,
+    text_match,
+    tool,
+)
+
+Limit = Annotated[int, Field(ge=1, le=50, description="page size")]
+Offset = Annotated[int, Field(ge=0, description="index of the first result")]
+Status = Literal["open", "in_progress", "resolved", "closed"]
+Priority = Literal["low", "medium", "high", "urgent"]
+STATUSES = ("open", "in_progress", "resolved", "closed")
+PRIORITIES = ("low", "medium", "high", "urgent")
+
+
+class Ticket(RecordModel):
+    title: str
+    description: str = ""
+    status: Status = "open"
+    priority: Priority = "medium"
+    assignee: str | None = None
+    team: str
+    reporter: str = "me"
+    created: str = ""
+    tags: list[str] = []
+    comments: list[str] = []
+
+
+class OncallShift(RecordModel):
+    team: str
+    engineer: str
+    start: str
+    end: str
+
+
+def _summary(t: dict[str, Any]) -> dict[str, Any]:
+    out = {k: t[k] for k in ("id", "title", "status", "priority", "assignee", "team", "created", "tags")}
+    out["comments"] = len(t["comments"])
+    return out
+
+
+def _choice(value: str, allowed: tuple[str, ...], field: str) -> str:
+    if value not in allowed:
+        raise ToolError(f"invalid {field} {value!r}; allowed: {', '.join(allowed)}")
+    return value
+
+
+class Tickets(Service):
+    name = "tickets"
+    description = "the issue tracker and on-call schedule"
+    records = {"tickets": Ticket, "oncall": OncallShift}
+    id_prefix = {"tickets": "tkt", "oncall": "shift"}
+
+    @tool("read")
+    def search(
+        self,
+        query: str = "",
+        status: Status | None = None,
+        priority: Priority | None = None,
+        assignee: str | None = None,
+        team: str | None = None,
+        tag: str | None = None,
+        limit: Limit = 10,
+        offset: Offset = 0,
+    ) -> dict[str, Any]:
+        """Search tickets by words in title, description or comments; filter by status, priority, assignee, team, tag.
+        Newest first.
+        """
+        who = assignee.lower() if assignee else None
+        hits = [
+            _summary(t)
+            for t in self.db["tickets"].values()
+            if (status is None or t["status"] == status)
+            and (priority is None or t["priority"] == priority)
+            and (who is None or (t["assignee"] or "").lower() == who)
+            and (team is None or t["team"].lower() == team.lower())
+            and (tag is None or tag in t["tags"])
+            and text_match(query, t["title"], t["description"], *t["comments"])
+        ]
+        hits.sort(key=lambda t: (t["created"], t["id"]), reverse=True)
+        return page(hits, limit, offset, key="tickets")
+
+    @tool("read", name="get")
+    def get_ticket(self, ticket_id: str) -> dict[str, Any]:
+        """Get one ticket in full, with its comments."""
+        return self.get("tickets", ticket_id)
+
+    @tool("write")
+    def create(
+        self,
+        title: str,
+        description: str,
+        team: str,
+        priority: Priority = "medium",
+        assignee: str | None = None,
+        tags: list[str] | None = None,
+    ) -> dict[str, Any]:
+        """Open a new ticket for a team, optionally assigned to someone (email)."""
+        if not title.strip():
+            raise ToolError("title must not be empty")
+        if not team.strip():
+            raise ToolError("team must not be empty")
+        _choice(priority, PRIORITIES, "priority")
+        if assignee is not None:
+            check_email(assignee, "assignee")
+        rec = self.insert(
+            "tickets",
+            {
+                "title": title,
+                "description": description,
+                "team": team,
+                "priority": priority,
+                "assignee": assignee,
+                "created": "now",
+                "tags": tags or [],
+            },
+        )
+        return {"created": True, "id": rec["id"], "ticket": _summary(rec)}
+
+    @tool("write", name="update")
+    def update_ticket(
+        self,
+        ticket_id: str,
+        status: Status | None = None,
+        priority: Priority | None = None,
+    ) -> dict[str, Any]:
+        """Change a ticket's status and/or priority."""
+        self.get("tickets", ticket_id)
+        changes: dict[str, Any] = {}
+        if status is not None:
+            changes["status"] = _choice(status, STATUSES, "status")
+        if priority is not None:
+            changes["priority"] = _choice(priority, PRIORITIES, "priority")
+        if not changes:
+            raise ToolError("nothing to update: give status and/or priority")
+        rec = self.update("tickets", ticket_id, changes)
+        return {"updated": True, "ticket": _summary(rec)}
+
+    @tool("write")
+    def assign(self, ticket_id: str, assignee: str) -> dict[str, Any]:
+        """Assign a ticket to a person (email)."""
+        check_email(assignee, "assignee")
+        self.update("tickets", ticket_id, {"assignee": assignee})
+        return {"id": ticket_id, "assignee": assignee}
+
+    @tool("write")
+    def comment(self, ticket_id: str, text: str) -> dict[str, Any]:
+        """Add a comment to a ticket."""
+        if not text.strip():
+            raise ToolError("text must not be empty")
+        t = self.get("tickets", ticket_id)
+        rec = self.update("tickets", ticket_id, {"comments": [*t["comments"], f"me: {text}"]})
+        return {"id": ticket_id, "comments": len(rec["comments"])}
+
+    @tool("read")
+    def get_oncall(
+        self,
+        team: str,
+        at: Annotated[str | None, Field(description="only the shift covering this time, YYYY-MM-DDTHH:MM")] = None,
+    ) -> dict[str, Any]:
+        """Get a team's on-call shifts (or only the one covering a given time)."""
+        when = check_datetime(at, "at") if at else None
+        low = team.lower()
+        shifts = [
+            s
+            for s in self.db["oncall"].values()
+            if s["team"].lower() == low and (when is None or s["start"] <= when < s["end"])
+        ]
+        if not shifts and when is None:
+            teams = sorted({s["team"] for s in self.db["oncall"].values()})
+            raise ToolError(f"no on-call schedule for team {team!r}; teams: {', '.join(teams) or 'none'}")
+        shifts.sort(key=lambda s: (s["start"], s["id"]))
+        return {"team": team, "shifts": shifts}

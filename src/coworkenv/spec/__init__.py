@@ -1,0 +1,40 @@
+"""TaskSpec models and their file formats."""
+
+from coworkenv.spec.io import SpecError, canonical_json, content_id, load_spec, save_spec, spec_from_data
+from coworkenv.spec.models import (
+    STATE_CHECKS,
+    AnswerStep,
+    AskStep,
+    CallStep,
+    Check,
+    ConfirmStep,
+    Event,
+    Fault,
+    Mutation,
+    Policy,
+    ReferenceStep,
+    TaskSpec,
+    UserScript,
+)
+
+__all__ = [
+    "STATE_CHECKS",
+    "AnswerStep",
+    "AskStep",
+    "CallStep",
+    "Check",
+    "ConfirmStep",
+    "Event",
+    "Fault",
+    "Mutation",
+    "Policy",
+    "ReferenceStep",
+    "SpecError",
+    "TaskSpec",
+    "UserScript",
+    "canonical_json",
+    "content_id",
+    "load_spec",
+    "save_spec",
+    "spec_from_data",
+]

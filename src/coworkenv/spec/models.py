@@ -1,0 +1,333 @@
+"""The TaskSpec: one environment as data.
+
+Everything an episode needs — fixtures, the scripted user, exposed tools, workflow
+policies, scheduled events, injected faults, checks and the executable reference
+solution — is a validated pydantic model, so a spec can be written by hand, generated,
+serialised, hashed and diffed. Expressions inside a spec use :mod:`coworkenv.expr`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Record = dict[str, Any]
+Fixtures = dict[str, dict[str, list[Record]]]
+"""service name -> collection name -> records (each with a unique ``id``)."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# --- the user -----------------------------------------------------------------------------
+
+
+class HiddenFact(_Model):
+    """A fact the user knows but did not say: revealed when the agent asks about its slot."""
+
+    slot: str
+    value: Any
+    keywords: list[str] = Field(min_length=1, description="words that mark a question about this slot")
+    reply: str = Field(description="what the user says when asked; should contain the value")
+    question: str = Field("", description="how the reference solution asks for it")
+
+
+class Confirmation(_Model):
+    """How the user answers when the agent asks for confirmation before acting."""
+
+    keywords: list[str] = Field(default_factory=list, description="optional topic words; empty = any request")
+    approve: bool = True
+    reply: str = "Yes, please go ahead."
+
+
+class FollowUp(_Model):
+    """A further request the user sends once the agent reports the previous one done."""
+
+    message: str
+
+
+class UserScript(_Model):
+    persona: str = "a busy colleague"
+    opening: str
+    hidden_facts: list[HiddenFact] = Field(default_factory=list)
+    confirmations: list[Confirmation] = Field(default_factory=list)
+    follow_ups: list[FollowUp] = Field(default_factory=list)
+    fallback_reply: str = "I don't have more details on that. Please use what you have."
+
+
+# --- workflow rules, events, faults ---------------------------------------------------------
+
+
+class Policy(_Model):
+    """A workflow rule checked on every tool call.
+
+    ``when`` is an expression over ``args`` (the call's arguments) and ``state`` (the
+    workspace); the rule applies only where it is true.
+    - ``forbid``: the call is not allowed at all;
+    - ``require_confirmation``: the user must have confirmed since the agent last spoke;
+    - ``require_prior``: an earlier successful call of ``prior_tool`` must exist whose
+      arguments satisfy ``prior_when`` (an expression over ``args`` and ``prior``).
+    """
+
+    id: str
+    description: str
+    tool: str
+    rule: Literal["forbid", "require_confirmation", "require_prior"]
+    when: str | None = None
+    prior_tool: str | None = None
+    prior_when: str | None = None
+
+    @model_validator(mode="after")
+    def _prior_needs_tool(self) -> Policy:
+        if self.rule == "require_prior" and not self.prior_tool:
+            raise ValueError("rule 'require_prior' needs 'prior_tool'")
+        return self
+
+
+class Mutation(_Model):
+    """A direct change of the workspace made by an event."""
+
+    service: str
+    collection: str
+    op: Literal["insert", "update", "delete"]
+    record: Record | None = Field(None, description="the new record (insert) or changed fields (update)")
+    id: str | None = Field(None, description="the record changed or deleted")
+
+    @model_validator(mode="after")
+    def _shape(self) -> Mutation:
+        if self.op == "insert" and not (self.record and "id" in self.record):
+            raise ValueError("insert needs 'record' with an 'id'")
+        if self.op in ("update", "delete") and not self.id:
+            raise ValueError(f"{self.op} needs 'id'")
+        if self.op == "update" and not self.record:
+            raise ValueError("update needs 'record' with the changed fields")
+        return self
+
+
+class Event(_Model):
+    """A scheduled change of the workspace during the episode."""
+
+    id: str
+    after_step: int | None = Field(None, ge=0, description="fire once this many steps are done")
+    on_tool: str | None = Field(None, description="fire right after the first call of this tool")
+    mutations: list[Mutation] = Field(min_length=1)
+    notify: str | None = Field(None, description="a notice shown to the agent when it fires")
+
+    @model_validator(mode="after")
+    def _one_trigger(self) -> Event:
+        if (self.after_step is None) == (self.on_tool is None):
+            raise ValueError("give exactly one trigger: 'after_step' or 'on_tool'")
+        return self
+
+
+class Fault(_Model):
+    """A transient tool error injected on the n-th call of a tool."""
+
+    tool: str
+    on_call: int = Field(1, ge=1)
+    message: str = "503 Service Unavailable: temporary failure, please retry"
+
+
+# --- checks -------------------------------------------------------------------------------
+
+
+class _Check(_Model):
+    id: str
+    weight: float = Field(1.0, gt=0)
+    description: str = ""
+
+
+class RecordExists(_Check):
+    kind: Literal["record_exists"] = "record_exists"
+    service: str
+    collection: str
+    where: str = Field(description="expression over the record as 'r'")
+
+
+class RecordAbsent(_Check):
+    kind: Literal["record_absent"] = "record_absent"
+    service: str
+    collection: str
+    where: str
+
+
+class FieldEquals(_Check):
+    kind: Literal["field_equals"] = "field_equals"
+    service: str
+    collection: str
+    record_id: str
+    field: str
+    value: Any
+
+
+class Count(_Check):
+    kind: Literal["count"] = "count"
+    service: str
+    collection: str
+    where: str = "true"
+    op: Literal["==", "!=", "<", "<=", ">", ">="] = "=="
+    value: int
+
+
+class Unchanged(_Check):
+    """No collateral damage: records not matched by ``allow`` are as they started."""
+
+    kind: Literal["unchanged"] = "unchanged"
+    service: str
+    collection: str
+    allow: str | None = Field(None, description="records (as 'r', old or new) that may change")
+
+
+class ToolCalled(_Check):
+    kind: Literal["tool_called"] = "tool_called"
+    tool: str
+    where: str | None = Field(None, description="expression over the call's 'args'")
+    min_times: int = Field(1, ge=1)
+
+
+class ToolNotCalled(_Check):
+    kind: Literal["tool_not_called"] = "tool_not_called"
+    tool: str
+    where: str | None = None
+
+
+class Order(_Check):
+    """The first successful call of ``first`` precedes the first of ``then``."""
+
+    kind: Literal["order"] = "order"
+    first: str
+    then: str
+
+
+class AskedUser(_Check):
+    kind: Literal["asked_user"] = "asked_user"
+    slot: str
+
+
+class ConfirmedBefore(_Check):
+    """Every successful call of ``tool`` came after a user confirmation."""
+
+    kind: Literal["confirmed_before"] = "confirmed_before"
+    tool: str
+
+
+class AnswerContains(_Check):
+    kind: Literal["answer_contains"] = "answer_contains"
+    values: list[str] = Field(min_length=1)
+    scope: Literal["final", "any"] = "any"
+
+
+class AnswerNumber(_Check):
+    kind: Literal["answer_number"] = "answer_number"
+    value: float
+    tolerance: float = Field(0.01, ge=0)
+    scope: Literal["final", "any"] = "any"
+
+
+Check = Annotated[
+    RecordExists
+    | RecordAbsent
+    | FieldEquals
+    | Count
+    | Unchanged
+    | ToolCalled
+    | ToolNotCalled
+    | Order
+    | AskedUser
+    | ConfirmedBefore
+    | AnswerContains
+    | AnswerNumber,
+    Field(discriminator="kind"),
+]
+STATE_CHECKS = ("record_exists", "record_absent", "field_equals", "count", "unchanged")
+
+
+# --- the reference solution ---------------------------------------------------------------
+
+
+class CallStep(_Model):
+    """Call a tool; ``args`` may reference earlier results (``${r1.items[0].id}``) and facts."""
+
+    call: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    save_as: str | None = None
+    say: str | None = Field(None, description="assistant text sent with the call")
+
+
+class AskStep(_Model):
+    """Ask the user about a hidden slot; its value is then ``${facts.<slot>}``."""
+
+    ask: str
+    question: str | None = None
+
+
+class ConfirmStep(_Model):
+    """Ask the user to confirm before an irreversible write."""
+
+    confirm: str
+
+
+class AnswerStep(_Model):
+    """Report to the user; ends the current request (the next follow-up may come)."""
+
+    answer: str
+
+
+ReferenceStep = CallStep | AskStep | ConfirmStep | AnswerStep
+
+
+# --- the spec -----------------------------------------------------------------------------
+
+
+class Provenance(_Model):
+    source: str = "handwritten"
+    blueprint: str | None = None
+    seed: int | None = None
+    modifiers: list[str] = Field(default_factory=list)
+    generator_version: str | None = None
+
+
+class TaskSpec(_Model):
+    id: str
+    title: str
+    description: str = ""
+    services: Fixtures = Field(description="fixture records per service and collection")
+    tools: list[str] | None = Field(None, description="exposed tools; None = every tool of the services")
+    context: str = Field("", description="extra system-prompt text: who the agent works for, the date")
+    user: UserScript
+    policies: list[Policy] = Field(default_factory=list)
+    events: list[Event] = Field(default_factory=list)
+    faults: list[Fault] = Field(default_factory=list)
+    checks: list[Check] = Field(min_length=1)
+    reference: list[ReferenceStep] = Field(min_length=1)
+    capabilities: list[str] = Field(default_factory=list)
+    difficulty: Literal["easy", "medium", "hard"] = "medium"
+    max_turns: int = Field(30, ge=1)
+    max_tool_calls: int = Field(40, ge=1)
+    provenance: Provenance = Field(default_factory=Provenance)
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> TaskSpec:
+        for label, ids in (
+            ("checks", [c.id for c in self.checks]),
+            ("policies", [p.id for p in self.policies]),
+            ("events", [e.id for e in self.events]),
+            ("user.hidden_facts", [f.slot for f in self.user.hidden_facts]),
+        ):
+            dupes = sorted({i for i in ids if ids.count(i) > 1})
+            if dupes:
+                raise ValueError(f"duplicate ids in {label}: {dupes}")
+        for service, collections in self.services.items():
+            for collection, records in collections.items():
+                ids = [r.get("id") for r in records]
+                if None in ids or len(set(ids)) != len(ids):
+                    raise ValueError(f"services.{service}.{collection}: every record needs a unique 'id'")
+        return self
+
+    @property
+    def is_multi_turn(self) -> bool:
+        """Needs more than one user turn: a clarification, a confirmation or a follow-up."""
+        u = self.user
+        return bool(u.hidden_facts or u.follow_ups or any(isinstance(s, ConfirmStep) for s in self.reference))
