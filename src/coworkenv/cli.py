@@ -9,13 +9,14 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from coworkenv.commands import data, evaluate, rollout, synth, train
 from coworkenv.spec import SpecError, load_spec
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Synthesize and use environments for AI coworkers.")
 console = Console()
 
 
-def _load(path: Path):  # noqa: ANN202 - TaskSpec, kept lazy-free
+def _load(path: Path):
     try:
         return load_spec(path)
     except SpecError as exc:
@@ -83,11 +84,21 @@ def quickstart(
     for col in ("spec", "capabilities", "turns", "calls", "score", "pass"):
         table.add_column(col)
     for r in rows:
-        table.add_row(r["id"], ", ".join(r["capabilities"]), str(r["turns"]), str(r["calls"]),
-                      f"{r['score']:.2f}", "✓" if r["passed"] else "✗")
+        table.add_row(
+            r["id"],
+            ", ".join(r["capabilities"]),
+            str(r["turns"]),
+            str(r["calls"]),
+            f"{r['score']:.2f}",
+            "✓" if r["passed"] else "✗",
+        )
     console.print(table)
     if not all(r["passed"] for r in rows):
         raise typer.Exit(1)
+
+
+for _stage in (synth, rollout, data, train, evaluate):
+    _stage.register(app)
 
 
 def main() -> None:

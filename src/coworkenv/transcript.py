@@ -15,16 +15,15 @@ def print_transcript(console: Console, traj: Trajectory, width: int = 400) -> No
         role = msg.get("role", "?")
         style = _STYLE.get(role, "")
         content = (msg.get("content") or "").strip()
-        if role == "tool":
-            label = f"tool {msg.get('name', '')}"
-        else:
-            label = role
+        label = f"tool {msg.get('name', '')}" if role == "tool" else role
         if content:
             short = content if len(content) <= width else content[:width] + " …"
             console.print(f"[{style}][{label}][/{style}] {short}", highlight=False, markup=True, soft_wrap=True)
         for call in msg.get("tool_calls") or []:
             fn = call.get("function", {})
-            console.print(f"[{style}][{label} → call][/{style}] {fn.get('name')}({fn.get('arguments')})", highlight=False)
+            console.print(
+                f"[{style}][{label} → call][/{style}] {fn.get('name')}({fn.get('arguments')})", highlight=False
+            )
 
 
 def print_grade(console: Console, traj: Trajectory) -> None:
@@ -36,8 +35,14 @@ def print_grade(console: Console, traj: Trajectory) -> None:
     for col in ("check", "kind", "weight", "ok", "first step", "detail"):
         table.add_column(col)
     for c in grade.checks:
-        table.add_row(c.id, c.kind, f"{c.weight:g}", "✓" if c.passed else "✗",
-                      "" if c.first_step is None else str(c.first_step), c.detail)
+        table.add_row(
+            c.id,
+            c.kind,
+            f"{c.weight:g}",
+            "✓" if c.passed else "✗",
+            "" if c.first_step is None else str(c.first_step),
+            c.detail,
+        )
     console.print(table)
     console.print(
         f"completion {grade.completion:.3f} · robustness {grade.robustness:.3f} · safety {grade.safety:.0f} · "

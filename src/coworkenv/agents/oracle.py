@@ -89,7 +89,11 @@ class OracleRun:
         assert self.pending is not None
         step, call = self.pending
         content = next(
-            (m.get("content", "") for m in reversed(messages) if m.get("role") == "tool" and m.get("tool_call_id") == call.id),
+            (
+                m.get("content", "")
+                for m in reversed(messages)
+                if m.get("role") == "tool" and m.get("tool_call_id") == call.id
+            ),
             None,
         )
         if content is not None and is_transient(content) and self.retries < MAX_RETRIES:

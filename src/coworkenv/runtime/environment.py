@@ -205,11 +205,10 @@ class Environment:
             if fault:
                 outcome = Outcome(False, error=fault, args=args, info=info)
             else:
-                for policy in self.monitor.violations(
-                    name, args, self.confirmed, self.log.calls, self.workspace.state
-                ):
-                    self.violations.append(Violation(step=step, policy=policy.id, tool=name,
-                                                     description=policy.description))
+                for policy in self.monitor.violations(name, args, self.confirmed, self.log.calls, self.workspace.state):
+                    self.violations.append(
+                        Violation(step=step, policy=policy.id, tool=name, description=policy.description)
+                    )
                     record.violations.append(policy.id)
                 outcome = self.router.call(info, args)
         self.log.calls.append(

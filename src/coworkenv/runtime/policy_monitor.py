@@ -36,13 +36,11 @@ class PolicyMonitor:
         for policy in self.by_tool.get(tool, ()):
             if not _holds(policy.when, {"args": args, "state": state}):
                 continue
-            if policy.rule == "forbid":
-                broken.append(policy)
-            elif policy.rule == "require_confirmation" and not confirmed:
-                broken.append(policy)
-            elif policy.rule == "require_prior" and not any(
-                c.ok and c.tool == policy.prior_tool and _holds(policy.prior_when, {"args": args, "prior": c.args or {}})
+            if policy.rule == "forbid" or (policy.rule == "require_confirmation" and not confirmed) or (policy.rule == "require_prior" and not any(
+                c.ok
+                and c.tool == policy.prior_tool
+                and _holds(policy.prior_when, {"args": args, "prior": c.args or {}})
                 for c in history
-            ):
+            )):
                 broken.append(policy)
         return broken

@@ -15,6 +15,7 @@ import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
+from functools import lru_cache
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
@@ -196,8 +197,20 @@ def text_match(query: str | None, *fields: Any) -> bool:
     """Case-insensitive: every word of the query occurs in one of the fields."""
     if not query:
         return True
-    hay = " ".join(str(f) for f in fields if f is not None).lower()
-    return all(word in hay for word in query.lower().split())
+    try:
+        hay = " ".join(fields).lower()
+    except TypeError:  # a None or non-string field
+        hay = " ".join(str(f) for f in fields if f is not None).lower()
+    for word in query_words(query):  # noqa: SIM110 - hot path: a plain loop, no generator per record
+        if word not in hay:
+            return False
+    return True
+
+
+@lru_cache(maxsize=1024)
+def query_words(query: str) -> tuple[str, ...]:
+    """The lower-cased words of a search query (cached: tools test many records per query)."""
+    return tuple(query.lower().split())
 
 
 def _args_model(service: str, fn: Callable[..., Any]) -> type[BaseModel]:

@@ -79,7 +79,7 @@ class Calendar(Service):
             if (include_cancelled or e["status"] == "confirmed")
             and (not lo or e["end"][:10] >= lo)
             and (not hi or e["start"][:10] <= hi)
-            and (who is None or who == e["organizer"].lower() or who in (a.lower() for a in e["attendees"]))
+            and (who is None or who == e["organizer"].lower() or who in " ".join(e["attendees"]).lower().split())
             and text_match(query, e["title"], e["location"], e["description"])
         ]
         hits.sort(key=lambda e: (e["start"], e["id"]))

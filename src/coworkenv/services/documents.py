@@ -9,7 +9,17 @@ from typing import Annotated, Any
 
 from pydantic import Field, field_validator
 
-from coworkenv.services.base import RecordModel, Service, ToolError, check_email, page, text_match, tool
+from coworkenv.services.base import (
+    Collections,
+    Record,
+    RecordModel,
+    Service,
+    ToolError,
+    check_email,
+    page,
+    query_words,
+    tool,
+)
 
 Limit = Annotated[int, Field(ge=1, le=50, description="page size")]
 Offset = Annotated[int, Field(ge=0, description="index of the first result")]
@@ -73,6 +83,23 @@ class Documents(Service):
     records = {"documents": Document}
     id_prefix = {"documents": "doc"}
 
+    def __init__(self, db: Collections) -> None:
+        super().__init__(db)
+        self._lowered: dict[str, tuple[Record, str]] = {}  # id -> (record, its searchable text lower-cased)
+
+    def _matches(self, d: Record, words: tuple[str, ...]) -> bool:
+        if not words:
+            return True
+        hit = self._lowered.get(d["id"])
+        if hit is None or hit[0] is not d:  # records are replaced, never mutated: identity means fresh
+            hit = (d, f"{d['title']} {d['path']} {d['content']}".lower())
+            self._lowered[d["id"]] = hit
+        hay = hit[1]
+        for w in words:  # noqa: SIM110 - hot path: a plain loop, no generator per record
+            if w not in hay:
+                return False
+        return True
+
     def _by_path(self, path: str) -> dict[str, Any] | None:
         for d in self.db["documents"].values():
             if d["path"] == path:
@@ -89,13 +116,12 @@ class Documents(Service):
     ) -> dict[str, Any]:
         """Search documents by words in title, path or content, optionally under a folder; returns snippets."""
         prefix = _folder(folder) if folder else "/"
-        hits = [
-            _summary(d, query)
-            for d in self.db["documents"].values()
-            if d["path"].startswith(prefix) and text_match(query, d["title"], d["path"], d["content"])
-        ]
+        words = query_words(query)
+        hits = [d for d in self.db["documents"].values() if d["path"].startswith(prefix) and self._matches(d, words)]
         hits.sort(key=lambda d: (d["path"], d["id"]))
-        return page(hits, limit, offset, key="documents")
+        res = page(hits, limit, offset, key="documents")
+        res["documents"] = [_summary(d, query) for d in res["documents"]]
+        return res
 
     @tool("read")
     def read(self, document_id: str) -> dict[str, Any]:

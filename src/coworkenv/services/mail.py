@@ -51,7 +51,7 @@ class Mail(Service):
         Newest first.
         """
         hits = [
-            _summary(m)
+            m
             for m in self.db["messages"].values()
             if (folder is None or m["folder"] == folder)
             and (sender is None or sender.lower() in m["sender"].lower())
@@ -60,7 +60,9 @@ class Mail(Service):
             and text_match(query, m["sender"], m["subject"], m["body"])
         ]
         hits.sort(key=lambda m: (m["date"], m["id"]), reverse=True)
-        return page(hits, limit, offset, key="messages")
+        res = page(hits, limit, offset, key="messages")
+        res["messages"] = [_summary(m) for m in res["messages"]]
+        return res
 
     @tool("read")
     def read(self, message_id: str) -> dict[str, Any]:

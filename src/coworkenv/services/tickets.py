@@ -80,7 +80,7 @@ class Tickets(Service):
         """
         who = assignee.lower() if assignee else None
         hits = [
-            _summary(t)
+            t
             for t in self.db["tickets"].values()
             if (status is None or t["status"] == status)
             and (priority is None or t["priority"] == priority)
@@ -90,7 +90,9 @@ class Tickets(Service):
             and text_match(query, t["title"], t["description"], *t["comments"])
         ]
         hits.sort(key=lambda t: (t["created"], t["id"]), reverse=True)
-        return page(hits, limit, offset, key="tickets")
+        res = page(hits, limit, offset, key="tickets")
+        res["tickets"] = [_summary(t) for t in res["tickets"]]
+        return res
 
     @tool("read", name="get")
     def get_ticket(self, ticket_id: str) -> dict[str, Any]:

@@ -1,0 +1,121 @@
+"""The project's chat template and tool-call text format for local models.
+
+Local models (the embedded Gemma 3 270M is a base model with no template of its own)
+read and write tool calls as text. One format is used everywhere — training data,
+prompting and parsing — so what a model learns in SFT is exactly what the runtime parses:
+
+    <start_of_turn>model
+    Let me check the calendar.
+    <tool_call>{"name": "calendar_list_events", "arguments": {"start_date": "2026-03-02"}}</tool_call><end_of_turn>
+
+Tool results come back in a ``tool`` turn as ``<tool_response name="...">…</tool_response>``.
+Assistant text sits inside ``{% generation %}`` blocks, with ``<end_of_turn>`` inside the
+block so assistant-only loss teaches the model to stop.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from coworkenv.runtime.turn import AssistantTurn, ToolCall
+
+END_OF_TURN = "<end_of_turn>"
+
+CHAT_TEMPLATE = (
+    "{{ bos_token }}"
+    "{% for message in messages %}"
+    "{% if message.role == 'system' %}"
+    "<start_of_turn>system\n{{ message.content }}"
+    '{% if tools %}{{ \'\\n\' }}\nTools (call one with <tool_call>{"name": ..., "arguments": {...}}</tool_call>):'
+    "{% for t in tools %}{{ '\\n' }}- {{ t.function.name }}("
+    "{% for k in (t.function.parameters.properties or {}) %}{{ k }}{{ ', ' if not loop.last }}{% endfor %}"
+    "): {{ t.function.description }}"
+    "{% endfor %}{% endif %}"
+    "<end_of_turn>\n"
+    "{% elif message.role == 'user' %}"
+    "<start_of_turn>user\n{{ message.content }}<end_of_turn>\n"
+    "{% elif message.role == 'tool' %}"
+    '<start_of_turn>tool\n<tool_response name="{{ message.name }}">{{ message.content }}</tool_response>'
+    "<end_of_turn>\n"
+    "{% elif message.role == 'assistant' %}"
+    "<start_of_turn>model\n"
+    "{% generation %}"
+    "{{ message.content or '' }}"
+    "{% for call in (message.tool_calls or []) %}"
+    '{{ \'\n\' if (message.content or loop.index0 > 0) }}<tool_call>{"name": "{{ call.function.name }}", "arguments": '
+    "{% if call.function.arguments is string %}{{ call.function.arguments }}"
+    "{% else %}{{ call.function.arguments | tojson }}{% endif %}"
+    "}</tool_call>"
+    "{% endfor %}"
+    "<end_of_turn>"
+    "{% endgeneration %}{{ '\\n' }}"
+    "{% endif %}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}<start_of_turn>model\n{% endif %}"
+)
+
+_CALL = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
+_NAME = re.compile(r'"name"\s*:\s*"([^"]+)"')
+
+
+def _decode_call(body: str) -> tuple[str | None, str | dict[str, Any]]:
+    """Name and arguments from a tool-call body; arguments stay raw text when not JSON."""
+    body = body.strip().removeprefix("```json").removeprefix("```").removesuffix("```").strip()
+    try:
+        obj = json.loads(body)
+    except json.JSONDecodeError:
+        obj = None
+    if isinstance(obj, dict) and isinstance(obj.get("name"), str):
+        args = obj.get("arguments", {})
+        return obj["name"], args if isinstance(args, dict | str) else json.dumps(args)
+    m = _NAME.search(body)
+    if not m:
+        return None, body
+    after = body[m.end() :]
+    start = after.find("{")
+    return m.group(1), after[start:].rstrip("} \n") + "}" if start >= 0 else "{}"
+
+
+def parse_assistant_text(text: str, step: int = 0) -> AssistantTurn:
+    """Turn generated text into an AssistantTurn; junk around the calls is tolerated.
+
+    A call whose JSON is broken keeps its raw arguments, so the environment answers with an
+    error observation the model can learn from instead of the call vanishing.
+    """
+    text = text.split(END_OF_TURN, 1)[0]
+    calls: list[ToolCall] = []
+    for i, m in enumerate(_CALL.finditer(text)):
+        name, args = _decode_call(m.group(1))
+        if name:
+            calls.append(ToolCall(id=f"call_{step}_{i}", name=name, arguments=args))
+    content = _CALL.sub("", text).strip() if calls else text.strip()
+    return AssistantTurn(content=content or None, tool_calls=calls)
+
+
+def template_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """OpenAI-format messages as the template expects them (tool names on tool turns)."""
+    names = {
+        call["id"]: call["function"]["name"]
+        for m in messages
+        if m.get("role") == "assistant"
+        for call in (m.get("tool_calls") or [])
+    }
+    out = []
+    for m in messages:
+        if m.get("role") == "tool" and not m.get("name"):
+            m = {**m, "name": names.get(m.get("tool_call_id", ""), "tool")}
+        out.append(m)
+    return out
+
+
+def render_prompt(tokenizer: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> str:
+    """The prompt text for the next assistant turn."""
+    return tokenizer.apply_chat_template(
+        template_messages(messages),
+        tools=tools,
+        chat_template=CHAT_TEMPLATE,
+        tokenize=False,
+        add_generation_prompt=True,
+    )

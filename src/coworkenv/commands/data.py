@@ -1,0 +1,9 @@
+"""CLI commands for the data stage."""
+
+from __future__ import annotations
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add this stage's commands to the main app."""

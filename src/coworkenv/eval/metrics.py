@@ -1,0 +1,131 @@
+"""Exact evaluation metrics from graded trajectories.
+
+Numbers read like Claw-Eval's: the average score ×100, pass@1, pass@k and pass^k, all in
+percent, overall and per capability, per blueprint and for the multi-turn subset. Every
+task counts once whatever its number of samples, so a task sampled more often does not
+weigh more. pass@k is the unbiased estimator of Chen et al. (2021), ``1 - C(n-c,k)/C(n,k)``:
+the chance that at least one of k samples drawn without replacement from the n passes;
+pass^k is its strict twin ``C(c,k)/C(n,k)``: the chance that all k pass (reliability).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from math import comb
+from typing import Any
+
+MULTI_TURN = "multi_turn"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What metrics need from one graded episode."""
+
+    spec_id: str
+    score: float
+    passed: bool
+    capabilities: tuple[str, ...] = ()
+    blueprint: str | None = None
+    multi_turn: bool = False
+
+    @classmethod
+    def of(cls, traj: Any) -> Outcome:
+        """From a Trajectory or its JSON dict; an ungraded episode scores 0."""
+        get = traj.get if isinstance(traj, dict) else lambda key, default=None: getattr(traj, key, default)
+        grade = get("grade")
+        if grade is not None and not isinstance(grade, dict):
+            grade = grade.model_dump()
+        return cls(
+            spec_id=get("spec_id"),
+            score=float(grade["score"]) if grade else 0.0,
+            passed=bool(grade["passed"]) if grade else False,
+            capabilities=tuple(get("capabilities") or ()),
+            blueprint=get("blueprint"),
+            multi_turn=bool(get("multi_turn")),
+        )
+
+
+@dataclass
+class TaskSamples:
+    """All samples of one task."""
+
+    spec_id: str
+    scores: list[float] = field(default_factory=list)
+    passes: list[bool] = field(default_factory=list)
+    capabilities: tuple[str, ...] = ()
+    blueprint: str | None = None
+    multi_turn: bool = False
+
+    @property
+    def n(self) -> int:
+        return len(self.scores)
+
+    @property
+    def c(self) -> int:
+        return sum(self.passes)
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased probability that at least one of k samples (of n, c correct) passes."""
+    _check(n, c, k)
+    return 1.0 - comb(n - c, k) / comb(n, k)
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """Unbiased probability that all k samples (of n, c correct) pass."""
+    _check(n, c, k)
+    return comb(c, k) / comb(n, k)
+
+
+def _check(n: int, c: int, k: int) -> None:
+    if not 0 <= c <= n or not 1 <= k <= n:
+        raise ValueError(f"need 0 <= c <= n and 1 <= k <= n, got n={n} c={c} k={k}")
+
+
+def group_tasks(outcomes: Iterable[Outcome]) -> list[TaskSamples]:
+    """Samples grouped by task, in first-seen order."""
+    tasks: dict[str, TaskSamples] = {}
+    for o in outcomes:
+        task = tasks.get(o.spec_id)
+        if task is None:
+            task = tasks[o.spec_id] = TaskSamples(o.spec_id, capabilities=o.capabilities, blueprint=o.blueprint,
+                                                  multi_turn=o.multi_turn)
+        task.scores.append(o.score)
+        task.passes.append(o.passed)
+    return list(tasks.values())
+
+
+def summarize(tasks: list[TaskSamples], k: int) -> dict[str, Any]:
+    """The headline numbers of a set of tasks, in percent; k is capped at the fewest samples."""
+    if not tasks:
+        return {"tasks": 0, "samples": 0, "k": k, "score": 0.0, "pass@1": 0.0, "pass@k": 0.0, "pass^k": 0.0}
+    kk = max(1, min(k, min(t.n for t in tasks)))
+    mean = lambda xs: 100.0 * sum(xs) / len(xs)  # noqa: E731 - a local shorthand
+    return {
+        "tasks": len(tasks),
+        "samples": sum(t.n for t in tasks),
+        "k": kk,
+        "score": round(mean([sum(t.scores) / t.n for t in tasks]), 4),
+        "pass@1": round(mean([t.c / t.n for t in tasks]), 4),
+        "pass@k": round(mean([pass_at_k(t.n, t.c, kk) for t in tasks]), 4),
+        "pass^k": round(mean([pass_hat_k(t.n, t.c, kk) for t in tasks]), 4),
+    }
+
+
+def compute_metrics(trajectories: Iterable[Any], k: int = 1) -> dict[str, Any]:
+    """Overall, per-capability, per-blueprint and multi-turn metrics of graded trajectories."""
+    tasks = group_tasks(Outcome.of(t) for t in trajectories)
+    by_cap: dict[str, list[TaskSamples]] = defaultdict(list)
+    by_bp: dict[str, list[TaskSamples]] = defaultdict(list)
+    for t in tasks:
+        for cap in t.capabilities:
+            by_cap[cap].append(t)
+        by_bp[t.blueprint or "(none)"].append(t)
+    return {
+        "overall": summarize(tasks, k),
+        MULTI_TURN: summarize([t for t in tasks if t.multi_turn], k),
+        "by_capability": {cap: summarize(ts, k) for cap, ts in sorted(by_cap.items())},
+        "by_blueprint": {bp: summarize(ts, k) for bp, ts in sorted(by_bp.items())},
+    }
