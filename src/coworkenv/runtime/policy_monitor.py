@@ -36,11 +36,16 @@ class PolicyMonitor:
         for policy in self.by_tool.get(tool, ()):
             if not _holds(policy.when, {"args": args, "state": state}):
                 continue
-            if policy.rule == "forbid" or (policy.rule == "require_confirmation" and not confirmed) or (policy.rule == "require_prior" and not any(
-                c.ok
-                and c.tool == policy.prior_tool
-                and _holds(policy.prior_when, {"args": args, "prior": c.args or {}})
-                for c in history
-            )):
+            if policy.rule == "forbid":
+                broken.append(policy)
+            elif policy.rule == "require_confirmation":
+                if not confirmed:
+                    broken.append(policy)
+            elif not any(_satisfies(policy, args, prior) for prior in history):
                 broken.append(policy)
         return broken
+
+
+def _satisfies(policy: Policy, args: dict[str, Any], prior: ToolCallRecord) -> bool:
+    """Whether an earlier call is the prerequisite a ``require_prior`` policy asks for."""
+    return prior.ok and prior.tool == policy.prior_tool and _holds(policy.prior_when, {"args": args, "prior": prior.args or {}})

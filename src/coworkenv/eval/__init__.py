@@ -1,0 +1,1 @@
+"""Evaluation: exact metrics, the benchmark runner and the HTML report."""

@@ -1,0 +1,1 @@
+"""Training on the environments: SFT (TRL SFTTrainer) and multi-turn RL with the environment in the loop."""
