@@ -48,4 +48,8 @@ class PolicyMonitor:
 
 def _satisfies(policy: Policy, args: dict[str, Any], prior: ToolCallRecord) -> bool:
     """Whether an earlier call is the prerequisite a ``require_prior`` policy asks for."""
-    return prior.ok and prior.tool == policy.prior_tool and _holds(policy.prior_when, {"args": args, "prior": prior.args or {}})
+    return (
+        prior.ok
+        and prior.tool == policy.prior_tool
+        and _holds(policy.prior_when, {"args": args, "prior": prior.args or {}})
+    )
