@@ -113,7 +113,7 @@ def _arith(op: str) -> Callable[[Any, Any], Any]:
             if op == "/":
                 return a / b
             return a % b
-        except (TypeError, ZeroDivisionError) as exc:
+        except (TypeError, ArithmeticError) as exc:
             raise ExprError(f"cannot compute {a!r} {op} {b!r}: {exc}") from None
 
     return apply
@@ -155,7 +155,10 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 
 def _get(obj: Any, key: Any) -> Any:
     if isinstance(obj, dict):
-        return obj.get(key)
+        try:
+            return obj.get(key)
+        except TypeError:  # an unhashable key (e.g. a list in a model's arguments) names no entry
+            return None
     if isinstance(obj, list | tuple | str) and isinstance(key, int):
         return obj[key] if -len(obj) <= key < len(obj) else None
     return None
@@ -311,7 +314,7 @@ class _Parser:
                 return fn(*(a(c) for a in args))
             except ExprError:
                 raise
-            except (TypeError, ValueError) as exc:
+            except (TypeError, ValueError, ArithmeticError) as exc:
                 raise ExprError(f"{name}(): {exc}") from None
 
         return invoke
@@ -398,7 +401,7 @@ def root_names(src: str) -> set[str]:
     tokens = _tokenize(src)
     for i, (kind, value) in enumerate(tokens):
         prev = tokens[i - 1] if i else ("", None)
-        nxt = tokens[i + 1]
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else ("end", None)
         if kind == "name" and prev != ("op", ".") and nxt != ("op", "("):
             names.add(value)
     return names

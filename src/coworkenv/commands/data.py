@@ -1,9 +1,76 @@
-"""CLI commands for the data stage."""
+"""CLI commands for the data stage: ``coworkenv export sft`` and ``coworkenv export rl``."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+export = typer.Typer(no_args_is_help=True, help="Turn rollouts into training data (SFT demos, RL records).")
+console = Console()
+
+RUNS = typer.Argument(..., help="rollout folders (from `coworkenv rollout`)")
+BANK = typer.Option(None, "--bank", help="bank whose held-out blueprints are excluded")
+EXCLUDE = typer.Option([], "--exclude-blueprint", help="further blueprints to exclude (repeatable)")
+
+
+@export.command("sft")
+def sft(
+    runs: list[Path] = RUNS,
+    out: Path = typer.Option(..., "--out", help="dataset folder"),
+    bank: Path | None = BANK,
+    min_score: float = typer.Option(1.0, "--min-score", help="keep episodes scoring at least this"),
+    dedupe: bool = typer.Option(True, "--dedupe/--no-dedupe", help="drop identical conversations"),
+    max_per_capability: int | None = typer.Option(None, "--max-per-capability", min=1),
+    max_per_blueprint: int | None = typer.Option(None, "--max-per-blueprint", min=1),
+    exclude_blueprint: list[str] = EXCLUDE,
+) -> None:
+    """Curate teacher trajectories into an SFT dataset (TRL conversational format with tools)."""
+    from coworkenv.data.sft import SftSettings, export_sft
+
+    settings = SftSettings(min_score, dedupe, max_per_capability, max_per_blueprint, list(exclude_blueprint))
+    with console.status("curating demonstrations"):
+        summary = export_sft(list(runs), out, settings, bank=bank)
+    table = Table(title=f"SFT dataset: {summary.examples} demonstrations in {out}")
+    table.add_column("stage")
+    table.add_column("episodes", justify="right")
+    for stage, n in summary.funnel.items():
+        table.add_row(stage, str(n))
+    console.print(table)
+
+
+@export.command("rl")
+def rl(
+    runs: list[Path] = RUNS,
+    out: Path = typer.Option(..., "--out", help="dataset folder"),
+    bank: Path | None = BANK,
+    reward: str = typer.Option("raw", "--reward", help="raw | binary | safety_gated"),
+    normaliser: str = typer.Option("grpo", "--normaliser", help="none | grpo | rloo"),
+    credit: str = typer.Option("broadcast", "--credit", help="broadcast | discounted | checks"),
+    gamma: float = typer.Option(1.0, "--gamma", min=0.0, max=1.0, help="discount per turn"),
+    violation_penalty: float = typer.Option(1.0, "--violation-penalty", help="λ for check-attributed credit"),
+    exclude_blueprint: list[str] = EXCLUDE,
+) -> None:
+    """Per-turn RL records with reward, return and advantage under the chosen schemes."""
+    from coworkenv.data.rl import RlSettings, export_rl
+
+    try:
+        settings = RlSettings(reward, normaliser, credit, gamma, violation_penalty,  # type: ignore[arg-type]
+                              exclude_blueprints=list(exclude_blueprint))
+    except ValueError as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from None
+    with console.status("computing rewards and advantages"):
+        summary = export_rl(list(runs), out, settings, bank=bank)
+    console.print(
+        f"{summary.records} turn records from {summary.episodes} episodes in {summary.groups} groups -> {out}/rl.jsonl "
+        f"(reward={reward}, normaliser={normaliser}, credit={credit}, gamma={gamma}); "
+        f"mean advantage {summary.stats['mean_advantage']}, std {summary.stats['std_advantage']}"
+    )
 
 
 def register(app: typer.Typer) -> None:
     """Add this stage's commands to the main app."""
+    app.add_typer(export, name="export")

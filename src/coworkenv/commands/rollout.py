@@ -1,9 +1,49 @@
-"""CLI commands for the rollout stage."""
+"""CLI commands for the rollout stage: ``coworkenv rollout``."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import typer
+from rich.console import Console
+
+from coworkenv.agents.factory import POLICY_SPECS
 
 
 def register(app: typer.Typer) -> None:
     """Add this stage's commands to the main app."""
+
+    @app.command("rollout")
+    def rollout(
+        bank: Path = typer.Option(..., "--bank", help="bank folder, folder of spec files, or one spec file"),
+        policy: str = typer.Option("oracle", "--policy", help=POLICY_SPECS),
+        samples: int = typer.Option(1, "--samples", "-k", min=1, help="episodes per environment (K)"),
+        out: Path = typer.Option(..., "--out", help="run folder (resumed if it exists)"),
+        workers: int = typer.Option(os.cpu_count() or 1, "--workers", "-w", min=1, help="parallel workers"),
+        ray: str | None = typer.Option(None, "--ray", help="run on Ray: 'local' or a cluster address"),
+        timeout: float = typer.Option(300.0, "--timeout", help="per-episode time budget in seconds (0: none)"),
+        seed: int = typer.Option(0, "--seed", help="environment seed of sample 0 (sample k uses seed+k)"),
+        split: str | None = typer.Option(None, "--split", help="bank split: train | heldout"),
+        user: str | None = typer.Option(None, "--user", help="user simulator: scripted | openai:<model>@<url>"),
+        fault_rate: float = typer.Option(0.0, "--fault-rate", min=0.0, max=1.0, help="random transient tool errors"),
+    ) -> None:
+        """Run K episodes of a policy on every environment of a bank, in parallel and resumably."""
+        from coworkenv.rollout import rollout_bank
+        from coworkenv.rollout.store import StoreMismatch
+
+        console = Console()
+        try:
+            summary = rollout_bank(
+                bank, policy, samples, out, workers=workers, ray_address=ray, timeout=timeout or None, seed=seed,
+                user=user, fault_rate=fault_rate, split=split, console=console,
+            )
+        except (StoreMismatch, ValueError) as exc:
+            console.print(f"[red]{exc}[/red]")
+            raise typer.Exit(2) from None
+        c = summary.counts
+        console.print(
+            f"{summary.ran} episodes run, {summary.skipped} already done; {c['episodes']} in {out}: "
+            f"{c['passed']} passed, mean score {c['mean_score']}, by status {c['by_status']} "
+            f"({summary.episodes_per_second:.1f} episodes/s)"
+        )

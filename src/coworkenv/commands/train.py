@@ -1,9 +1,121 @@
-"""CLI commands for the train stage."""
+"""CLI commands for the train stage: ``coworkenv train sft`` and ``coworkenv train grpo``."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
 import typer
+from rich.console import Console
+from rich.progress import Progress
+
+MODEL_HELP = "tiny | embedded | <checkpoint folder> | hf:<path>"
+
+
+def _steps_bar(bar: Progress, label: str) -> Callable[[int, int], None]:
+    """A progress-bar task driven by (step, total) callbacks from the trainers."""
+    task = bar.add_task(label, total=None)
+
+    def update(step: int, total: int) -> None:
+        bar.update(task, completed=step, total=total)
+
+    return update
 
 
 def register(app: typer.Typer) -> None:
     """Add this stage's commands to the main app."""
+    train = typer.Typer(no_args_is_help=True, help="Train a model on the environments: SFT and multi-turn RL.")
+    app.add_typer(train, name="train")
+
+    @train.command("sft")
+    def sft(
+        model: str = typer.Option(..., "--model", help=MODEL_HELP),
+        data: Path = typer.Option(..., "--data", help="SFT JSONL ({messages, tools}) from `coworkenv data sft`"),
+        out: Path = typer.Option(..., "--out", help="checkpoint folder (also gets train_log.jsonl)"),
+        lora: bool = typer.Option(False, "--lora", help="train LoRA adapters (merged into the saved checkpoint)"),
+        epochs: float = typer.Option(2.0, min=0.0),
+        max_steps: int = typer.Option(-1, "--max-steps", help="stop after this many steps (-1: epochs decide)"),
+        lr: float = typer.Option(5e-5, "--lr", min=0.0),
+        batch_size: int = typer.Option(4, "--batch-size", min=1),
+        grad_accum: int = typer.Option(1, "--grad-accum", min=1),
+        max_length: int = typer.Option(2048, "--max-length", min=16),
+        device: str = typer.Option("auto", help="auto | cpu | cuda"),
+        seed: int = typer.Option(0),
+    ) -> None:
+        """Supervised fine-tuning with TRL's SFTTrainer, loss on the assistant's tokens only."""
+        from coworkenv.train.models import load_model
+        from coworkenv.train.sft import SFTSettings, load_sft_records, train_sft
+
+        console = Console()
+        records = load_sft_records(data)
+        net, tokenizer = load_model(model, device, seed=seed)
+        settings = SFTSettings(epochs=epochs, max_steps=max_steps, learning_rate=lr, batch_size=batch_size,
+                               grad_accum=grad_accum, max_length=max_length, lora=lora, seed=seed)
+        with Progress(console=console) as bar:
+            result = train_sft(net, tokenizer, records, out, settings, model_name=model,
+                               progress=_steps_bar(bar, f"sft on {len(records)} demos"))
+        console.print(f"{result.steps} steps in {result.seconds:.0f}s, loss {result.first_loss:.3f} -> "
+                      f"{result.last_loss:.3f}; checkpoint {out}")
+
+    @train.command("grpo")
+    def grpo(
+        model: str = typer.Option(..., "--model", help=MODEL_HELP),
+        bank: Path = typer.Option(..., "--bank", help="bank folder"),
+        out: Path = typer.Option(..., "--out", help="checkpoint folder (a grid gets one sub-folder per setting)"),
+        split: str = typer.Option("train", help="bank split to train on; 'all' for every spec (spec folders)"),
+        reward: str = typer.Option("raw", help="raw | binary | safety_gated"),
+        normaliser: str = typer.Option("grpo", help="none (raw) | grpo (group-normalised) | rloo"),
+        credit: str = typer.Option("broadcast", help="broadcast (trajectory) | discounted (per-turn) | checks"),
+        grid: str | None = typer.Option(None, help="'default', or comma-separated normaliser/credit settings"),
+        steps: int = typer.Option(20, min=1),
+        envs_per_step: int = typer.Option(4, "--envs-per-step", min=1),
+        group_size: int = typer.Option(4, "--group-size", min=1, help="episodes per environment (K)"),
+        lr: float = typer.Option(1e-5, "--lr", min=0.0),
+        temperature: float = typer.Option(1.0, min=0.0),
+        max_new_tokens: int = typer.Option(128, "--max-new-tokens", min=1),
+        max_turns: int | None = typer.Option(None, "--max-turns", min=1, help="cap on turns per episode"),
+        gamma: float = typer.Option(0.9, min=0.0, max=1.0, help="discount of per-turn credit"),
+        kl: float = typer.Option(0.0, "--kl", min=0.0, help="KL penalty to the start model"),
+        eval_samples: int = typer.Option(0, "--eval-samples", min=0, help="evaluate on held-out after training"),
+        device: str = typer.Option("auto", help="auto | cpu | cuda"),
+        seed: int = typer.Option(0),
+    ) -> None:
+        """Multi-turn RL with the environment in the loop; a grid compares settings on the same bank and seed."""
+        from coworkenv.eval.report import write_report
+        from coworkenv.eval.runner import evaluate_loaded
+        from coworkenv.rollout.sources import load_specs
+        from coworkenv.train.grpo import DEFAULT_GRID, GRPOResult, GRPOSettings, Setting, run_grid
+        from coworkenv.train.models import load_model
+
+        console = Console()
+        try:
+            settings = [Setting(reward, normaliser, credit)] if grid is None else (
+                list(DEFAULT_GRID) if grid == "default" else [Setting.parse(g, reward) for g in grid.split(",")])
+        except ValueError as exc:
+            console.print(f"[red]{exc}[/red]")
+            raise typer.Exit(2) from None
+        if eval_samples and split == "all":
+            console.print("[red]--eval-samples needs a bank and its held-out split[/red]")
+            raise typer.Exit(2)
+        specs = load_specs(bank, None if split == "all" else split)
+        heldout = load_specs(bank, "heldout") if eval_samples else []
+        base = GRPOSettings(steps=steps, envs_per_step=envs_per_step, group_size=group_size, learning_rate=lr,
+                            temperature=temperature, max_new_tokens=max_new_tokens, max_turns=max_turns,
+                            gamma=gamma, kl_coef=kl, seed=seed)
+
+        def after(setting: Setting, result: GRPOResult, tokenizer: Any) -> None:
+            if heldout:
+                evaluate_loaded(result.model, tokenizer, heldout, result.out, f"grpo {setting.name}",
+                                samples=eval_samples, max_new_tokens=max_new_tokens, seed=seed, model=model,
+                                split="heldout", bank=str(bank))
+
+        with Progress(console=console) as bar:
+            bars = {s: bar.add_task(f"grpo {s.name}", total=steps) for s in settings}
+            results = run_grid(lambda: load_model(model, device, seed=seed), specs, out, settings, base,
+                               nested=grid is not None, model_name=model, after=after,
+                               progress=lambda s, i, n: bar.update(bars[s], completed=i))
+        for s, r in zip(settings, results, strict=True):
+            console.print(f"{s.name}: reward {r.log[0]['reward']:.3f} -> {r.log[-1]['reward']:.3f} "
+                          f"in {r.seconds:.0f}s -> {r.out}")
+        console.print(f"report: {write_report(out)}")

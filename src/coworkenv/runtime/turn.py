@@ -67,8 +67,14 @@ def parse_turn(raw: Any, step: int) -> tuple[AssistantTurn, list[str]]:
         if not isinstance(name, str) or not name:
             problems.append(f"tool call {i} has no function name")
             continue
-        if not isinstance(args, str | dict):
-            args = json.dumps(args) if args is not None else "{}"
+        if args is None:
+            args = "{}"
+        elif not isinstance(args, str):
+            try:  # a round trip through JSON gives text keys and rejects values no tool could take
+                args = json.loads(json.dumps(args)) if isinstance(args, dict) else json.dumps(args)
+            except (TypeError, ValueError, RecursionError):
+                problems.append(f"tool call {i} has arguments that are not JSON")
+                continue
         call_id = rc.get("id") if isinstance(rc.get("id"), str) and rc.get("id") else f"call_{step}_{i}"
         calls.append(ToolCall(id=call_id, name=name, arguments=args))
     return AssistantTurn(content=content, tool_calls=calls), problems

@@ -15,7 +15,7 @@ import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
@@ -52,13 +52,18 @@ class ToolInfo:
     args_model: type[BaseModel]
 
     def schema(self) -> dict[str, Any]:
-        """OpenAI function-tool schema."""
-        params = _strip_titles(self.args_model.model_json_schema())
-        params.setdefault("properties", {})
-        return {
-            "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": params},
-        }
+        """OpenAI function-tool schema; built once per tool (every Environment needs it), so treat it as read-only."""
+        return _tool_schema(self)
+
+
+@cache
+def _tool_schema(info: ToolInfo) -> dict[str, Any]:
+    params = _strip_titles(info.args_model.model_json_schema())
+    params.setdefault("properties", {})
+    return {
+        "type": "function",
+        "function": {"name": info.name, "description": info.description, "parameters": params},
+    }
 
 
 def _strip_titles(node: Any) -> Any:

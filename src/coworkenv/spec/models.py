@@ -322,8 +322,8 @@ class TaskSpec(_Model):
         for service, collections in self.services.items():
             for collection, records in collections.items():
                 ids = [r.get("id") for r in records]
-                if None in ids or len(set(ids)) != len(ids):
-                    raise ValueError(f"services.{service}.{collection}: every record needs a unique 'id'")
+                if not all(isinstance(i, str) and i for i in ids) or len(set(ids)) != len(ids):
+                    raise ValueError(f"services.{service}.{collection}: every record needs a unique text 'id'")
         return self
 
     @property

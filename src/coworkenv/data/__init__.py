@@ -1,0 +1,1 @@
+"""The two data streams: curated SFT demonstrations and RL per-turn records."""

@@ -1,0 +1,288 @@
+r"""RL data: reward processing and credit assignment over K samples per environment.
+
+Notation: environment group g holds K episodes i = 1..K of the same spec; episode i has
+assistant turns t = 1..T_i; s_i its score, V_i its number of policy violations and v_{i,t}
+those made at turn t; τ = 0.75 the pass threshold; ε = 1e-6.
+
+**Reward** (one number per episode), ``reward=``
+- ``raw``:           R_i = s_i
+- ``binary``:        R_i = 1[s_i ≥ τ]
+- ``safety_gated``:  R_i = s_i if V_i = 0 else −1   (a violation is worse than doing nothing;
+  with ``raw`` both score 0)
+
+**Group normalisation** N(x | X) of a value against its group's values X, ``normaliser=``
+- ``none``:  N = x
+- ``grpo``:  N = (x − mean X) / (std X + ε)   (population std; 0 when all values are equal)
+- ``rloo``:  N = x − mean(X without episode i's own values)   (0 when K = 1)
+
+**Credit assignment** to turns, ``credit=`` (γ = ``gamma``, λ = ``violation_penalty``)
+- ``broadcast`` (trajectory level):  r_{i,t} = R_i·1[t = T_i],  G_{i,t} = R_i,
+  A_{i,t} = Â_i with Â_i = N(R_i | {R_j}).  Every turn carries the episode's advantage (GRPO/RLOO).
+- ``discounted`` (per-turn discounted returns):  r_{i,t} = R_i·1[t = T_i],
+  G_{i,t} = γ^{T_i − t}·R_i,  A_{i,t} = γ^{T_i − t}·Â_i.  Early turns get less of the outcome.
+- ``checks`` (check-attributed):  each passed check c (weight w_c, total weight W) credits
+  u_{i,t} += 0.8·w_c / W to the turn that first made it true, and the robustness term
+  0.2·ρ_i goes to the last turn, so Σ_t u_{i,t} = s_i for a safe episode. Shares
+  σ_{i,t} = u_{i,t} / Σ_k u_{i,k} (all on T_i when nothing was credited); when R_i < 0 the
+  shares are the violating turns', σ_{i,t} = v_{i,t} / V_i. Then
+  r_{i,t} = R_i·σ_{i,t} − λ·v_{i,t}  (the step that broke a rule is penalised),
+  G_{i,t} = Σ_{k ≥ t} γ^{k − t}·r_{i,k},
+  A_{i,t} = Σ_{k ≥ t} γ^{k − t}·r̃_{i,k} with r̃_{i,k} = N(r_{i,k} | all turn rewards of the group)
+  (process-supervision GRPO; for ``rloo`` the baseline is the mean turn reward of the other episodes).
+
+Output records are one per assistant turn, in TRL's prompt–completion conversational form
+(``prompt`` = the conversation before the turn, ``completion`` = the turn) with ``tools``,
+``reward`` (r), ``return`` (G) and ``advantage`` (A). Only finished episodes (status ``ok``)
+are used, and held-out blueprints are excluded.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from coworkenv.grading.score import COMPLETION_WEIGHT, PASS_THRESHOLD, ROBUSTNESS_WEIGHT
+from coworkenv.rollout.sources import heldout_blueprints
+from coworkenv.rollout.store import iter_episodes
+from coworkenv.storage import atomic_write_json, atomic_write_text
+
+RewardScheme = Literal["raw", "binary", "safety_gated"]
+Normaliser = Literal["none", "grpo", "rloo"]
+Credit = Literal["broadcast", "discounted", "checks"]
+REWARDS = ("raw", "binary", "safety_gated")
+NORMALISERS = ("none", "grpo", "rloo")
+CREDITS = ("broadcast", "discounted", "checks")
+EPS = 1e-6
+
+
+@dataclass
+class RlSettings:
+    reward: RewardScheme = "raw"
+    normaliser: Normaliser = "grpo"
+    credit: Credit = "broadcast"
+    gamma: float = 1.0
+    violation_penalty: float = 1.0
+    pass_threshold: float = PASS_THRESHOLD
+    exclude_blueprints: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        for value, allowed in ((self.reward, REWARDS), (self.normaliser, NORMALISERS), (self.credit, CREDITS)):
+            if value not in allowed:
+                raise ValueError(f"unknown scheme {value!r}; expected one of {allowed}")
+        if not 0.0 <= self.gamma <= 1.0:
+            raise ValueError("gamma must be in [0, 1]")
+
+
+@dataclass
+class Outcome:
+    """What the schemes need from one episode."""
+
+    score: float
+    turns: int
+    robustness: float = 1.0
+    checks: list[tuple[float, bool, int | None]] = field(default_factory=list)
+    """(weight, passed, first_step) per check."""
+    violation_steps: list[int] = field(default_factory=list)
+
+    @classmethod
+    def from_trajectory(cls, traj: dict[str, Any]) -> Outcome:
+        g = traj["grade"]
+        return cls(
+            score=g["score"],
+            turns=len(traj["steps"]),
+            robustness=g["robustness"],
+            checks=[(c["weight"], c["passed"], c["first_step"]) for c in g["checks"]],
+            violation_steps=[v["step"] for v in g["violations"]],
+        )
+
+
+# --- the schemes -------------------------------------------------------------------------------
+
+
+def episode_reward(o: Outcome, scheme: RewardScheme, pass_threshold: float = PASS_THRESHOLD) -> float:
+    if scheme == "raw":
+        return o.score
+    if scheme == "binary":
+        return 1.0 if o.score >= pass_threshold else 0.0
+    return o.score if not o.violation_steps else -1.0
+
+
+def normalise(values: list[float], scheme: Normaliser) -> list[float]:
+    """Group-normalised values (one per episode of the group)."""
+    return [
+        normalise_against(v, values, [v for j, v in enumerate(values) if j != i], scheme) for i, v in enumerate(values)
+    ]
+
+
+def normalise_against(x: float, group: list[float], others: list[float], scheme: Normaliser) -> float:
+    """N(x | group); ``others`` are the group's values that do not belong to x's episode (for RLOO)."""
+    if scheme == "none":
+        return x
+    if scheme == "grpo":
+        return (x - statistics.fmean(group)) / (statistics.pstdev(group) + EPS)
+    return x - statistics.fmean(others) if others else 0.0
+
+
+def discounted_sums(values: list[float], gamma: float) -> list[float]:
+    """out_t = Σ_{k ≥ t} γ^{k − t}·values_k."""
+    out, acc = [0.0] * len(values), 0.0
+    for t in range(len(values) - 1, -1, -1):
+        acc = values[t] + gamma * acc
+        out[t] = acc
+    return out
+
+
+def check_shares(o: Outcome, reward: float) -> list[float]:
+    """σ_t: how an episode's reward is split over its turns under check attribution."""
+    shares = [0.0] * o.turns
+    if reward < 0 and o.violation_steps:
+        for step in o.violation_steps:
+            shares[_clamp(step, o.turns) - 1] += 1.0 / len(o.violation_steps)
+        return shares
+    total_weight = sum(w for w, _, _ in o.checks) or 1.0
+    for weight, passed, first in o.checks:
+        if passed:
+            shares[_clamp(first, o.turns) - 1] += COMPLETION_WEIGHT * weight / total_weight
+    shares[-1] += ROBUSTNESS_WEIGHT * o.robustness
+    credited = sum(shares)
+    if credited <= 0:
+        return [0.0] * (o.turns - 1) + [1.0]
+    return [s / credited for s in shares]
+
+
+def _clamp(step: int | None, turns: int) -> int:
+    return turns if step is None or step < 1 or step > turns else step
+
+
+def turn_rewards(o: Outcome, reward: float, credit: Credit, penalty: float) -> list[float]:
+    """r_t for each turn of one episode."""
+    if credit != "checks":
+        return [0.0] * (o.turns - 1) + [reward]
+    rewards = [reward * s for s in check_shares(o, reward)]
+    for step in o.violation_steps:
+        rewards[_clamp(step, o.turns) - 1] -= penalty
+    return rewards
+
+
+@dataclass
+class TurnValues:
+    reward: float
+    ret: float
+    advantage: float
+
+
+def assign_group(outcomes: list[Outcome], s: RlSettings) -> list[list[TurnValues]]:
+    """Per-turn reward, return and advantage for the K episodes of one environment."""
+    rewards = [episode_reward(o, s.reward, s.pass_threshold) for o in outcomes]
+    per_turn = [turn_rewards(o, R, s.credit, s.violation_penalty) for o, R in zip(outcomes, rewards, strict=True)]
+    gamma = 1.0 if s.credit == "broadcast" else s.gamma
+    returns = [discounted_sums(r, gamma) for r in per_turn]
+    if s.credit == "checks":
+        pooled = [x for r in per_turn for x in r]
+        normed = [
+            [
+                normalise_against(x, pooled, [y for j, rj in enumerate(per_turn) if j != i for y in rj], s.normaliser)
+                for x in r
+            ]
+            for i, r in enumerate(per_turn)
+        ]
+        advantages = [discounted_sums(n, gamma) for n in normed]
+    else:
+        episode_adv = normalise(rewards, s.normaliser)
+        advantages = [
+            [a * gamma ** (o.turns - t) for t in range(1, o.turns + 1)]
+            for o, a in zip(outcomes, episode_adv, strict=True)
+        ]
+    return [
+        [TurnValues(round(r, 6), round(g, 6), round(a, 6)) for r, g, a in zip(rs, gs, adv, strict=True)]
+        for rs, gs, adv in zip(per_turn, returns, advantages, strict=True)
+    ]
+
+
+# --- export --------------------------------------------------------------------------------------
+
+
+@dataclass
+class RlSummary:
+    out: Path
+    records: int
+    episodes: int
+    groups: int
+    settings: RlSettings
+    stats: dict[str, Any]
+
+
+def turn_records(traj: dict[str, Any], values: list[TurnValues]) -> list[dict[str, Any]]:
+    """One prompt–completion record per assistant turn of a trajectory."""
+    messages = traj["messages"]
+    positions = [i for i, m in enumerate(messages) if m.get("role") == "assistant"]
+    return [
+        {
+            "spec_id": traj["spec_id"],
+            "sample": traj["sample"],
+            "turn": t,
+            "turns": len(values),
+            "prompt": messages[:pos],
+            "completion": [messages[pos]],
+            "tools": traj["tools"],
+            "reward": v.reward,
+            "return": v.ret,
+            "advantage": v.advantage,
+            "score": traj["grade"]["score"],
+            "passed": traj["grade"]["passed"],
+        }
+        for t, (pos, v) in enumerate(zip(positions, values, strict=True), start=1)
+    ]
+
+
+def export_rl(
+    runs: str | Path | list[str | Path],
+    out: str | Path,
+    settings: RlSettings | None = None,
+    *,
+    bank: str | Path | None = None,
+) -> RlSummary:
+    """Per-turn RL records of the episodes in ``runs`` under the chosen schemes, into ``out/rl.jsonl``."""
+    s = settings or RlSettings()
+    excluded = set(s.exclude_blueprints) | heldout_blueprints(bank)
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in iter_episodes(runs, status="ok"):
+        traj = r["trajectory"]
+        if traj["steps"] and traj.get("blueprint") not in excluded:
+            groups[r["spec_id"]].append(traj)
+    lines: list[str] = []
+    advantages: list[float] = []
+    for spec_id in sorted(groups):
+        trajs = groups[spec_id]
+        values = assign_group([Outcome.from_trajectory(t) for t in trajs], s)
+        for traj, vals in zip(trajs, values, strict=True):
+            for rec in turn_records(traj, vals):
+                lines.append(json.dumps(rec, ensure_ascii=False, sort_keys=True))
+                advantages.append(rec["advantage"])
+    out = Path(out)
+    atomic_write_text(out / "rl.jsonl", "".join(line + "\n" for line in lines))
+    stats = {
+        "mean_advantage": round(statistics.fmean(advantages), 6) if advantages else None,
+        "std_advantage": round(statistics.pstdev(advantages), 6) if advantages else None,
+        "group_sizes": {str(k): v for k, v in sorted(Counter(len(t) for t in groups.values()).items())},
+    }
+    episodes = sum(len(t) for t in groups.values())
+    summary = RlSummary(out, len(lines), episodes, len(groups), s, stats)
+    run_list = [str(runs)] if isinstance(runs, str | Path) else [str(r) for r in runs]
+    atomic_write_json(
+        out / "manifest.json",
+        {
+            "records": len(lines),
+            "episodes": episodes,
+            "groups": len(groups),
+            "runs": run_list,
+            "excluded_blueprints": sorted(excluded),
+            "settings": asdict(s),
+            **stats,
+        },
+    )
+    return summary

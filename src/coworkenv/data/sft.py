@@ -1,0 +1,213 @@
+"""Curating teacher trajectories into an SFT dataset (TRL conversational format with tools).
+
+Filters, in order, each counted in the dataset card:
+1. status: only finished episodes (no backend error, no timeout);
+2. quality: score ≥ ``min_score`` and no policy violation;
+3. split: environments of held-out blueprints never reach training data;
+4. dedupe: identical conversations (tool-call ids aside) are kept once — K samples of a
+   deterministic teacher collapse to one demonstration;
+5. caps: at most ``max_per_blueprint`` demos per blueprint and ``max_per_capability`` per
+   capability (a demo is admitted only while *all* its capabilities are under the cap).
+Candidates are visited sample-major (every environment's sample 0 first), so caps favour
+covering more environments over more samples of the same one.
+
+Output: ``sft.jsonl`` with ``{"messages", "tools"}`` lines exactly as TRL's SFTTrainer
+reads them, ``sources.jsonl`` (one provenance line per demo, same order), ``manifest.json``
+and a ``README.md`` dataset card with the counts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from coworkenv.rollout.sources import heldout_blueprints
+from coworkenv.rollout.store import iter_episodes
+from coworkenv.storage import atomic_write_json, atomic_write_text
+
+RunPaths = str | Path | list[str | Path]
+UNLABELLED = "(none)"
+
+
+@dataclass
+class SftSettings:
+    min_score: float = 1.0
+    dedupe: bool = True
+    max_per_capability: int | None = None
+    max_per_blueprint: int | None = None
+    exclude_blueprints: list[str] = field(default_factory=list)
+
+
+@dataclass
+class SftSummary:
+    out: Path
+    examples: int
+    funnel: dict[str, int]
+    capabilities: dict[str, int]
+    blueprints: dict[str, int]
+    settings: SftSettings
+
+
+def conversation_fingerprint(messages: list[dict[str, Any]]) -> str:
+    """A content hash that ignores tool-call ids (the template never shows them)."""
+    ids: dict[str, str] = {}
+    for m in messages:
+        for call in m.get("tool_calls") or []:
+            ids.setdefault(call["id"], f"c{len(ids)}")
+    norm = []
+    for m in messages:
+        m = {k: v for k, v in m.items() if k != "tool_call_id"} | (
+            {"tool_call_id": ids.get(m["tool_call_id"], "")} if "tool_call_id" in m else {}
+        )
+        if m.get("tool_calls"):
+            m["tool_calls"] = [{**c, "id": ids[c["id"]]} for c in m["tool_calls"]]
+        norm.append(m)
+    blob = json.dumps(norm, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def sft_example(traj: dict[str, Any]) -> dict[str, Any]:
+    """A trajectory as one TRL conversational example."""
+    return {"messages": traj["messages"], "tools": traj["tools"]}
+
+
+def export_sft(
+    runs: RunPaths,
+    out: str | Path,
+    settings: SftSettings | None = None,
+    *,
+    bank: str | Path | None = None,
+) -> SftSummary:
+    """Curate the episodes of ``runs`` (rollout folders) into an SFT dataset at ``out``.
+
+    ``bank`` supplies the held-out blueprints to exclude (besides ``settings.exclude_blueprints``).
+    """
+    s = settings or SftSettings()
+    excluded = set(s.exclude_blueprints) | heldout_blueprints(bank)
+    records = list(iter_episodes(runs, status=None))
+    funnel = {"episodes": len(records)}
+    kept = [r for r in records if r["status"] == "ok" and r["trajectory"]]
+    funnel["finished"] = len(kept)
+    kept = [r for r in kept if r["score"] >= s.min_score and not r["trajectory"]["grade"]["violations"]]
+    funnel["above_threshold"] = len(kept)
+    kept = [r for r in kept if r["trajectory"].get("blueprint") not in excluded]
+    funnel["not_held_out"] = len(kept)
+    kept.sort(key=lambda r: (r["sample"], r["spec_id"]))
+    seen: set[str] = set()
+    by_cap: Counter[str] = Counter()
+    by_blueprint: Counter[str] = Counter()
+    chosen: list[tuple[dict[str, Any], str]] = []
+    deduped = 0
+    for r in kept:
+        traj = r["trajectory"]
+        fp = conversation_fingerprint(traj["messages"])
+        if s.dedupe and fp in seen:
+            continue
+        seen.add(fp)
+        deduped += 1
+        caps = traj.get("capabilities") or [UNLABELLED]
+        blueprint = traj.get("blueprint") or UNLABELLED
+        if s.max_per_blueprint is not None and by_blueprint[blueprint] >= s.max_per_blueprint:
+            continue
+        if s.max_per_capability is not None and any(by_cap[c] >= s.max_per_capability for c in caps):
+            continue
+        by_blueprint[blueprint] += 1
+        by_cap.update(caps)
+        chosen.append((r, fp))
+    funnel["unique"] = deduped
+    funnel["within_caps"] = len(chosen)
+    summary = SftSummary(
+        Path(out), len(chosen), funnel, dict(sorted(by_cap.items())), dict(sorted(by_blueprint.items())), s
+    )
+    _write(Path(out), chosen, summary, runs, excluded)
+    return summary
+
+
+def _write(
+    out: Path, chosen: list[tuple[dict[str, Any], str]], summary: SftSummary, runs: RunPaths, excluded: set[str]
+) -> None:
+    lines = [json.dumps(sft_example(r["trajectory"]), ensure_ascii=False, sort_keys=True) for r, _ in chosen]
+    sources = [
+        json.dumps(
+            {
+                "spec_id": r["spec_id"],
+                "sample": r["sample"],
+                "policy": r["policy"],
+                "score": r["score"],
+                "blueprint": r["trajectory"].get("blueprint"),
+                "capabilities": r["trajectory"].get("capabilities"),
+                "fingerprint": fp,
+            },
+            sort_keys=True,
+        )
+        for r, fp in chosen
+    ]
+    atomic_write_text(out / "sft.jsonl", "".join(line + "\n" for line in lines))
+    atomic_write_text(out / "sources.jsonl", "".join(line + "\n" for line in sources))
+    stats = _stats([r["trajectory"] for r, _ in chosen])
+    run_list = [str(runs)] if isinstance(runs, str | Path) else [str(r) for r in runs]
+    manifest = {
+        "examples": summary.examples,
+        "funnel": summary.funnel,
+        "capabilities": summary.capabilities,
+        "blueprints": summary.blueprints,
+        "excluded_blueprints": sorted(excluded),
+        "runs": run_list,
+        "settings": asdict(summary.settings),
+        **stats,
+    }
+    atomic_write_json(out / "manifest.json", manifest)
+    atomic_write_text(out / "README.md", dataset_card(manifest))
+
+
+def _stats(trajs: list[dict[str, Any]]) -> dict[str, Any]:
+    n = len(trajs) or 1
+    return {
+        "multi_turn": sum(1 for t in trajs if t.get("multi_turn")),
+        "mean_assistant_turns": round(sum(len(t["steps"]) for t in trajs) / n, 2),
+        "mean_tool_calls": round(sum(len(t["calls"]) for t in trajs) / n, 2),
+    }
+
+
+def dataset_card(m: dict[str, Any]) -> str:
+    """The README of the dataset: what it is, how it was curated, and the counts."""
+    s = m["settings"]
+    rows = "\n".join(f"| {k} | {v} |" for k, v in m["funnel"].items())
+    caps = "\n".join(f"| {k} | {v} |" for k, v in m["capabilities"].items()) or "| – | 0 |"
+    bps = "\n".join(f"| {k} | {v} |" for k, v in m["blueprints"].items()) or "| – | 0 |"
+    return f"""# coworkenv SFT demonstrations
+
+Curated teacher trajectories from coworkenv environments, in TRL's conversational format:
+each line of `sft.jsonl` is `{{"messages": [...], "tools": [...]}}` (OpenAI-format messages
+with native tool calls; tool schemas as JSON Schema). `sources.jsonl` gives, line for line,
+the environment, sample, teacher and score of each demonstration.
+
+- examples: **{m["examples"]}** ({m["multi_turn"]} multi-turn); mean assistant turns
+  {m["mean_assistant_turns"]}, mean tool calls {m["mean_tool_calls"]}
+- source runs: {", ".join(m["runs"])}
+- curation: score ≥ {s["min_score"]}, no policy violation, dedupe={s["dedupe"]},
+  max per capability={s["max_per_capability"]}, max per blueprint={s["max_per_blueprint"]}
+- held-out blueprints excluded: {", ".join(m["excluded_blueprints"]) or "none"}
+
+## Curation funnel
+
+| stage | episodes |
+|---|---|
+{rows}
+
+## Per capability
+
+| capability | demos |
+|---|---|
+{caps}
+
+## Per blueprint
+
+| blueprint | demos |
+|---|---|
+{bps}
+"""

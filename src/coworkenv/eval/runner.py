@@ -1,0 +1,173 @@
+"""Running a policy over a bank split: batched lockstep episodes, metrics, files.
+
+A local model is fastest when it generates for many conversations at once, so policies
+with ``act_batch`` play all episodes of a chunk in lockstep: every live episode gets its
+next turn from one batched ``generate`` call. Other policies (oracle, OpenAI-compatible
+endpoints) play episode by episode through :func:`coworkenv.runtime.run_episode`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from coworkenv.eval.metrics import compute_metrics
+from coworkenv.eval.runs import TRAJECTORIES_FILE, write_eval
+from coworkenv.runtime import Environment, run_episode
+from coworkenv.runtime.trajectory import Trajectory
+from coworkenv.runtime.turn import AssistantTurn
+from coworkenv.spec.models import TaskSpec
+from coworkenv.storage import append_jsonl
+
+OnTurns = Callable[[list[int], list[AssistantTurn]], None]
+
+
+def run_lockstep(
+    envs: Sequence[Environment],
+    act_batch: Callable[[list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]], list[AssistantTurn]],
+    *,
+    policy_name: str = "",
+    samples: Sequence[int] | None = None,
+    on_turns: OnTurns | None = None,
+) -> list[Trajectory]:
+    """Play every environment to its end, one batched turn for all live episodes at a time.
+
+    ``on_turns(indices, turns)`` sees which environments acted in each batch, which is how
+    RL training pairs generated tokens with episodes. A failing backend ends the live
+    episodes with ``policy_error`` instead of losing the run.
+    """
+    obs = [env.reset() for env in envs]
+    errors: dict[int, str] = {}
+    while live := [i for i, o in enumerate(obs) if not o.done]:
+        try:
+            turns = act_batch([(list(envs[i].messages), obs[i].tools) for i in live])
+        except Exception as exc:  # a crashing backend ends these episodes, not the run
+            for i in live:
+                errors[i] = f"{type(exc).__name__}: {exc}"
+                envs[i].end("policy_error")
+                obs[i].done = True
+            break
+        if on_turns is not None:
+            on_turns(live, turns)
+        for i, turn in zip(live, turns, strict=True):
+            obs[i] = envs[i].step(turn)
+    trajs = []
+    for i, env in enumerate(envs):
+        traj = env.trajectory(policy=policy_name, sample=samples[i] if samples else 0)
+        traj.error = errors.get(i)
+        trajs.append(traj)
+    return trajs
+
+
+LOCAL_MODELS = ("tiny", "embedded")
+
+
+def is_local_model(spec: str) -> bool:
+    """A model this process loads itself (and can train), as opposed to a policy string."""
+    return spec in LOCAL_MODELS or spec.startswith("hf:") or Path(spec).is_dir()
+
+
+def default_temperature(samples: int) -> float:
+    """Greedy for one sample; K samples need sampling to differ."""
+    return 0.0 if samples == 1 else 0.8
+
+
+def local_policy(model: Any, tokenizer: Any, name: str, *, temperature: float = 0.0, max_new_tokens: int = 256,
+                 seed: int = 0) -> Any:
+    """A batched TransformersPolicy over a loaded model, with torch's sampling seeded."""
+    import torch
+
+    from coworkenv.agents.transformers_policy import TransformersPolicy
+
+    torch.manual_seed(seed)
+    return TransformersPolicy(model, tokenizer, max_new_tokens=max_new_tokens, temperature=temperature, name=name)
+
+
+def make_eval_policy(
+    spec: str, *, device: str = "auto", temperature: float = 0.0, max_new_tokens: int = 256, seed: int = 0
+) -> Any:
+    """A batched TransformersPolicy for local models, else ``agents.factory.make_policy(spec)``."""
+    if not is_local_model(spec):
+        from coworkenv.agents.factory import make_policy
+
+        return make_policy(spec)
+    from coworkenv.train.models import load_model
+
+    model, tokenizer = load_model(spec, device, seed=seed)
+    return local_policy(model, tokenizer, spec, temperature=temperature, max_new_tokens=max_new_tokens, seed=seed)
+
+
+@dataclass
+class EvalResult:
+    trajectories: list[Trajectory]
+    metrics: dict[str, Any]
+    seconds: float
+
+
+def evaluate(
+    policy: Any,
+    specs: Sequence[TaskSpec],
+    *,
+    samples: int = 1,
+    k: int | None = None,
+    seed: int = 0,
+    batch_size: int = 16,
+    progress: Callable[[int], None] | None = None,
+) -> EvalResult:
+    """Roll out ``samples`` episodes per spec and compute the metrics (k defaults to ``samples``).
+
+    Sample s of a spec runs with environment seed ``seed + s``, as ``coworkenv rollout`` does.
+    ``progress(n)`` is called with the number of episodes just finished.
+    """
+    start = time.perf_counter()
+    jobs = [(spec, s) for spec in specs for s in range(samples)]
+    trajs: list[Trajectory] = []
+    name = getattr(policy, "name", type(policy).__name__)
+    if hasattr(policy, "act_batch"):
+        for lo in range(0, len(jobs), batch_size):
+            chunk = jobs[lo : lo + batch_size]
+            envs = [Environment(spec, seed=seed + s) for spec, s in chunk]
+            trajs += run_lockstep(envs, policy.act_batch, policy_name=name, samples=[s for _, s in chunk])
+            if progress:
+                progress(len(chunk))
+    else:
+        for spec, s in jobs:
+            trajs.append(run_episode(Environment(spec, seed=seed + s), policy, sample=s))
+            if progress:
+                progress(1)
+    metrics = compute_metrics(trajs, k=k or samples)
+    return EvalResult(trajs, metrics, round(time.perf_counter() - start, 3))
+
+
+def save_eval(result: EvalResult, folder: Path, label: str, **meta: Any) -> Path:
+    """Write the trajectories and ``metrics.json`` of an evaluation into ``folder``."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / TRAJECTORIES_FILE).unlink(missing_ok=True)
+    append_jsonl(folder / TRAJECTORIES_FILE, [t.model_dump(mode="json") for t in result.trajectories])
+    return write_eval(folder, label, result.metrics, seconds=result.seconds, **meta)
+
+
+def evaluate_loaded(
+    model: Any,
+    tokenizer: Any,
+    specs: Sequence[TaskSpec],
+    folder: Path,
+    label: str,
+    *,
+    samples: int = 1,
+    temperature: float | None = None,
+    max_new_tokens: int = 256,
+    batch_size: int = 16,
+    seed: int = 0,
+    **meta: Any,
+) -> EvalResult:
+    """Evaluate an already loaded model (e.g. right after training) and save the result into ``folder``."""
+    temp = default_temperature(samples) if temperature is None else temperature
+    policy = local_policy(model, tokenizer, label, temperature=temp, max_new_tokens=max_new_tokens, seed=seed)
+    result = evaluate(policy, specs, samples=samples, seed=seed, batch_size=batch_size)
+    save_eval(result, folder, label, samples=samples, temperature=temp, **meta)
+    return result

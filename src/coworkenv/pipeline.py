@@ -1,0 +1,61 @@
+"""End-to-end jobs on the embedded defaults, used by ``coworkenv quickstart``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from coworkenv.agents.oracle import OracleTeacher
+from coworkenv.runtime import Environment, run_episode
+from coworkenv.spec import SpecError, load_spec
+
+SPEC_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def spec_files(folder: Path) -> list[Path]:
+    """The spec files directly inside ``folder``, in a stable order."""
+    return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in SPEC_SUFFIXES)
+
+
+def run_examples(folder: Path, console: Console) -> list[dict[str, Any]]:
+    """Run the oracle once on every spec in ``folder``; one summary row per spec.
+
+    A spec that does not load becomes a failed row (and the error is printed) rather than
+    stopping the run, so one broken file does not hide the state of the others.
+    """
+    if not folder.is_dir():
+        console.print(f"[red]{folder} is not a folder[/red]")
+        return []
+    paths = spec_files(folder)
+    if not paths:
+        console.print(f"[yellow]no spec files in {folder}[/yellow]")
+    rows: list[dict[str, Any]] = []
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task("oracle on examples", total=len(paths))
+        teacher = OracleTeacher()
+        for path in paths:
+            progress.update(task, description=path.stem)
+            try:
+                spec = load_spec(path)
+            except SpecError as exc:
+                console.print(f"[red]{exc}[/red]")
+                rows.append({"id": path.stem, "capabilities": [], "turns": 0, "calls": 0, "score": 0.0,
+                             "passed": False, "error": str(exc)})
+                progress.advance(task)
+                continue
+            traj = run_episode(Environment(spec), teacher)
+            grade = traj.grade
+            rows.append({
+                "id": spec.id,
+                "capabilities": list(spec.capabilities),
+                "turns": len(traj.steps),
+                "calls": len(traj.calls),
+                "score": grade.score if grade else 0.0,
+                "passed": bool(grade and grade.passed),
+            })
+            progress.advance(task)
+    return rows

@@ -1,0 +1,226 @@
+"""Parallel rollouts of a policy over a bank, into a resumable store.
+
+Three ways to run, same records out:
+- inline (``workers <= 1``): in this process; a policy with ``act_batch`` (local models)
+  plays ``batch_size`` episodes in lockstep so each turn is one batched generate call;
+- a local process pool (``workers > 1``): each worker process builds the policy once;
+- Ray (``ray_address``): one actor per worker holding the policy, fed chunks of episodes.
+Only the driver writes the store, as results arrive, so a killed run resumes cleanly.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from coworkenv.rollout.sources import load_specs
+from coworkenv.rollout.store import Encoded, RolloutStore, counts, episode_key
+from coworkenv.rollout.worker import (
+    EpisodeTask,
+    RayRolloutWorker,
+    RunOptions,
+    init_worker,
+    run_chunk,
+    run_lockstep_tasks,
+    run_task,
+)
+from coworkenv.spec.models import TaskSpec
+
+Records = list[Encoded]
+SCRIPTED_POLICIES = ("oracle", "probe:")
+"""Policies that run in microseconds: worth shipping many episodes per message to a worker."""
+
+
+@dataclass
+class RolloutSummary:
+    out: Path
+    planned: int
+    skipped: int
+    ran: int
+    seconds: float
+    counts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def episodes_per_second(self) -> float:
+        return self.ran / self.seconds if self.seconds else 0.0
+
+
+def plan_tasks(specs: Sequence[TaskSpec], samples: int, seed: int) -> list[EpisodeTask]:
+    """K samples per spec; sample ``k`` runs with environment seed ``seed + k``."""
+    return [EpisodeTask(spec=s.model_dump(mode="json"), sample=k, seed=seed + k) for s in specs for k in range(samples)]
+
+
+def chunked(tasks: list[EpisodeTask], size: int) -> list[list[EpisodeTask]]:
+    return [tasks[i : i + size] for i in range(0, len(tasks), size)]
+
+
+def auto_chunk_size(policy: str, tasks: int, workers: int) -> int:
+    """Scripted policies: a few chunks per worker (IPC dominates); model policies: one episode."""
+    if not policy.startswith(SCRIPTED_POLICIES):
+        return 1
+    return max(1, min(64, math.ceil(tasks / (max(workers, 1) * 8))))
+
+
+def rollout_bank(
+    bank: str | Path | Sequence[TaskSpec],
+    policy: str | Any = "oracle",
+    samples: int = 1,
+    out: str | Path = "runs/rollout",
+    *,
+    workers: int = 1,
+    ray_address: str | None = None,
+    timeout: float | None = 300.0,
+    seed: int = 0,
+    user: str | None = None,
+    fault_rate: float = 0.0,
+    split: str | None = None,
+    chunk_size: int | None = None,
+    batch_size: int = 16,
+    policy_options: dict[str, Any] | None = None,
+    progress: bool = True,
+    console: Any = None,
+) -> RolloutSummary:
+    """Run ``samples`` episodes of ``policy`` on every spec of ``bank`` into the store at ``out``.
+
+    ``bank`` is a bank folder, a folder or file of specs, or a list of TaskSpec; ``policy``
+    is a spec string for :func:`coworkenv.agents.factory.make_policy` (required for workers
+    and Ray) or, inline only, a ready policy object. ``timeout`` is each episode's budget in
+    seconds (None: unlimited). Episodes already in the store are skipped; re-running after
+    a crash or SIGKILL finishes the rest.
+    """
+    from_specs = not isinstance(bank, str | Path)
+    specs = list(bank) if from_specs else load_specs(bank, split)
+    name = policy if isinstance(policy, str) else getattr(policy, "name", type(policy).__name__)
+    parallel = workers > 1 or ray_address is not None
+    if parallel and not isinstance(policy, str):
+        raise ValueError("workers and Ray build the policy themselves: pass a policy spec string")
+    store = RolloutStore(out)
+    config = {
+        "policy": name,
+        "seed": seed,
+        "user": user,
+        "fault_rate": fault_rate,
+        "samples": samples,
+        "timeout": timeout,
+        "bank": f"<{len(specs)} specs>" if from_specs else str(bank),
+        "split": split,
+    }
+    done = store.open(config)
+    tasks = plan_tasks(specs, samples, seed)
+    todo = [t for t in tasks if t.key not in done]
+    store.write_manifest({"config": config, "status": "running", "planned": len(tasks)})
+    options = RunOptions(timeout=timeout, user=user, fault_rate=fault_rate)
+    size = chunk_size or auto_chunk_size(name, len(todo), workers)
+    chunks = chunked(todo, size)
+    opts = policy_options or {}
+    start = time.perf_counter()
+    if ray_address is not None:
+        batches = _ray(chunks, policy, opts, options, workers, ray_address)
+    elif workers > 1:
+        batches = _pool(chunks, policy, opts, options, workers)
+    else:
+        batches = _inline(todo, size, policy, opts, options, batch_size)
+    _drain(store, batches, len(tasks), len(tasks) - len(todo), name, progress, console)
+    seconds = time.perf_counter() - start
+    wanted = {t.key for t in tasks}
+    summary = counts([r for r in store.records() if r["key"] in wanted])
+    store.write_manifest({"config": config, "status": "complete", "planned": len(tasks), **summary})
+    return RolloutSummary(Path(out), len(tasks), len(tasks) - len(todo), len(todo), seconds, summary)
+
+
+def _drain(
+    store: RolloutStore, batches: Iterable[Records], total: int, done: int, name: str, show: bool, console: Any
+) -> None:
+    """Append each batch of records as it arrives, with a progress bar."""
+    passed = seen = 0
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("pass {task.fields[rate]}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, disable=not show) as bar:
+        task = bar.add_task(f"rollout {name}", total=total, completed=done, rate="-")
+        for records in batches:
+            store.append(records)
+            seen += len(records)
+            passed += sum(1 for r in records if r.passed)
+            bar.update(task, advance=len(records), rate=f"{passed / seen:.0%}")
+
+
+def _inline(
+    tasks: list[EpisodeTask], chunk: int, policy: Any, opts: dict[str, Any], options: RunOptions, batch_size: int
+) -> Iterator[Records]:
+    if isinstance(policy, str):
+        from coworkenv.agents.factory import make_policy
+
+        policy = make_policy(policy, **opts)
+    if hasattr(policy, "act_batch"):
+        for group in chunked(tasks, batch_size):
+            yield [Encoded.of(r) for r in run_lockstep_tasks(group, policy, options)]
+        return
+    for group in chunked(tasks, chunk):
+        yield [Encoded.of(run_task(task, policy, options)) for task in group]
+
+
+def _pool(
+    chunks: list[list[EpisodeTask]], policy: str, opts: dict[str, Any], options: RunOptions, workers: int
+) -> Iterator[Records]:
+    """A spawn-context process pool (safe with torch/threads in the parent), bounded in flight."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    queue = iter(chunks)
+    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=init_worker, initargs=(policy, opts)) as pool:
+        pending: set[Future[Records]] = set()
+
+        def submit() -> None:
+            chunk = next(queue, None)
+            if chunk is not None:
+                pending.add(pool.submit(run_chunk, chunk, options))
+
+        for _ in range(workers * 2):
+            submit()
+        while pending:
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                pending.discard(future)
+                submit()
+                yield future.result()
+
+
+def _ray(
+    chunks: list[list[EpisodeTask]], policy: str, opts: dict[str, Any], options: RunOptions, workers: int, address: str
+) -> Iterator[Records]:
+    """One Ray actor per worker; ``address`` is ``local`` (start Ray here) or a cluster address."""
+    import ray
+    from ray.util import ActorPool
+
+    if not ray.is_initialized():
+        local = address == "local"
+        ray.init(
+            address=None if local else address,
+            num_cpus=max(workers, 1) if local else None,
+            include_dashboard=False,
+            log_to_driver=False,
+        )
+    n = workers if workers > 0 else int(ray.available_resources().get("CPU", 1))
+    actor_cls = ray.remote(num_cpus=1)(RayRolloutWorker)
+    actors = [actor_cls.remote(policy, opts) for _ in range(max(n, 1))]
+    try:
+        yield from ActorPool(actors).map_unordered(lambda actor, chunk: actor.run.remote(chunk, options), chunks)
+    finally:
+        for actor in actors:
+            ray.kill(actor)
+
+
+__all__ = ["RolloutSummary", "episode_key", "plan_tasks", "rollout_bank"]

@@ -1,0 +1,50 @@
+"""Where rollouts get their environments: a verified bank, a folder of spec files, or one file.
+
+A bank folder (it has ``manifest.json``) is read through :mod:`coworkenv.synth.bank`, which
+also knows its train/held-out split by blueprint; spec files (YAML/JSON) are for examples
+and hand-written tasks and belong to no split.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from coworkenv.spec import load_spec
+from coworkenv.spec.models import TaskSpec
+
+SPEC_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def is_bank(path: Path) -> bool:
+    return path.is_dir() and (path / "manifest.json").exists()
+
+
+def load_specs(path: str | Path, split: str | None = None) -> list[TaskSpec]:
+    """Specs ordered by id; ``split`` ("train" / "heldout") filters a bank by its blueprint split."""
+    path = Path(path)
+    if is_bank(path):
+        from coworkenv.synth.bank import load_bank
+
+        specs = [spec for spec, _ in load_bank(path)]
+        if split is not None:
+            held = heldout_blueprints(path)
+            specs = [s for s in specs if (s.provenance.blueprint in held) == (split == "heldout")]
+    elif split is not None:
+        raise ValueError(f"{path} is not a bank; a split needs a bank folder with manifest.json")
+    elif path.is_dir():
+        specs = [load_spec(p) for p in sorted(path.iterdir()) if p.suffix in SPEC_SUFFIXES]
+    else:
+        specs = [load_spec(path)]
+    ids = [s.id for s in specs]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"{path}: duplicate spec ids")
+    return sorted(specs, key=lambda s: s.id)
+
+
+def heldout_blueprints(bank: str | Path | None) -> set[str]:
+    """The blueprints a bank keeps out of training (empty for anything that is not a bank)."""
+    if bank is None or not is_bank(Path(bank)):
+        return set()
+    from coworkenv.synth.bank import heldout_blueprints as bank_heldout
+
+    return set(bank_heldout(Path(bank)))

@@ -1,0 +1,172 @@
+"""Running episodes inside a worker, under a per-episode time budget.
+
+Policy calls are the slow part (the environment is pure Python and fast), so the budget is
+enforced around them: a call that starts after the deadline raises at once, and a call
+still running at the deadline is interrupted by SIGALRM (main thread only; elsewhere the
+deadline is checked between calls). Either way the episode ends, keeps its partial
+trajectory and is recorded with status ``timeout`` rather than lost.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from coworkenv.agents.llm_user import make_environment
+from coworkenv.rollout.store import Encoded, episode_key
+from coworkenv.runtime.episode import run_episode
+from coworkenv.runtime.trajectory import Trajectory
+from coworkenv.spec.models import TaskSpec
+
+
+class EpisodeTimeout(Exception):
+    """The episode's time budget ran out."""
+
+
+@dataclass(frozen=True)
+class EpisodeTask:
+    """One episode to run; the spec travels as plain data so any process or Ray node can take it."""
+
+    spec: dict[str, Any]
+    sample: int
+    seed: int
+
+    @property
+    def key(self) -> str:
+        return episode_key(self.spec["id"], self.sample)
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    timeout: float | None = 300.0
+    user: str | None = None
+    fault_rate: float = 0.0
+
+
+@contextmanager
+def alarm(seconds: float) -> Iterator[None]:
+    """Raise EpisodeTimeout in the main thread after ``seconds``; a no-op elsewhere."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def _fire(signum: int, frame: Any) -> None:
+        raise EpisodeTimeout(f"episode exceeded its time budget ({seconds:.1f}s left at the call)")
+
+    previous = signal.signal(signal.SIGALRM, _fire)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+class Deadline:
+    """Wraps a policy call (``act`` or ``act_batch``) with the episode's deadline."""
+
+    def __init__(self, call: Callable[..., Any], timeout: float | None, name: str) -> None:
+        self.call = call
+        self.deadline = None if timeout is None else time.monotonic() + timeout
+        self.name = name
+
+    def __call__(self, *args: Any) -> Any:
+        if self.deadline is None:
+            return self.call(*args)
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise EpisodeTimeout("episode exceeded its time budget")
+        with alarm(left):
+            return self.call(*args)
+
+    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+        return self(messages, tools)
+
+
+def episode_record(task: EpisodeTask, policy_name: str, traj: Trajectory | None, error: str | None) -> dict[str, Any]:
+    """The store line for one finished (or failed) episode."""
+    if traj is not None and traj.error and traj.error.startswith(EpisodeTimeout.__name__):
+        traj.done_reason = "timeout"
+        status = "timeout"
+    else:
+        status = "error" if traj is None or traj.error else "ok"
+    grade = traj.grade if traj is not None else None
+    return {
+        "key": task.key,
+        "spec_id": task.spec["id"],
+        "sample": task.sample,
+        "seed": task.seed,
+        "policy": policy_name,
+        "status": status,
+        "error": error or (traj.error if traj is not None else None),
+        "score": grade.score if grade else None,
+        "passed": grade.passed if grade else False,
+        "seconds": traj.seconds if traj is not None else None,
+        "trajectory": traj.model_dump(mode="json") if traj is not None else None,
+    }
+
+
+def run_task(task: EpisodeTask, policy: Any, options: RunOptions) -> dict[str, Any]:
+    """Run one episode; never raises (a broken spec or environment becomes an ``error`` record)."""
+    name = getattr(policy, "name", type(policy).__name__)
+    try:
+        spec = TaskSpec.model_validate(task.spec)
+        env = make_environment(spec, task.seed, user=options.user, fault_rate=options.fault_rate)
+        actor = policy.for_task(spec) if hasattr(policy, "for_task") else policy
+        traj = run_episode(env, Deadline(actor.act, options.timeout, name), sample=task.sample)
+    except Exception as exc:  # recorded, so the run goes on and the failure is visible
+        return episode_record(task, name, None, f"{type(exc).__name__}: {exc}")
+    return episode_record(task, name, traj, None)
+
+
+def run_lockstep_tasks(tasks: list[EpisodeTask], policy: Any, options: RunOptions) -> list[dict[str, Any]]:
+    """Episodes of a batching policy (``act_batch``) played together, one batched turn at a time."""
+    from coworkenv.eval.runner import run_lockstep
+
+    name = getattr(policy, "name", type(policy).__name__)
+    specs = [TaskSpec.model_validate(t.spec) for t in tasks]
+    envs = [
+        make_environment(s, t.seed, user=options.user, fault_rate=options.fault_rate)
+        for s, t in zip(specs, tasks, strict=True)
+    ]
+    start = time.perf_counter()
+    trajs = run_lockstep(
+        envs, Deadline(policy.act_batch, options.timeout, name), policy_name=name, samples=[t.sample for t in tasks]
+    )
+    seconds = round(time.perf_counter() - start, 6)
+    for traj in trajs:
+        traj.seconds = seconds
+    return [episode_record(t, name, traj, None) for t, traj in zip(tasks, trajs, strict=True)]
+
+
+# --- process-pool workers: the policy is built once per process --------------------------------
+
+_POLICY: Any = None
+
+
+def init_worker(policy_spec: str, policy_options: dict[str, Any]) -> None:
+    from coworkenv.agents.factory import make_policy
+
+    global _POLICY
+    _POLICY = make_policy(policy_spec, **policy_options)
+
+
+def run_chunk(tasks: list[EpisodeTask], options: RunOptions) -> list[Encoded]:
+    return [Encoded.of(run_task(t, _POLICY, options)) for t in tasks]
+
+
+class RayRolloutWorker:
+    """The body of a Ray actor (wrapped with ``ray.remote`` by the runner): one policy per actor."""
+
+    def __init__(self, policy_spec: str, policy_options: dict[str, Any]) -> None:
+        from coworkenv.agents.factory import make_policy
+
+        self.policy = make_policy(policy_spec, **policy_options)
+
+    def run(self, tasks: list[EpisodeTask], options: RunOptions) -> list[Encoded]:
+        return [Encoded.of(run_task(t, self.policy, options)) for t in tasks]

@@ -1,0 +1,99 @@
+"""The procedural composer: a Recipe (blueprint, seed, modifiers, repair edits) -> TaskSpec.
+
+``plan`` turns (bank seed, job index) into a Recipe, choosing the blueprint round-robin
+and the modifiers by a seeded draw; ``compose`` builds the spec. Both are pure functions
+of their inputs, so a job always yields the same bytes, whichever worker runs it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from coworkenv.spec.models import TaskSpec
+from coworkenv.synth.blueprints import BLUEPRINTS, blueprint
+from coworkenv.synth.draft import finalize
+from coworkenv.synth.modifiers import MODIFIERS, Modifier
+from coworkenv.synth.world import World
+
+MODIFIER_DRAW = {"withhold": 3.0, "follow_up": 2.0, "policy": 1.5, "faults": 1.0, "event": 1.5, "aggregate": 1.5,
+                 "injection": 1.0}
+MODIFIER_COUNT = ((0, 2), (1, 5), (2, 3))  # (how many modifiers, relative odds)
+
+
+def derive(*parts: object) -> int:
+    """A stable 63-bit seed from parts (unlike hash(), the same in every process)."""
+    digest = hashlib.sha256(repr(parts).encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """Everything that determines a generated spec, including the repair loop's edits."""
+
+    blueprint: str
+    seed: int
+    modifiers: tuple[str, ...] = ()
+    world: int = 0
+    phrasing: int = 0
+    drop: tuple[str, ...] = ()
+    weights: tuple[tuple[str, float], ...] = ()
+
+    def reroll(self) -> Recipe:
+        """A fresh world (new fixtures and values) with the same blueprint and modifiers."""
+        return replace(self, world=self.world + 1, phrasing=0, drop=(), weights=())
+
+
+def compose(recipe: Recipe) -> TaskSpec:
+    bp = blueprint(recipe.blueprint)
+    world = World(derive(recipe.seed, recipe.world))
+    wanted = [MODIFIERS[m] for m in MODIFIERS if m in recipe.modifiers]
+    options = frozenset(m.option for m in wanted if m.option in bp.options)
+    draft = bp.build(world, options)
+    draft.capabilities.update(bp.capabilities)
+    for mod in wanted:
+        built_in = mod.option in options
+        if built_in or (mod.edit is not None and mod.offered_by(bp.options) and mod.edit(draft, world)):
+            draft.modifiers.append(mod.name)
+            draft.capabilities.add(mod.capability)
+    return finalize(draft, seed=recipe.seed, phrasing=recipe.phrasing, drop=recipe.drop,
+                    weights=dict(recipe.weights))
+
+
+def capabilities_of(name: str) -> set[str]:
+    """The capabilities a blueprint can exercise, natively or through a modifier it accepts."""
+    bp = blueprint(name)
+    return set(bp.capabilities) | {m.capability for m in MODIFIERS.values() if m.offered_by(bp.options)}
+
+
+def plan(seed: int, index: int, blueprints: Sequence[str] | None = None,
+         capabilities: Sequence[str] | None = None) -> Recipe:
+    """The recipe of job ``index`` of a bank: blueprint round-robin, modifiers drawn by seed.
+
+    With ``capabilities``, only blueprints that can exercise one of them take part, and
+    every recipe exercises at least one of them.
+    """
+    names = list(blueprints or BLUEPRINTS)
+    wanted = set(capabilities or ())
+    if wanted:
+        names = [n for n in names if capabilities_of(n) & wanted]
+        if not names:
+            raise ValueError(f"no blueprint can exercise {sorted(wanted)}")
+    job = derive(seed, index)
+    rng = random.Random(job)
+    name = names[index % len(names)]
+    bp = blueprint(name)
+    offered = [m for m in MODIFIERS.values() if m.offered_by(bp.options)]
+    count = rng.choices([c for c, _ in MODIFIER_COUNT], weights=[w for _, w in MODIFIER_COUNT])[0]
+    chosen: list[Modifier] = []
+    while offered and len(chosen) < count:
+        pick = rng.choices(offered, weights=[MODIFIER_DRAW[m.name] for m in offered])[0]
+        chosen.append(pick)
+        offered.remove(pick)
+    have = set(bp.capabilities) | {m.capability for m in chosen}
+    if wanted and not have & wanted:
+        providers = [m for m in offered if m.capability in wanted]
+        chosen.append(rng.choice(providers))
+    return Recipe(blueprint=name, seed=job, modifiers=tuple(m for m in MODIFIERS if m in {c.name for c in chosen}))

@@ -1,0 +1,185 @@
+"""A spec under construction, and how it becomes a TaskSpec.
+
+Blueprints fill a Draft; modifiers edit it; ``finalize`` turns it into a validated
+TaskSpec. The reference refers to request parameters as ``${facts.<slot>}`` throughout,
+so a modifier can withhold any fact: a stated fact is substituted into the reference at
+finalize time, a withheld one becomes a hidden fact with an ask step before its first use.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from coworkenv.expr import format_value
+from coworkenv.spec import content_id, spec_from_data
+from coworkenv.spec.models import TaskSpec
+
+GENERATOR_VERSION = "procedural-1"
+
+
+@dataclass
+class Fact:
+    """A request parameter: stated in the opening, or withheld so the agent must ask."""
+
+    slot: str
+    value: Any
+    given: str
+    keywords: list[str]
+    question: str
+    reply: str
+    withheld: str = ""
+    withholdable: bool = True
+
+
+@dataclass
+class Draft:
+    blueprint: str
+    title: str
+    persona: str
+    context: str
+    fixtures: dict[str, dict[str, list[dict[str, Any]]]]
+    """The world's fixtures (the same object: modifiers add records through the World)."""
+    openings: list[str]
+    facts: dict[str, Fact]
+    reference: list[dict[str, Any]]
+    checks: list[dict[str, Any]]
+    capabilities: set[str]
+    difficulty: str = "medium"
+    policies: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    faults: list[dict[str, Any]] = field(default_factory=list)
+    follow_ups: list[str] = field(default_factory=list)
+    withheld: list[str] = field(default_factory=list)
+    modifiers: list[str] = field(default_factory=list)
+    readable: list[tuple[str, str, str, str]] = field(default_factory=list)
+    """(service, collection, record id, field) the reference reads in full: where content can be planted."""
+    summary: list[str] = field(default_factory=list)
+    """Literal key results of the task (a time, an id): what a report of it must mention."""
+    max_turns: int = 30
+
+    def main_write(self) -> dict[str, Any] | None:
+        """The reference's key write (marked ``_main`` by the blueprint, else the last call)."""
+        calls = [s for s in self.reference if "call" in s]
+        return next((s for s in calls if s.get("_main")), calls[-1] if calls else None)
+
+    def check(self, kind: str, id: str, weight: float = 1.0, **fields: Any) -> dict[str, Any]:
+        """Add a check and return it."""
+        c = {"kind": kind, "id": id, "weight": weight, **fields}
+        self.checks.append(c)
+        return c
+
+    def last_answer(self) -> int:
+        return max(i for i, s in enumerate(self.reference) if "answer" in s)
+
+
+def _substitute(value: Any, facts: dict[str, Fact]) -> Any:
+    """Replace ``${facts.x}`` of stated facts by their values (typed when the whole string is one)."""
+    if isinstance(value, str):
+        whole = re.fullmatch(r"\$\{facts\.(\w+)\}", value)
+        if whole and whole.group(1) in facts:
+            return facts[whole.group(1)].value
+        return re.sub(r"\$\{facts\.(\w+)\}",
+                      lambda m: format_value(facts[m.group(1)].value) if m.group(1) in facts else m.group(0), value)
+    if isinstance(value, list):
+        return [_substitute(v, facts) for v in value]
+    if isinstance(value, dict):
+        return {k: _substitute(v, facts) for k, v in value.items()}
+    return value
+
+
+def uses(step: dict[str, Any], slot: str) -> bool:
+    """Whether a reference step refers to ``facts.<slot>``."""
+    return f"facts.{slot}" in repr(step)
+
+
+def balance(checks: list[dict[str, Any]], capabilities: set[str], share: float = 0.36, passes: int = 3) -> None:
+    """Weigh up the check groups a single probe can miss on its own, so that missing them fails.
+
+    A probe that misses only the main guard (collateral_write), only the answer
+    (vague_answer) or only the follow-up (stop_before_follow_up) fails when that group
+    carries more than (1 - 0.75) / 0.8 of the weight. The repair loop solves exactly
+    when this first guess is not enough.
+    """
+    groups: list[list[dict[str, Any]]] = []
+    guards = [c for c in checks if c["kind"] == "unchanged"]
+    if guards and capabilities & {"workflow_compliance", "safety"}:
+        groups.append([max(guards, key=lambda c: c["weight"])])
+    answers = [c for c in checks if c["kind"] in ("answer_contains", "answer_number")]
+    if answers and "information_synthesis" in capabilities:
+        groups.append(answers)
+    follow = [c for c in checks if c.get("_group") == "follow_up"]
+    if follow:
+        groups.append(follow)
+    for _ in range(passes if len(groups) > 1 else 1):
+        for group in groups:
+            mine = sum(c["weight"] for c in group)
+            others = sum(c["weight"] for c in checks) - mine
+            need = share / (1 - share) * others
+            if mine < need:
+                for c in group:
+                    c["weight"] *= need / mine
+
+
+def opening(draft: Draft, phrasing: int) -> str:
+    template = draft.openings[phrasing % len(draft.openings)]
+    text = template.format(**{
+        s: (f.withheld if s in draft.withheld else f.given) for s, f in draft.facts.items()
+    })
+    text = re.sub(r"\s+", " ", text).strip()
+    return re.sub(r"\s+([,.?!])", r"\1", text)
+
+
+def finalize(draft: Draft, *, seed: int, phrasing: int = 0, drop: tuple[str, ...] = (),
+             weights: dict[str, float] | None = None) -> TaskSpec:
+    """Build the TaskSpec: phrasing, hidden facts and asks, check weights, content id."""
+    stated = {s: f for s, f in draft.facts.items() if s not in draft.withheld}
+    reference: list[dict[str, Any]] = []
+    asked: set[str] = set()
+    for step in draft.reference:
+        for slot in draft.withheld:
+            if slot not in asked and uses(step, slot):
+                asked.add(slot)
+                at = len(reference)
+                while at and "confirm" in reference[at - 1]:  # ask before the confirmation, not between it and the act
+                    at -= 1
+                reference.insert(at, {"ask": slot, "question": draft.facts[slot].question})
+        reference.append(_substitute({k: v for k, v in step.items() if not k.startswith("_")}, stated))
+    hidden = [
+        {"slot": s, "value": f.value, "keywords": f.keywords, "reply": f.reply, "question": f.question}
+        for s, f in draft.facts.items() if s in draft.withheld
+    ]
+    checks = [dict(c) for c in draft.checks if c["id"] not in drop]
+    if weights:
+        for c in checks:
+            c["weight"] = weights.get(c["id"], c["weight"])
+    else:
+        balance(checks, draft.capabilities)
+    for c in checks:
+        c["weight"] = round(c["weight"], 3)
+        c.pop("_group", None)
+    data = {
+        "id": "",
+        "title": draft.title,
+        "services": draft.fixtures,
+        "context": draft.context,
+        "user": {
+            "persona": draft.persona,
+            "opening": opening(draft, phrasing),
+            "hidden_facts": hidden,
+            "follow_ups": [{"message": m} for m in draft.follow_ups],
+        },
+        "policies": draft.policies,
+        "events": draft.events,
+        "faults": draft.faults,
+        "checks": checks,
+        "reference": reference,
+        "capabilities": sorted(draft.capabilities),
+        "difficulty": draft.difficulty,
+        "max_turns": draft.max_turns,
+        "provenance": {"source": "synth", "blueprint": draft.blueprint, "seed": seed,
+                       "modifiers": list(draft.modifiers), "generator_version": GENERATOR_VERSION},
+    }
+    spec = spec_from_data(data, f"<{draft.blueprint}:{seed}>")
+    return spec.model_copy(update={"id": content_id(spec)})

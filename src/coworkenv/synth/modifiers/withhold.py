@@ -1,0 +1,21 @@
+"""multi_turn: withhold a fact the request needs, so the agent must ask instead of guessing."""
+
+from __future__ import annotations
+
+from coworkenv.synth.draft import Draft, uses
+from coworkenv.synth.modifiers.base import Modifier
+from coworkenv.synth.world import World
+
+
+def withhold(draft: Draft, world: World) -> bool:
+    slots = [s for s, f in draft.facts.items()
+             if f.withholdable and s not in draft.withheld and any(uses(step, s) for step in draft.reference)]
+    if not slots:
+        return False
+    slot = world.rng.choice(slots)
+    draft.withheld.append(slot)
+    draft.check("asked_user", f"asked_{slot}", 1.0, slot=slot)
+    return True
+
+
+MODIFIER = Modifier("withhold", "multi_turn", "guess_without_asking", edit=withhold)

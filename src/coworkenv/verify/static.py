@@ -1,0 +1,231 @@
+"""Static admission checks: what can be judged without running an episode.
+
+Every tool, service, collection, record, slot and result name the spec refers to must
+exist; expressions must parse; no hidden fact may already be in the opening request;
+no check may hold on the initial state (``unchanged`` checks excepted: they are guards);
+and every capability the spec claims must have its ingredients.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from coworkenv.capabilities.registry import CAPABILITIES, missing_ingredients
+from coworkenv.expr import check_syntax, format_value, references, root_names
+from coworkenv.grading.checks import EpisodeLog, episode_check, state_check
+from coworkenv.runtime.environment import Environment
+from coworkenv.services.registry import ALL_TOOLS, SERVICES
+from coworkenv.spec.models import STATE_CHECKS, AskStep, CallStep, TaskSpec
+from coworkenv.verify.findings import Finding
+from coworkenv.verify.perturb import exposed
+
+_TOOL_FIELDS = {"tool_called": ("tool",), "tool_not_called": ("tool",), "order": ("first", "then"),
+                "confirmed_before": ("tool",)}
+_EXPR_FIELDS = ("where", "allow")
+
+
+def static_findings(spec: TaskSpec) -> list[Finding]:
+    """All static problems of a spec (empty when it may go on to the dynamic checks)."""
+    findings = _services(spec)
+    if findings:  # nothing below can be judged on fixtures that do not load
+        return findings
+    tools = exposed(spec)
+    findings += _tools(spec, tools)
+    findings += _checks(spec)
+    findings += _reference(spec, tools)
+    findings += _events(spec)
+    findings += _leaks(spec)
+    findings += _capabilities(spec)
+    if not findings:
+        findings += _vacuous(spec)
+    return findings
+
+
+def _services(spec: TaskSpec) -> list[Finding]:
+    out = []
+    for name in spec.services:
+        if name not in SERVICES:
+            out.append(Finding(kind="unresolved_reference", where=f"services.{name}",
+                               evidence=f"unknown service {name!r}", hint=f"known: {', '.join(SERVICES)}"))
+            continue
+        try:
+            SERVICES[name].normalize_fixtures(spec.services[name])
+        except ValueError as exc:
+            out.append(Finding(kind="schema", where=f"services.{name}", evidence=str(exc),
+                               hint="make the fixture records fit the service's record model"))
+    return out
+
+
+def _tool(tools: set[str], name: str | None, where: str) -> list[Finding]:
+    if name is None or name in tools:
+        return []
+    known = "not exposed in this spec" if name in ALL_TOOLS else "no such tool"
+    return [Finding(kind="unresolved_reference", where=where, evidence=f"tool {name!r}: {known}",
+                    hint="use a tool of the spec's services")]
+
+
+def _expr(src: str | None, where: str) -> list[Finding]:
+    err = check_syntax(src) if src else None
+    return [Finding(kind="schema", where=where, evidence=err, hint="fix the expression")] if err else []
+
+
+def _collection(spec: TaskSpec, service: str, collection: str, where: str) -> list[Finding]:
+    if service not in spec.services:
+        return [Finding(kind="unresolved_reference", where=where, evidence=f"service {service!r} is not in the spec",
+                        hint="add its fixtures or check another service")]
+    if collection not in SERVICES[service].records:
+        return [Finding(kind="unresolved_reference", where=where,
+                        evidence=f"{service} has no collection {collection!r}",
+                        hint=f"collections: {', '.join(SERVICES[service].records)}")]
+    return []
+
+
+def _tools(spec: TaskSpec, tools: set[str]) -> list[Finding]:
+    out = []
+    for i, name in enumerate(spec.tools or []):
+        if name not in ALL_TOOLS or ALL_TOOLS[name].service not in spec.services:
+            out += [Finding(kind="unresolved_reference", where=f"tools[{i}]",
+                            evidence=f"tool {name!r} is not a tool of the spec's services")]
+    for i, p in enumerate(spec.policies):
+        out += _tool(tools, p.tool, f"policies[{i}].tool") + _tool(tools, p.prior_tool, f"policies[{i}].prior_tool")
+        out += _expr(p.when, f"policies[{i}].when") + _expr(p.prior_when, f"policies[{i}].prior_when")
+    for i, e in enumerate(spec.events):
+        out += _tool(tools, e.on_tool, f"events[{i}].on_tool")
+    for i, f in enumerate(spec.faults):
+        out += _tool(tools, f.tool, f"faults[{i}].tool")
+    return out
+
+
+def _record_ids(spec: TaskSpec, service: str, collection: str) -> set[str]:
+    ids = {r["id"] for r in spec.services.get(service, {}).get(collection, [])}
+    for e in spec.events:
+        ids |= {m.record["id"] for m in e.mutations
+                if m.op == "insert" and m.record and m.service == service and m.collection == collection}
+    return ids
+
+
+def _checks(spec: TaskSpec) -> list[Finding]:
+    out = []
+    tools = exposed(spec)
+    slots = {f.slot for f in spec.user.hidden_facts}
+    for i, c in enumerate(spec.checks):
+        where = f"checks[{i}]"
+        if c.kind in STATE_CHECKS:
+            out += _collection(spec, c.service, c.collection, where)
+        for name in _TOOL_FIELDS.get(c.kind, ()):
+            out += _tool(tools, getattr(c, name), f"{where}.{name}")
+        for name in _EXPR_FIELDS:
+            out += _expr(getattr(c, name, None), f"{where}.{name}")
+        if c.kind == "field_equals" and not out and c.record_id not in _record_ids(spec, c.service, c.collection):
+            out.append(Finding(kind="unresolved_reference", where=f"{where}.record_id",
+                               evidence=f"no {c.service}.{c.collection} record {c.record_id!r}",
+                               hint="check a record that exists, or use record_exists for a new one"))
+        if c.kind == "asked_user" and c.slot not in slots:
+            out.append(Finding(kind="unresolved_reference", where=f"{where}.slot",
+                               evidence=f"no hidden fact with slot {c.slot!r}"))
+    return out
+
+
+def _reference(spec: TaskSpec, tools: set[str]) -> list[Finding]:
+    out = []
+    facts = {f.slot: f for f in spec.user.hidden_facts}
+    saved: set[str] = set()
+    asked: set[str] = set()
+    for i, step in enumerate(spec.reference):
+        where = f"reference[{i}]"
+        if isinstance(step, AskStep):
+            if step.ask not in facts:
+                out.append(Finding(kind="unresolved_reference", where=where,
+                                   evidence=f"asks for {step.ask!r}, which is no hidden fact"))
+            asked.add(step.ask)
+            continue
+        if isinstance(step, CallStep):
+            out += _tool(tools, step.call, f"{where}.call")
+        for expr in references(step.model_dump(exclude={"save_as"})):
+            out += _expr(expr, where) or _names(expr, where, saved, asked)
+        if isinstance(step, CallStep) and step.save_as:
+            saved.add(step.save_as)
+    for slot, fact in facts.items():
+        missing = [t for t in _value_texts(fact.value) if t.lower() not in fact.reply.lower()]
+        if missing:
+            out.append(Finding(kind="unsolvable", where=f"user.hidden_facts[{slot}]",
+                               evidence=f"the user's reply does not state {missing[0]!r}",
+                               hint="make the user's reply contain the value"))
+    return out
+
+
+def _names(expr: str, where: str, saved: set[str], asked: set[str]) -> list[Finding]:
+    out = []
+    for name in sorted(root_names(expr)):
+        if name == "facts":
+            for slot in re.findall(r"facts\.([A-Za-z_][A-Za-z0-9_]*)", expr):
+                if slot not in asked:
+                    out.append(Finding(kind="unresolved_reference", where=where,
+                                       evidence=f"uses facts.{slot} before asking the user for it",
+                                       hint="add an ask step for the slot first"))
+        elif name not in saved:
+            out.append(Finding(kind="unresolved_reference", where=where,
+                               evidence=f"uses {name!r}, which no earlier call saved",
+                               hint="save the call's result under that name"))
+    return out
+
+
+def _events(spec: TaskSpec) -> list[Finding]:
+    out = []
+    for i, e in enumerate(spec.events):
+        for j, m in enumerate(e.mutations):
+            where = f"events[{i}].mutations[{j}]"
+            found = _collection(spec, m.service, m.collection, where)
+            if not found and m.op != "insert" and m.id not in _record_ids(spec, m.service, m.collection):
+                found.append(Finding(kind="unresolved_reference", where=where,
+                                     evidence=f"{m.op} of missing record {m.service}.{m.collection}/{m.id}"))
+            out += found
+    return out
+
+
+def _value_texts(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [t for v in value for t in _value_texts(v)]
+    text = format_value(value).strip()
+    return [text] if text else []
+
+
+def _leaks(spec: TaskSpec) -> list[Finding]:
+    out = []
+    visible = f"{spec.user.opening}\n{spec.context}".lower()
+    for fact in spec.user.hidden_facts:
+        for text in _value_texts(fact.value):
+            if re.search(rf"(?<![a-z0-9]){re.escape(text.lower())}(?![a-z0-9])", visible):
+                out.append(Finding(kind="leaked_fact", where=f"user.hidden_facts[{fact.slot}]",
+                                   evidence=f"{text!r} is already in the opening request or context",
+                                   hint="rephrase the opening so it does not state the hidden value"))
+                break
+    return out
+
+
+def _capabilities(spec: TaskSpec) -> list[Finding]:
+    out = [Finding(kind="unresolved_reference", where=f"capabilities[{i}]", evidence=f"unknown capability {c!r}",
+                   hint=f"known: {', '.join(CAPABILITIES)}")
+           for i, c in enumerate(spec.capabilities) if c not in CAPABILITIES]
+    for cap, ing in missing_ingredients(spec):
+        out.append(Finding(kind="missing_ingredient", where=f"capabilities[{spec.capabilities.index(cap)}]",
+                           evidence=f"{cap} needs {ing.name}: {ing.description}",
+                           hint=f"add {ing.name} or drop the {cap} tag"))
+    return out
+
+
+def _vacuous(spec: TaskSpec) -> list[Finding]:
+    """Checks that already hold before the agent does anything (on the state after reset)."""
+    env = Environment(spec)
+    log = EpisodeLog()
+    out = []
+    for i, c in enumerate(spec.checks):
+        if c.kind == "unchanged":
+            continue
+        holds = state_check(c, env.workspace)[0] if c.kind in STATE_CHECKS else episode_check(c, log)[0]
+        if holds:
+            out.append(Finding(kind="vacuous_check", where=f"checks[{i}]",
+                               evidence=f"{c.kind} check {c.id!r} already holds on the initial state",
+                               hint="check something the task must change, or drop the check"))
+    return out

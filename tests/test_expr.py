@@ -1,0 +1,124 @@
+"""The safe expression language: values, operators, functions, templates, and refusals."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from coworkenv.expr import ExprError, check_syntax, evaluate, format_value, references, render, root_names
+
+CTX: dict[str, Any] = {
+    "r": {"amount": 642.8, "status": "submitted", "to": ["a@corp.io", "b@ext.com"], "tags": []},
+    "r1": {"items": [{"id": "x1", "amount": 10}, {"id": "x2", "amount": 2.5}], "total": 2},
+    "args": {"expense_id": "e1", "n": 3},
+    "state": {"expenses": {"expenses": {"e1": {"amount": 900}}}},
+}
+
+
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        ("1 + 2 * 3", 7),
+        ("(1 + 2) * 3", 9),
+        ("7 % 4 - -1", 4),
+        ("10 / 4", 2.5),
+        ("r.amount > 500 and r.status == 'submitted'", True),
+        ("r.amount < 500 or not r.tags", True),
+        ("'a@corp.io' in r.to", True),
+        ("'c@corp.io' not in r.to", True),
+        ("'SUBMIT' in r.status", True),
+        ("r1.items[1].id", "x2"),
+        ("r1.items[-1].amount", 2.5),
+        ("r1.items[*].id", ["x1", "x2"]),
+        ("sum(r1.items[*].amount)", 12.5),
+        ("max(r1.items[*].amount)", 10),
+        ("min([3, 1, 2])", 1),
+        ("len(r.to)", 2),
+        ("len(r.missing)", 0),
+        ("round(2.456, 2)", 2.46),
+        ("abs(-3)", 3),
+        ("lower('AbC') + upper('d')", "abcD"),
+        ("contains(r.status, 'MIT')", True),
+        ("startswith(r.status, 'sub') and endswith(r.to[0], '@corp.io')", True),
+        ("any([false, true]) and not all([true, false])", True),
+        ("first(r.to) + ',' + last(r.to)", "a@corp.io,b@ext.com"),
+        ("join(r.to, '; ')", "a@corp.io; b@ext.com"),
+        ("sorted(unique([3, 1, 3]))", [1, 3]),
+        ("date('2025-03-11T09:00')", "2025-03-11"),
+        ("state.expenses.expenses[args.expense_id].amount", 900),
+        ("r.nope.deeper[3]", None),
+        ("r1.items[9]", None),
+        ("null == r.nope", True),
+        ("'a' < 1", False),
+        ("str(args.n) + 'x'", "3x"),
+    ],
+)
+def test_evaluate(src: str, expected: Any) -> None:
+    assert evaluate(src, CTX) == expected
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        "1 +",
+        "r.amount >",
+        "(1 + 2",
+        "r.",
+        "1 2",
+        "r @ 2",
+        "__import__('os')",
+        "open('x')",
+        "unknown_fn(1)",
+    ],
+)
+def test_syntax_errors_raise_expr_error(src: str) -> None:
+    with pytest.raises(ExprError):
+        evaluate(src, CTX)
+    assert check_syntax(src)
+
+
+@pytest.mark.parametrize("src", ["1 / 0", "'a' - 1", "len(5)", "sorted([1, 'a'])", "int('x')", "round(1e308 * 10)"])
+def test_runtime_errors_raise_expr_error(src: str) -> None:
+    with pytest.raises(ExprError):
+        evaluate(src, CTX)
+
+
+def test_names_read_dict_keys_never_python_attributes() -> None:
+    assert evaluate("r.__class__", CTX) is None
+    assert evaluate("args.expense_id.__len__", CTX) is None
+    assert evaluate("r.to.append", CTX) is None
+
+
+def test_unhashable_key_names_nothing() -> None:
+    ctx = {**CTX, "args": {"expense_id": ["e1"]}}
+    assert evaluate("state.expenses.expenses[args.expense_id]", ctx) is None
+
+
+def test_check_syntax_accepts_valid() -> None:
+    assert check_syntax("len(r.to) >= 1 and r.amount != 0") is None
+
+
+def test_render_keeps_types_of_whole_references() -> None:
+    template = {"ids": ["${r1.items[0].id}", "${args.n}"], "n": "${args.n}", "note": "total ${sum(r1.items[*].amount)}"}
+    assert render(template, CTX) == {"ids": ["x1", 3], "n": 3, "note": "total 12.50"}
+    assert render("no templates here", CTX) == "no templates here"
+    assert render(5, CTX) == 5
+
+
+def test_render_errors_are_expr_errors() -> None:
+    with pytest.raises(ExprError):
+        render("x ${1 +}", CTX)
+
+
+def test_format_value() -> None:
+    assert format_value(1179500.0) == "1179500"
+    assert format_value(2033.6) == "2033.60"
+    assert format_value(["a", 2.0]) == "a, 2"
+    assert format_value(None) == ""
+
+
+def test_references_and_root_names() -> None:
+    assert references({"a": ["${r1.x}", "t ${len(r2.y)} ${facts.slot}"], "b": 3}) == [
+        "r1.x", "len(r2.y)", "facts.slot"]
+    assert root_names("len(r1.items) > args.n and facts.slot == r.x") == {"r1", "args", "facts", "r"}

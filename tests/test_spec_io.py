@@ -1,0 +1,135 @@
+"""Loading, saving and hashing specs, and errors that name the file and the field."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from minispec import tiny_data, tiny_spec
+
+from coworkenv.spec import SpecError, canonical_json, content_id, load_spec, save_spec, spec_from_data
+
+
+def _write(path: Path, data: Any) -> Path:
+    text = json.dumps(data) if path.suffix == ".json" else yaml.safe_dump(data, sort_keys=False)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("suffix", [".yaml", ".yml", ".json"])
+def test_load_yaml_and_json(tmp_path: Path, suffix: str) -> None:
+    spec = load_spec(_write(tmp_path / f"tiny{suffix}", tiny_data()))
+    assert spec == tiny_spec()
+
+
+@pytest.mark.parametrize("suffix", [".yaml", ".json"])
+def test_save_round_trip_is_byte_stable(tmp_path: Path, suffix: str) -> None:
+    spec = tiny_spec(policies=[{"id": "p", "description": "d", "tool": "mail_send", "rule": "forbid"}])
+    first, second = tmp_path / f"a{suffix}", tmp_path / f"b{suffix}"
+    save_spec(spec, first)
+    again = load_spec(first)
+    save_spec(again, second)
+    assert again == spec and first.read_bytes() == second.read_bytes()
+    assert not list(tmp_path.glob(".*.tmp")), "atomic writes leave no temporary files"
+
+
+def test_canonical_json_and_content_id() -> None:
+    a, b = tiny_spec(), tiny_spec(id="another-name")
+    assert canonical_json(a) == canonical_json(tiny_spec())
+    assert json.loads(canonical_json(a))["id"] == "tiny"
+    assert content_id(a) == content_id(b), "the id is not part of the content"
+    assert content_id(a) != content_id(tiny_spec(title="Something else"))
+    assert len(content_id(a)) == 16
+
+
+def _problems(exc: pytest.ExceptionInfo[SpecError]) -> str:
+    return "\n".join(exc.value.problems)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field"),
+    [
+        ({"max_turns": "many"}, "max_turns"),
+        ({"max_turns": 0}, "max_turns"),
+        ({"difficulty": "extreme"}, "difficulty"),
+        ({"checks": []}, "checks"),
+        ({"checks": [{"id": "c", "kind": "telepathy"}]}, "checks[0]"),
+        ({"checks": [{"id": "c", "kind": "count", "service": "mail", "collection": "messages", "value": "x"}]},
+         "checks[0].count.value"),
+        ({"reference": [{"dance": "now"}]}, "reference[0]"),
+        ({"user": {"opening": 5}}, "user.opening"),
+        ({"policies": [{"id": "p", "description": "d", "tool": "t", "rule": "require_prior"}]}, "policies[0]"),
+        ({"events": [{"id": "e", "mutations": [{"service": "mail", "collection": "messages", "op": "delete",
+                                                "id": "m1"}]}]}, "events[0]"),
+        ({"events": [{"id": "e", "after_step": 1, "mutations": [{"service": "mail", "collection": "messages",
+                                                                 "op": "insert", "record": {"x": 1}}]}]},
+         "events[0].mutations[0]"),
+        ({"faults": [{"tool": "mail_read", "on_call": 0}]}, "faults[0].on_call"),
+        ({"surprise": True}, "surprise"),
+        ({"services": {"mail": {"messages": [{"subject": "no id"}]}}}, "services.mail.messages"),
+        ({"checks": [{"id": "c", "kind": "asked_user", "slot": "a"}, {"id": "c", "kind": "asked_user", "slot": "b"}]},
+         "duplicate ids in checks"),
+    ],
+)
+def test_invalid_fields_are_named(tmp_path: Path, overrides: dict[str, Any], field: str) -> None:
+    path = _write(tmp_path / "bad.yaml", tiny_data(**overrides))
+    with pytest.raises(SpecError) as exc:
+        load_spec(path)
+    assert exc.value.path == str(path) and str(path) in str(exc.value)
+    assert field in _problems(exc)
+
+
+def test_missing_required_field(tmp_path: Path) -> None:
+    data = tiny_data()
+    del data["user"]
+    with pytest.raises(SpecError) as exc:
+        load_spec(_write(tmp_path / "bad.json", data))
+    assert "user: Field required" in _problems(exc)
+
+
+def test_malformed_yaml_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "broken.yaml"
+    path.write_text("id: x\nservices: {mail: [unclosed\n", encoding="utf-8")
+    with pytest.raises(SpecError) as exc:
+        load_spec(path)
+    assert str(path) in str(exc.value) and "not valid YAML" in _problems(exc)
+
+
+def test_malformed_json_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "broken.json"
+    path.write_text('{"id": "x",', encoding="utf-8")
+    with pytest.raises(SpecError) as exc:
+        load_spec(path)
+    assert str(path) in str(exc.value) and "not valid JSON" in _problems(exc)
+
+
+@pytest.mark.parametrize("text", ["- just\n- a list\n", "42\n", ""])
+def test_document_that_is_not_a_mapping(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "odd.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SpecError) as exc:
+        load_spec(path)
+    assert "<root>: expected a mapping" in _problems(exc)
+
+
+def test_unreadable_file(tmp_path: Path) -> None:
+    with pytest.raises(SpecError) as exc:
+        load_spec(tmp_path / "missing.yaml")
+    assert "cannot read file" in _problems(exc)
+
+
+def test_spec_from_data_names_its_source() -> None:
+    with pytest.raises(SpecError) as exc:
+        spec_from_data(tiny_data(max_turns=-1), "bank/shard-3.jsonl#17")
+    assert str(exc.value).startswith("bank/shard-3.jsonl#17: invalid spec")
+
+
+def test_record_ids_must_be_unique_text() -> None:
+    for ids in (["m1", "m1"], [["m1"], "m2"], [1, 2]):
+        records = [{"id": i, "subject": "s"} for i in ids]
+        with pytest.raises(SpecError) as exc:
+            spec_from_data(tiny_data(services={"mail": {"messages": records}}))
+        assert "services.mail.messages" in _problems(exc)
