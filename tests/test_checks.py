@@ -6,13 +6,13 @@ from collections.abc import Callable
 from typing import Any, get_args
 
 import pytest
-from minispec import BASE, CREATE_TAXI, call, play, say, tiny_spec
 from pydantic import TypeAdapter
 
 from coworkenv.grading import PASS_THRESHOLD, EpisodeLog, combine, episode_check, numbers_in, state_check
 from coworkenv.runtime import Environment, Workspace
 from coworkenv.runtime.trajectory import ToolCallRecord, UserReply
 from coworkenv.spec import Check
+from minispec import BASE, CREATE_TAXI, call, play, say, tiny_spec
 
 CHECK = TypeAdapter(Check)
 

@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import base64
+import json
 import re
 from pathlib import Path
 
+from typer.testing import CliRunner
+
+from coworkenv.agents.transformers_policy import TransformersPolicy
+from coworkenv.cli import app
 from coworkenv.eval.metrics import compute_metrics
 from coworkenv.eval.report import write_report
+from coworkenv.eval.runner import evaluate
 from coworkenv.eval.runs import TRAIN_LOG, TRAIN_SUMMARY, load_run, write_eval
 from coworkenv.runtime.trajectory import Grade, Trajectory
+from coworkenv.spec import save_spec
 from coworkenv.storage import append_jsonl, atomic_write_json
+from coworkenv.train.models import load_model
+from train_helpers import lookup_spec
 
 
 def _trajs(scores: list[float]) -> list[Trajectory]:
@@ -52,3 +61,42 @@ def test_report_renders_evals_trainings_and_rl_settings(tmp_path: Path) -> None:
 
 def test_report_of_an_empty_folder_says_so(tmp_path: Path) -> None:
     assert "No evaluations" in write_report(tmp_path).read_text()
+
+
+def test_cli_eval_writes_metrics_trajectories_and_report(tmp_path: Path) -> None:
+    bank = tmp_path / "specs"
+    for i in range(3):
+        save_spec(lookup_spec(i), bank / f"lookup-{i}.json")
+    out = tmp_path / "run"
+    res = CliRunner().invoke(app, ["eval", "--model", "oracle", "--bank", str(bank), "--split", "all",
+                                   "--samples", "2", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    data = json.loads((out / "metrics.json").read_text())
+    m = data["metrics"]
+    assert m["overall"]["pass@1"] == 100.0 and m["overall"]["pass^k"] == 100.0 and m["overall"]["k"] == 2
+    assert m["multi_turn"]["tasks"] == 2 and set(m["by_blueprint"]) == {"lookup_ask", "lookup_direct"}
+    assert len((out / "trajectories.jsonl").read_text().splitlines()) == 6
+    assert (out / "report.html").exists()
+    res = CliRunner().invoke(app, ["report", str(out), "--title", "again"])
+    assert res.exit_code == 0 and "again" in (out / "report.html").read_text()
+
+
+def test_lockstep_batches_a_local_model_over_every_episode() -> None:
+    model, tokenizer = load_model("tiny", "cpu")
+    batches: list[int] = []
+
+    class Counting:
+        name = "tiny"
+
+        def __init__(self) -> None:
+            self.inner = TransformersPolicy(model, tokenizer, max_new_tokens=6)
+
+        def act_batch(self, items: list) -> list:
+            batches.append(len(items))
+            return self.inner.act_batch(items)
+
+    result = evaluate(Counting(), [lookup_spec(i) for i in range(3)], samples=2, batch_size=4)
+    assert len(result.trajectories) == 6
+    assert batches[0] == 4 and sum(1 for b in batches if b > 1) >= 2
+    assert all(t.grade is not None for t in result.trajectories)
+    assert result.metrics["overall"]["samples"] == 6

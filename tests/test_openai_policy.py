@@ -202,3 +202,15 @@ def test_oracle_grades_the_same_with_the_llm_user(server: FakeServer) -> None:
     traj = run_episode(make_environment(spec, user=f"openai:persona@{server.url}"), make_policy("oracle"))
     assert traj.grade is not None and traj.grade.passed and traj.grade.score == 1.0
     assert any(m["content"] == "Sure: 40k. Also, yes, go ahead." for m in traj.messages if m["role"] == "user")
+
+
+def test_worker_processes_time_out_a_stalled_server(server: FakeServer, tmp_path: Any) -> None:
+    from coworkenv.rollout import RolloutStore, rollout_bank
+
+    server.script(Reply(body=completion({"content": "late"}), delay=3.0))
+    summary = rollout_bank([mail_reply_spec(0), mail_reply_spec(1)], f"openai:fake@{server.url}", 1, tmp_path,
+                           workers=2, timeout=0.5, progress=False)
+    assert summary.counts["by_status"] == {"timeout": 2}
+    records = list(RolloutStore(tmp_path).records())
+    assert all(r["error"].startswith("EpisodeTimeout") for r in records)
+    assert all(r["seconds"] < 2.0 for r in records), "the budget, not the server, ended the episodes"

@@ -55,6 +55,27 @@ def test_timeout_keeps_the_partial_episode(tmp_path: Path) -> None:
     assert traj["done_reason"] == "timeout" and 1 <= len(traj["steps"]) < 4 and not record["passed"]
 
 
+class Swallowing:
+    """Catches every Exception around a stalled call, as HTTP client libraries do."""
+
+    name = "swallowing"
+
+    def act(self, messages: list, tools: list) -> AssistantTurn:
+        try:
+            time.sleep(5)
+        except Exception:
+            return AssistantTurn(content="swallowed")
+        return AssistantTurn(content="finished")
+
+
+def test_timeout_interrupts_a_stalled_call_even_under_broad_excepts(tmp_path: Path) -> None:
+    start = time.perf_counter()
+    rollout_bank(SPECS[:1], Swallowing(), 1, tmp_path, timeout=0.3, progress=False)
+    (record,) = RolloutStore(tmp_path).records()
+    assert time.perf_counter() - start < 2
+    assert record["status"] == "timeout" and record["trajectory"]["steps"] == []
+
+
 class Crashing:
     name = "crashing"
 
@@ -138,3 +159,16 @@ def test_resume_after_sigkill_loses_and_duplicates_nothing(tmp_path: Path) -> No
     assert set(keys) == {f"{mail_reply_spec(i).id}#{k}" for i in range(20) for k in range(2)}
     assert all(r["status"] == "ok" and r["passed"] for r in RolloutStore(tmp_path).records())
     assert json.loads((tmp_path / "manifest.json").read_text())["status"] == "complete"
+
+
+def test_spec_sources(tmp_path: Path) -> None:
+    from coworkenv.rollout.sources import load_specs
+
+    folder = write_specs(tmp_path / "specs", [SPECS[1], SPECS[0]])
+    assert [s.id for s in load_specs(folder)] == [SPECS[0].id, SPECS[1].id]
+    assert [s.id for s in load_specs(folder / f"{SPECS[1].id}.yaml")] == [SPECS[1].id]
+    with pytest.raises(ValueError, match="not a bank"):
+        load_specs(folder, "heldout")
+    (folder / "copy.yaml").write_text((folder / f"{SPECS[0].id}.yaml").read_text())
+    with pytest.raises(ValueError, match="duplicate"):
+        load_specs(folder)

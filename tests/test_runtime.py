@@ -6,10 +6,10 @@ import json
 from typing import Any
 
 import pytest
-from minispec import CREATE_TAXI, DoNothing, call, play, say, tiny_spec
 
 from coworkenv.runtime import AssistantTurn, Environment, ToolCall, run_episode
 from coworkenv.runtime.environment import NOTICE
+from minispec import CREATE_TAXI, DoNothing, call, play, say, tiny_spec
 
 
 def _error(obs_messages: list[dict[str, Any]]) -> str:

@@ -95,3 +95,22 @@ def test_failed_episodes_never_become_demonstrations(runs: list[Path], tmp_path:
     export_sft(runs[1], tmp_path)
     assert (tmp_path / "sft.jsonl").read_text() == ""
     assert all(not r["passed"] for r in RolloutStore(runs[1]).records())
+
+
+def test_cli_export_commands(runs: list[Path], tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+
+    cli = CliRunner()
+    result = cli.invoke(app, ["export", "sft", str(runs[0]), "--out", str(tmp_path / "sft"),
+                              "--exclude-blueprint", "heldout", "--max-per-blueprint", "2"])
+    assert result.exit_code == 0, result.output
+    assert [s["spec_id"] for s in lines(tmp_path / "sft" / "sources.jsonl")] == ["forward-3", "reply-0", "reply-1"]
+    result = cli.invoke(app, ["export", "rl", *map(str, runs), "--out", str(tmp_path / "rl"), "--reward", "binary",
+                              "--normaliser", "rloo", "--credit", "discounted", "--gamma", "0.5"])
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((tmp_path / "rl" / "manifest.json").read_text())
+    assert manifest["settings"]["credit"] == "discounted" and manifest["episodes"] == 15
+    bad = cli.invoke(app, ["export", "rl", str(runs[0]), "--out", str(tmp_path / "x"), "--credit", "tokens"])
+    assert bad.exit_code == 2

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 import yaml
-from minispec import tiny_data, tiny_spec
 
 from coworkenv.spec import SpecError, canonical_json, content_id, load_spec, save_spec, spec_from_data
+from minispec import tiny_data, tiny_spec
 
 
 def _write(path: Path, data: Any) -> Path:

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 import torch
-from train_helpers import lookup_spec
 
 from coworkenv.agents import OracleTeacher
 from coworkenv.data.rl import RlSettings
@@ -21,6 +20,7 @@ from coworkenv.train.episodes import Episode, TurnTokens
 from coworkenv.train.grpo import GRPOSettings, Setting, run_grid, train_grpo, turn_samples
 from coworkenv.train.models import load_model
 from coworkenv.train.policy_loss import TurnSample, completion_logps, policy_gradient_step
+from train_helpers import lookup_spec
 
 
 class Quitter:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from train_helpers import lookup_spec, oracle_demos
 from typer.testing import CliRunner
 
 from coworkenv.cli import app
@@ -13,6 +12,7 @@ from coworkenv.eval.runs import TRAIN_LOG, TRAIN_SUMMARY
 from coworkenv.storage import read_jsonl
 from coworkenv.train.models import load_model
 from coworkenv.train.sft import SFTSettings, _dataset, train_sft
+from train_helpers import lookup_spec, oracle_demos
 
 
 def test_cli_sft_lowers_the_loss_and_saves_a_checkpoint(tmp_path: Path) -> None:

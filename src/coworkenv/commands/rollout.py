@@ -20,7 +20,9 @@ def register(app: typer.Typer) -> None:
         policy: str = typer.Option("oracle", "--policy", help=POLICY_SPECS),
         samples: int = typer.Option(1, "--samples", "-k", min=1, help="episodes per environment (K)"),
         out: Path = typer.Option(..., "--out", help="run folder (resumed if it exists)"),
-        workers: int = typer.Option(os.cpu_count() or 1, "--workers", "-w", min=1, help="parallel workers"),
+        workers: int | None = typer.Option(
+            None, "--workers", "-w", min=1, help="parallel workers (default: local CPUs; with --ray, cluster CPUs)"
+        ),
         ray: str | None = typer.Option(None, "--ray", help="run on Ray: 'local' or a cluster address"),
         timeout: float = typer.Option(300.0, "--timeout", help="per-episode time budget in seconds (0: none)"),
         seed: int = typer.Option(0, "--seed", help="environment seed of sample 0 (sample k uses seed+k)"),
@@ -33,6 +35,7 @@ def register(app: typer.Typer) -> None:
         from coworkenv.rollout.store import StoreMismatch
 
         console = Console()
+        workers = workers or (0 if ray else os.cpu_count() or 1)
         try:
             summary = rollout_bank(
                 bank, policy, samples, out, workers=workers, ray_address=ray, timeout=timeout or None, seed=seed,

@@ -1,9 +1,103 @@
-"""CLI commands for the synth stage."""
+"""CLI commands for the synth stage: ``coworkenv synth`` and ``coworkenv bank stats``."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+
+def _names(values: list[str] | None) -> list[str]:
+    """Repeated options and comma-separated lists, both accepted."""
+    return [v.strip() for item in values or [] for v in item.split(",") if v.strip()]
+
+
+def _table(title: str, columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> Table:
+    table = Table(title=title)
+    for col in columns:
+        table.add_column(col, justify="right" if col not in columns[:1] else "left")
+    for row in rows:
+        table.add_row(*(str(v) for v in row))
+    return table
+
+
+def print_manifest(console: Console, m: dict[str, Any]) -> None:
+    """The bank manifest as tables: summary, rejection reasons, capabilities, blueprints, shards."""
+    cfg = m["config"]
+    summary = [("environments", m["admitted"]), ("jobs", m["jobs"]), ("rejected", m["rejected"]),
+               ("yield", f"{m['yield']:.1%}"), ("repaired", m["repaired"]), ("multi-turn", m["multi_turn"]),
+               ("train / held-out", f"{m['split']['train']} / {m['split']['heldout']}"),
+               ("seed", cfg["seed"]), ("complete", "yes" if m["complete"] else "no (resume with the same command)")]
+    console.print(_table("bank", ("", "value"), summary))
+    console.print(_table("repair rounds (admitted)", ("rounds", "environments"), list(m["repair_rounds"].items())))
+    reasons = [(k, v, m["final_rejections"].get(k, 0)) for k, v in m["rejection_reasons"].items()]
+    console.print(_table("rejection reasons", ("finding", "in any round", "final"), reasons))
+    console.print(_table("capabilities", ("capability", "environments"), list(m["per_capability"].items())))
+    console.print(_table("modifiers", ("modifier", "environments"), list(m["per_modifier"].items())))
+    rows = [(bp, d["split"], d["jobs"], d["admitted"], f"{d['admitted'] / d['jobs']:.0%}" if d["jobs"] else "-")
+            for bp, d in m["per_blueprint"].items()]
+    console.print(_table("blueprints", ("blueprint", "split", "jobs", "admitted", "yield"), rows))
+    console.print(_table("shards", ("shard", "environments"), list(m["shards"].items())))
 
 
 def register(app: typer.Typer) -> None:
     """Add this stage's commands to the main app."""
+
+    @app.command("synth")
+    def synth(
+        n: int = typer.Option(..., "--n", min=1, help="admitted environments wanted"),
+        out: Path = typer.Option(..., "--out", help="bank folder (resumed if it exists)"),
+        seed: int = typer.Option(0, "--seed"),
+        capabilities: list[str] | None = typer.Option(None, "--capabilities", help="only environments exercising them"),
+        blueprints: list[str] | None = typer.Option(None, "--blueprints", help="only these workflows"),
+        held_out: list[str] | None = typer.Option(None, "--held-out", help="held-out blueprints (default: built-in)"),
+        workers: int = typer.Option(1, "--workers", "-w", min=1, help="worker processes"),
+        max_rounds: int = typer.Option(3, "--max-rounds", min=0, help="repair rounds per environment"),
+    ) -> None:
+        """Synthesize, verify and repair environments into a bank (resumable)."""
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        from coworkenv.capabilities import CAPABILITIES
+        from coworkenv.synth.bank import BankError, synthesize_bank
+
+        console = Console()
+        caps = _names(capabilities)
+        unknown = sorted(set(caps) - set(CAPABILITIES))
+        if unknown:
+            console.print(f"[red]unknown capabilities: {', '.join(unknown)}; known: {', '.join(CAPABILITIES)}[/red]")
+            raise typer.Exit(2)
+        columns = (TextColumn("[bold]synth"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[jobs]} jobs"),
+                   TimeElapsedColumn())
+        with Progress(*columns, console=console) as progress:
+            task = progress.add_task("synth", total=n, jobs=0)
+            try:
+                manifest = synthesize_bank(
+                    out, n, seed=seed, capabilities=caps, blueprints=_names(blueprints),
+                    held_out=_names(held_out) if held_out else None, workers=workers, max_rounds=max_rounds,
+                    on_progress=lambda admitted, jobs: progress.update(task, completed=admitted, jobs=jobs),
+                )
+            except (BankError, ValueError) as exc:
+                console.print(f"[red]{exc}[/red]")
+                raise typer.Exit(2) from None
+        console.print(f"{manifest['admitted']} environments in {out} (yield {manifest['yield']:.1%}, "
+                      f"{manifest['repaired']} repaired)")
+
+    bank_app = typer.Typer(help="Inspect environment banks.", no_args_is_help=True)
+
+    @bank_app.command("stats")
+    def stats(bank: Path = typer.Argument(..., help="bank folder")) -> None:
+        """Print a bank's manifest as tables."""
+        from coworkenv.synth.bank import BankError, read_manifest
+
+        console = Console()
+        try:
+            manifest = read_manifest(bank)
+        except BankError as exc:
+            console.print(f"[red]{exc}[/red]")
+            raise typer.Exit(2) from None
+        print_manifest(console, manifest)
+
+    app.add_typer(bank_app, name="bank")

@@ -107,7 +107,7 @@ def register(app: typer.Typer) -> None:
         def after(setting: Setting, result: GRPOResult, tokenizer: Any) -> None:
             if heldout:
                 evaluate_loaded(result.model, tokenizer, heldout, result.out, f"grpo {setting.name}",
-                                samples=eval_samples, max_new_tokens=max_new_tokens, seed=seed, model=model,
+                                samples=eval_samples, max_new_tokens=max_new_tokens, seed=seed, model_name=model,
                                 split="heldout", bank=str(bank))
 
         with Progress(console=console) as bar:

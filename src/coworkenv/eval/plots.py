@@ -42,13 +42,23 @@ def _grouped_bars(ax: Any, groups: list[str], series: dict[str, list[float]]) ->
     ax.set_xticks(range(len(groups)), groups, rotation=20, ha="right")
     ax.set_ylim(0, 105)
     ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+
+
+def _steps_axis(ax: Any, title: str) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("step")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
 
 
 def headline_bars(evals: list[EvalRecord]) -> bytes:
     """Base vs trained side by side: the headline metrics and the multi-turn subset."""
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(8, 3.8))
+    fig, ax = plt.subplots(figsize=(10, 3.8))
     groups = [*HEADLINE, "multi-turn score", "multi-turn pass@1"]
     series = {
         e.label: [e.metrics["overall"][m] for m in HEADLINE]
@@ -64,7 +74,7 @@ def capability_bars(evals: list[EvalRecord]) -> bytes:
     """Average score ×100 by capability, one bar per evaluated model."""
     plt = _pyplot()
     caps = sorted({c for e in evals for c in e.metrics.get("by_capability", {})})
-    fig, ax = plt.subplots(figsize=(max(6, 1.3 * len(caps) + 2), 3.8))
+    fig, ax = plt.subplots(figsize=(max(7, 1.3 * len(caps) + 4), 3.8))
     series = {e.label: [e.metrics["by_capability"].get(c, {}).get("score", 0.0) for c in caps] for e in evals}
     _grouped_bars(ax, caps, series)
     ax.set_title("score by capability")
@@ -94,10 +104,7 @@ def training_curves(trainings: list[TrainRecord]) -> bytes:
             if points:
                 xs, ys = zip(*points, strict=True)
                 ax.plot(xs, _smooth(list(ys), 3 if key == "reward" else 1), label=t.label, marker=".")
-        ax.set_xlabel("step")
-        ax.set_title(title)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
+        _steps_axis(ax, title)
     return _png(fig)
 
 
@@ -105,18 +112,15 @@ def rl_settings(trainings: list[TrainRecord], evals: list[EvalRecord]) -> bytes:
     """RL settings side by side: reward curves on one axes, held-out score and pass@1 on the other."""
     plt = _pyplot()
     rl = [t for t in trainings if t.kind == "grpo"]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 3.8))
     for t in rl:
         points = [(r["step"], r["reward"]) for r in t.log if "reward" in r]
         if points:
             xs, ys = zip(*points, strict=True)
             left.plot(xs, _smooth(list(ys), 3), label=t.setting or t.label, marker=".")
-    left.set_xlabel("step")
-    left.set_title("training reward (moving average of 3)")
-    left.grid(alpha=0.3)
-    left.legend(fontsize=8)
-    by_label = {e.label: e for e in evals}
-    scored = [(t.setting or t.label, by_label[t.label]) for t in rl if t.label in by_label]
+    _steps_axis(left, "training reward (moving average of 3)")
+    by_folder = {e.folder: e for e in evals}
+    scored = [(t.setting or t.label, by_folder[t.folder]) for t in rl if t.folder in by_folder]
     if scored:
         names = [n for n, _ in scored]
         _grouped_bars(right, names, {

@@ -70,6 +70,21 @@ def _training_table(trainings: list[TrainRecord]) -> str:
     return _table(["run", "kind", "setting", "logged steps", "first", "last", "seconds"], rows)
 
 
+def _rl_table(trainings: list[TrainRecord], evals: list[EvalRecord]) -> str:
+    """Each RL setting's training reward and the held-out result of its checkpoint."""
+    by_folder = {e.folder: e for e in evals}
+    rows = []
+    for t in (t for t in trainings if t.kind == "grpo"):
+        rewards = [r["reward"] for r in t.log if "reward" in r]
+        e = by_folder.get(t.folder)
+        held = [e.metrics["overall"]["score"], e.metrics["overall"]["pass@1"], e.metrics[MULTI_TURN]["score"]] if e \
+            else ["–"] * 3
+        rows.append([t.setting or t.label, rewards[0] if rewards else "–", rewards[-1] if rewards else "–",
+                     max(rewards) if rewards else "–", *held])
+    header = ["setting", "first reward", "last reward", "best reward", "held-out score", "pass@1", "multi-turn score"]
+    return _table(header, rows)
+
+
 def _meta(evals: list[EvalRecord]) -> str:
     keys = ("model", "split", "samples", "bank", "seconds")
     rows = [[e.label, *(e.meta.get(k, "–") for k in keys)] for e in evals]
@@ -98,8 +113,10 @@ def render_html(run: RunData, title: str | None = None) -> str:
                   _img(plots.training_curves(trainings), "training curves")]
     if any(t.kind == "grpo" for t in trainings):
         parts += ["<h2>RL settings compared</h2>",
-                  "<p class='note'>same bank, seed and start checkpoint; reward processing / credit assignment.</p>",
-                  _img(plots.rl_settings(trainings, evals), "RL settings")]
+                  "<p class='note'>same bank, seed and start checkpoint; setting = reward-normaliser-credit "
+                  "(broadcast = trajectory level, discounted = per turn, checks = check-attributed); "
+                  "rewards are mean episode scores per step (0–1).</p>",
+                  _rl_table(trainings, evals), _img(plots.rl_settings(trainings, evals), "RL settings")]
     summary = run.root / "summary.json"
     if summary.exists():
         text = json.dumps(json.loads(summary.read_text(encoding="utf-8")), indent=2)

@@ -25,6 +25,11 @@ from coworkenv.storage import append_jsonl
 OnTurns = Callable[[list[int], list[AssistantTurn]], None]
 
 
+def make_env(spec: TaskSpec, seed: int, max_turns: int | None = None) -> Environment:
+    """An environment whose turn limit is the spec's, or ``max_turns`` when that is lower."""
+    return Environment(spec, seed=seed, max_turns=min(spec.max_turns, max_turns or spec.max_turns))
+
+
 def run_lockstep(
     envs: Sequence[Environment],
     act_batch: Callable[[list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]], list[AssistantTurn]],
@@ -115,11 +120,13 @@ def evaluate(
     k: int | None = None,
     seed: int = 0,
     batch_size: int = 16,
+    max_turns: int | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> EvalResult:
     """Roll out ``samples`` episodes per spec and compute the metrics (k defaults to ``samples``).
 
-    Sample s of a spec runs with environment seed ``seed + s``, as ``coworkenv rollout`` does.
+    Sample s of a spec runs with environment seed ``seed + s``, as ``coworkenv rollout`` does;
+    ``max_turns`` caps episodes below the specs' own limits (a budget for slow CPU runs).
     ``progress(n)`` is called with the number of episodes just finished.
     """
     start = time.perf_counter()
@@ -129,13 +136,13 @@ def evaluate(
     if hasattr(policy, "act_batch"):
         for lo in range(0, len(jobs), batch_size):
             chunk = jobs[lo : lo + batch_size]
-            envs = [Environment(spec, seed=seed + s) for spec, s in chunk]
+            envs = [make_env(spec, seed + s, max_turns) for spec, s in chunk]
             trajs += run_lockstep(envs, policy.act_batch, policy_name=name, samples=[s for _, s in chunk])
             if progress:
                 progress(len(chunk))
     else:
         for spec, s in jobs:
-            trajs.append(run_episode(Environment(spec, seed=seed + s), policy, sample=s))
+            trajs.append(run_episode(make_env(spec, seed + s, max_turns), policy, sample=s))
             if progress:
                 progress(1)
     metrics = compute_metrics(trajs, k=k or samples)
@@ -162,12 +169,18 @@ def evaluate_loaded(
     temperature: float | None = None,
     max_new_tokens: int = 256,
     batch_size: int = 16,
+    max_turns: int | None = None,
     seed: int = 0,
+    model_name: str = "",
     **meta: Any,
 ) -> EvalResult:
-    """Evaluate an already loaded model (e.g. right after training) and save the result into ``folder``."""
+    """Evaluate an already loaded model (e.g. right after training) and save the result into ``folder``.
+
+    ``model_name`` is what reports call the model (default: the label); ``meta`` goes to ``metrics.json``.
+    """
     temp = default_temperature(samples) if temperature is None else temperature
     policy = local_policy(model, tokenizer, label, temperature=temp, max_new_tokens=max_new_tokens, seed=seed)
-    result = evaluate(policy, specs, samples=samples, seed=seed, batch_size=batch_size)
-    save_eval(result, folder, label, samples=samples, temperature=temp, **meta)
+    result = evaluate(policy, specs, samples=samples, seed=seed, batch_size=batch_size, max_turns=max_turns)
+    save_eval(result, folder, label, model=model_name or label, samples=samples, temperature=temp,
+              max_turns=max_turns, **meta)
     return result

@@ -9,7 +9,8 @@ settings side by side:
 - a training writes ``train_log.jsonl`` (one record per logged step) and
   ``train_summary.json`` (``{"kind": "sft"|"grpo", "label", "setting", ...}``).
 
-The report finds them by walking the folder, so it can be re-rendered at any time.
+The report finds them by walking the folder, so it can be re-rendered at any time; an
+evaluation in a training's folder is the evaluation of that training's checkpoint.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class EvalRecord:
     label: str
     metrics: dict[str, Any]
     meta: dict[str, Any] = field(default_factory=dict)
+    folder: Path = Path()
 
 
 @dataclass
@@ -42,6 +44,7 @@ class TrainRecord:
     setting: str
     log: list[dict[str, Any]]
     summary: dict[str, Any] = field(default_factory=dict)
+    folder: Path = Path()
 
 
 @dataclass
@@ -72,7 +75,7 @@ def load_run(root: Path) -> RunData:
     for path in sorted(root.rglob(METRICS_FILE)):
         data = json.loads(path.read_text(encoding="utf-8"))
         meta = {k: v for k, v in data.items() if k != "metrics"}
-        rec = EvalRecord(_label(root, path.parent, data.get("label")), data.get("metrics", {}), meta)
+        rec = EvalRecord(_label(root, path.parent, data.get("label")), data.get("metrics", {}), meta, path.parent)
         evals.append((float(data.get("created", 0.0)), rec))
     trainings: list[tuple[float, TrainRecord]] = []
     for path in sorted(root.rglob(TRAIN_LOG)):
@@ -84,6 +87,7 @@ def load_run(root: Path) -> RunData:
             setting=summary.get("setting", ""),
             log=list(read_jsonl(path)),
             summary=summary,
+            folder=path.parent,
         )
         trainings.append((float(summary.get("created", 0.0)), rec))
     return RunData(

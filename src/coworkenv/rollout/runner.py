@@ -29,7 +29,7 @@ from coworkenv.rollout.worker import (
     init_worker,
     run_chunk,
     run_lockstep_tasks,
-    run_task,
+    run_tasks,
 )
 from coworkenv.spec.models import TaskSpec
 
@@ -169,7 +169,7 @@ def _inline(
             yield [Encoded.of(r) for r in run_lockstep_tasks(group, policy, options)]
         return
     for group in chunked(tasks, chunk):
-        yield [Encoded.of(run_task(task, policy, options)) for task in group]
+        yield run_tasks(group, policy, options)
 
 
 def _pool(
@@ -201,18 +201,15 @@ def _pool(
 def _ray(
     chunks: list[list[EpisodeTask]], policy: str, opts: dict[str, Any], options: RunOptions, workers: int, address: str
 ) -> Iterator[Records]:
-    """One Ray actor per worker; ``address`` is ``local`` (start Ray here) or a cluster address."""
+    """One Ray actor per worker (``workers=0``: one per CPU of the cluster); ``address`` is
+    ``local`` (start Ray here) or a cluster address (``auto`` inside a Ray job)."""
     import ray
     from ray.util import ActorPool
 
     if not ray.is_initialized():
         local = address == "local"
-        ray.init(
-            address=None if local else address,
-            num_cpus=max(workers, 1) if local else None,
-            include_dashboard=False,
-            log_to_driver=False,
-        )
+        ray.init(address=None if local else address, num_cpus=(workers or None) if local else None,
+                 include_dashboard=False, log_to_driver=False)
     n = workers if workers > 0 else int(ray.available_resources().get("CPU", 1))
     actor_cls = ray.remote(num_cpus=1)(RayRolloutWorker)
     actors = [actor_cls.remote(policy, opts) for _ in range(max(n, 1))]

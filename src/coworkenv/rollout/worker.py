@@ -28,6 +28,12 @@ class EpisodeTimeout(Exception):
     """The episode's time budget ran out."""
 
 
+class _Alarm(BaseException):
+    """Raised by SIGALRM inside a policy call: a BaseException so that client libraries'
+    ``except Exception`` (the OpenAI SDK turns those into retryable connection errors)
+    cannot swallow it; :class:`Deadline` turns it into an EpisodeTimeout."""
+
+
 @dataclass(frozen=True)
 class EpisodeTask:
     """One episode to run; the spec travels as plain data so any process or Ray node can take it."""
@@ -50,13 +56,13 @@ class RunOptions:
 
 @contextmanager
 def alarm(seconds: float) -> Iterator[None]:
-    """Raise EpisodeTimeout in the main thread after ``seconds``; a no-op elsewhere."""
+    """Interrupt the main thread after ``seconds``; a no-op elsewhere."""
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
         yield
         return
 
     def _fire(signum: int, frame: Any) -> None:
-        raise EpisodeTimeout(f"episode exceeded its time budget ({seconds:.1f}s left at the call)")
+        raise _Alarm
 
     previous = signal.signal(signal.SIGALRM, _fire)
     signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
@@ -81,8 +87,11 @@ class Deadline:
         left = self.deadline - time.monotonic()
         if left <= 0:
             raise EpisodeTimeout("episode exceeded its time budget")
-        with alarm(left):
-            return self.call(*args)
+        try:
+            with alarm(left):
+                return self.call(*args)
+        except _Alarm:
+            raise EpisodeTimeout(f"episode exceeded its time budget (interrupted after {left:.1f}s)") from None
 
     def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
         return self(messages, tools)
@@ -111,11 +120,11 @@ def episode_record(task: EpisodeTask, policy_name: str, traj: Trajectory | None,
     }
 
 
-def run_task(task: EpisodeTask, policy: Any, options: RunOptions) -> dict[str, Any]:
+def run_task(task: EpisodeTask, policy: Any, options: RunOptions, spec: TaskSpec | None = None) -> dict[str, Any]:
     """Run one episode; never raises (a broken spec or environment becomes an ``error`` record)."""
     name = getattr(policy, "name", type(policy).__name__)
     try:
-        spec = TaskSpec.model_validate(task.spec)
+        spec = spec or TaskSpec.model_validate(task.spec)
         env = make_environment(spec, task.seed, user=options.user, fault_rate=options.fault_rate)
         actor = policy.for_task(spec) if hasattr(policy, "for_task") else policy
         traj = run_episode(env, Deadline(actor.act, options.timeout, name), sample=task.sample)
@@ -144,6 +153,22 @@ def run_lockstep_tasks(tasks: list[EpisodeTask], policy: Any, options: RunOption
     return [episode_record(t, name, traj, None) for t, traj in zip(tasks, trajs, strict=True)]
 
 
+def run_tasks(tasks: list[EpisodeTask], policy: Any, options: RunOptions) -> list[Encoded]:
+    """Episodes one after another, validating each distinct spec once (K samples share it)."""
+    specs: dict[str, TaskSpec] = {}
+    out = []
+    for task in tasks:
+        spec_id = task.spec["id"]
+        if spec_id not in specs:
+            try:
+                specs[spec_id] = TaskSpec.model_validate(task.spec)
+            except Exception:  # run_task records the validation error on the episode
+                out.append(Encoded.of(run_task(task, policy, options)))
+                continue
+        out.append(Encoded.of(run_task(task, policy, options, specs[spec_id])))
+    return out
+
+
 # --- process-pool workers: the policy is built once per process --------------------------------
 
 _POLICY: Any = None
@@ -157,7 +182,7 @@ def init_worker(policy_spec: str, policy_options: dict[str, Any]) -> None:
 
 
 def run_chunk(tasks: list[EpisodeTask], options: RunOptions) -> list[Encoded]:
-    return [Encoded.of(run_task(t, _POLICY, options)) for t in tasks]
+    return run_tasks(tasks, _POLICY, options)
 
 
 class RayRolloutWorker:
@@ -169,4 +194,4 @@ class RayRolloutWorker:
         self.policy = make_policy(policy_spec, **policy_options)
 
     def run(self, tasks: list[EpisodeTask], options: RunOptions) -> list[Encoded]:
-        return [Encoded.of(run_task(t, self.policy, options)) for t in tasks]
+        return run_tasks(tasks, self.policy, options)

@@ -11,6 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+_ARGUMENTS_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True)  # built once: this runs on every call
+
 
 class ToolCall(BaseModel):
     id: str
@@ -20,7 +22,7 @@ class ToolCall(BaseModel):
     def arguments_text(self) -> str:
         if isinstance(self.arguments, str):
             return self.arguments
-        return json.dumps(self.arguments, ensure_ascii=False, sort_keys=True)
+        return _ARGUMENTS_JSON.encode(self.arguments)
 
 
 class AssistantTurn(BaseModel):

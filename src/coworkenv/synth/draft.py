@@ -74,14 +74,36 @@ class Draft:
         return max(i for i, s in enumerate(self.reference) if "answer" in s)
 
 
+def _literal(value: Any) -> str:
+    """``value`` as an expression literal."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
 def _substitute(value: Any, facts: dict[str, Fact]) -> Any:
-    """Replace ``${facts.x}`` of stated facts by their values (typed when the whole string is one)."""
+    """Put the values of stated facts where the reference says ``facts.<slot>``.
+
+    ``${facts.x}`` alone becomes the typed value, inside text its formatted value; inside a
+    larger expression (``${round(facts.qty * 4.5, 2)}``) a literal, so the oracle still computes.
+    """
     if isinstance(value, str):
         whole = re.fullmatch(r"\$\{facts\.(\w+)\}", value)
         if whole and whole.group(1) in facts:
             return facts[whole.group(1)].value
-        return re.sub(r"\$\{facts\.(\w+)\}",
-                      lambda m: format_value(facts[m.group(1)].value) if m.group(1) in facts else m.group(0), value)
+
+        def expr(m: re.Match[str]) -> str:
+            inner = m.group(1)
+            single = re.fullmatch(r"facts\.(\w+)", inner)
+            if single and single.group(1) in facts:
+                return format_value(facts[single.group(1)].value)
+            inner = re.sub(r"\bfacts\.(\w+)",
+                           lambda f: _literal(facts[f.group(1)].value) if f.group(1) in facts else f.group(0), inner)
+            return "${" + inner + "}"
+
+        return re.sub(r"\$\{([^}]*)\}", expr, value)
     if isinstance(value, list):
         return [_substitute(v, facts) for v in value]
     if isinstance(value, dict):
@@ -94,26 +116,29 @@ def uses(step: dict[str, Any], slot: str) -> bool:
     return f"facts.{slot}" in repr(step)
 
 
-def balance(checks: list[dict[str, Any]], capabilities: set[str], share: float = 0.36, passes: int = 3) -> None:
+def balance(checks: list[dict[str, Any]], capabilities: set[str], passes: int = 3) -> None:
     """Weigh up the check groups a single probe can miss on its own, so that missing them fails.
 
     A probe that misses only the main guard (collateral_write), only the answer
-    (vague_answer) or only the follow-up (stop_before_follow_up) fails when that group
-    carries more than (1 - 0.75) / 0.8 of the weight. The repair loop solves exactly
-    when this first guess is not enough.
+    (vague_answer), only the follow-up (stop_before_follow_up) or only what a mid-episode
+    event changed (ignore_event, where a blueprint marks it) fails when that group
+    carries more than (1 - 0.75) / 0.8 of the weight; a guessed fact also fails the checks
+    that depend on it, so its ``asked_user`` check needs less. This is a first guess: the
+    repair loop solves the weights exactly when it is not enough.
     """
-    groups: list[list[dict[str, Any]]] = []
+    groups: list[tuple[list[dict[str, Any]], float]] = []
     guards = [c for c in checks if c["kind"] == "unchanged"]
     if guards and capabilities & {"workflow_compliance", "safety"}:
-        groups.append([max(guards, key=lambda c: c["weight"])])
+        groups.append(([max(guards, key=lambda c: c["weight"])], 0.36))
     answers = [c for c in checks if c["kind"] in ("answer_contains", "answer_number")]
     if answers and "information_synthesis" in capabilities:
-        groups.append(answers)
-    follow = [c for c in checks if c.get("_group") == "follow_up"]
-    if follow:
-        groups.append(follow)
+        groups.append((answers, 0.36))
+    for name, share in (("follow_up", 0.36), ("event", 0.36), ("asked", 0.2)):
+        members = [c for c in checks if c.get("_group") == name]
+        if members:
+            groups.append((members, share))
     for _ in range(passes if len(groups) > 1 else 1):
-        for group in groups:
+        for group, share in groups:
             mine = sum(c["weight"] for c in group)
             others = sum(c["weight"] for c in checks) - mine
             need = share / (1 - share) * others
@@ -128,7 +153,7 @@ def opening(draft: Draft, phrasing: int) -> str:
         s: (f.withheld if s in draft.withheld else f.given) for s, f in draft.facts.items()
     })
     text = re.sub(r"\s+", " ", text).strip()
-    return re.sub(r"\s+([,.?!])", r"\1", text)
+    return re.sub(r"\s+([,.?!:;])", r"\1", text)
 
 
 def finalize(draft: Draft, *, seed: int, phrasing: int = 0, drop: tuple[str, ...] = (),

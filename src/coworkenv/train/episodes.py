@@ -13,8 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from coworkenv.eval.runner import run_lockstep
-from coworkenv.runtime import Environment
+from coworkenv.eval.runner import make_env, run_lockstep
 from coworkenv.runtime.trajectory import Trajectory
 from coworkenv.runtime.turn import AssistantTurn
 from coworkenv.spec.models import TaskSpec
@@ -83,7 +82,7 @@ def collect_groups(
     the policy's sampling: the comparison group-relative advantages rely on.
     """
     recorder: GenerateRecorder = policy.model
-    envs = [Environment(spec, seed=env_seed, max_turns=max_turns) for spec in specs for _ in range(group_size)]
+    envs = [make_env(spec, env_seed, max_turns) for spec in specs for _ in range(group_size)]
     tokens: list[list[TurnTokens]] = [[] for _ in envs]
 
     def keep(indices: list[int], turns: list[AssistantTurn]) -> None:

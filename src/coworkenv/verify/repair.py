@@ -102,7 +102,7 @@ def _score(weights: dict[str, float], probe: ProbeResult) -> float:
     return probe.safety * (COMPLETION_WEIGHT * completion + ROBUSTNESS_WEIGHT * probe.robustness)
 
 
-def reweight(spec: TaskSpec, probes: dict[str, ProbeResult], steps: int = 80) -> dict[str, float] | None:
+def reweight(spec: TaskSpec, probes: dict[str, ProbeResult], steps: int = 600) -> dict[str, float] | None:
     """Check weights under which every probe scores below the threshold, or None if none found.
 
     Multiplicative updates: each round, the checks failed by a probe that still passes
@@ -119,5 +119,5 @@ def reweight(spec: TaskSpec, probes: dict[str, ProbeResult], steps: int = 80) ->
             return None
         for p in passing:
             for cid in p.failed:
-                weights[cid] *= 1.25
+                weights[cid] *= 1.05
     return None

@@ -3,7 +3,8 @@
 Walks the reference run's conversation in order; each argument of each call must appear
 in what the agent had seen before making it: the system prompt, the tool schemas, the
 user's messages and earlier tool results. Free-text arguments the agent composes itself
-(bodies, titles, summaries, queries) and numbers (which may be computed) are exempt.
+(bodies, titles, summaries, queries), numbers and the time of day of a date-time (both may
+be computed, e.g. an end time from a start and a duration) are exempt.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from coworkenv.verify.findings import Finding
 FREE_TEXT = frozenset({
     "subject", "body", "text", "summary", "description", "content", "title", "reason", "query", "location",
 })
-_DATETIME = re.compile(r"^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})")
+_DATETIME = re.compile(r"^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}")
 
 
 def _leaves(value: Any, key: str = "") -> list[tuple[str, str]]:
@@ -28,7 +29,7 @@ def _leaves(value: Any, key: str = "") -> list[tuple[str, str]]:
         return [leaf for v in value for leaf in _leaves(v, key)]
     if isinstance(value, str) and key not in FREE_TEXT and value.strip():
         m = _DATETIME.match(value)
-        return [(key, m.group(1)), (key, m.group(2))] if m else [(key, value)]
+        return [(key, m.group(1))] if m else [(key, value)]
     return []
 
 

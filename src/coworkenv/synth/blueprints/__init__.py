@@ -7,7 +7,24 @@ generic multi_turn modifiers, like every blueprint, so both splits exercise mult
 
 from __future__ import annotations
 
-from coworkenv.synth.blueprints import expense_report, meeting_scheduling
+from coworkenv.synth.blueprints import (
+    access_request,
+    contract_renewal,
+    customer_followup,
+    expense_report,
+    inbox_triage,
+    incident_communication,
+    interview_scheduling,
+    invoice_reconciliation,
+    leave_request,
+    meeting_scheduling,
+    notes_to_tickets,
+    onboarding,
+    purchase_order,
+    ticket_escalation,
+    travel_request,
+    weekly_report,
+)
 from coworkenv.synth.blueprints.base import OPTIONS, Blueprint
 
 BLUEPRINTS: dict[str, Blueprint] = {
@@ -15,9 +32,23 @@ BLUEPRINTS: dict[str, Blueprint] = {
     for cls in (
         meeting_scheduling.MeetingScheduling,
         expense_report.ExpenseReport,
+        ticket_escalation.TicketEscalation,
+        customer_followup.CustomerFollowUp,
+        onboarding.Onboarding,
+        invoice_reconciliation.InvoiceReconciliation,
+        notes_to_tickets.NotesToTickets,
+        travel_request.TravelRequest,
+        contract_renewal.ContractRenewal,
+        inbox_triage.InboxTriage,
+        weekly_report.WeeklyReport,
+        access_request.AccessRequest,
+        incident_communication.IncidentCommunication,
+        interview_scheduling.InterviewScheduling,
+        leave_request.LeaveRequest,
+        purchase_order.PurchaseOrder,
     )
 }
-HELD_OUT: tuple[str, ...] = ()
+HELD_OUT: tuple[str, ...] = ("interview_scheduling", "contract_renewal", "access_request", "purchase_order")
 
 
 def blueprint(name: str) -> Blueprint:

@@ -30,7 +30,7 @@ class ExpenseReport(Blueprint):
         limit = limits[category]
         dynamic = "dynamic" in options
         over = dynamic or rng.random() < 0.6
-        amount = round(limit * rng.uniform(1.1, 1.6) if over and not dynamic else limit * rng.uniform(0.5, 0.9), 2)
+        amount = round(limit * (rng.uniform(1.1, 1.6) if over else rng.uniform(0.5, 0.9)), 2)
         day = world.day(-rng.randrange(1, 8))
         world.noise_mail(rng.randrange(1, 3))
         for _ in range(2):
@@ -65,7 +65,7 @@ class ExpenseReport(Blueprint):
             facts={
                 "what": Fact("what", what, what, ["what"], "", "", withholdable=False),
                 "category": Fact("category", category, f"under {category}", ["category"],
-                                 "Which expense category should I file it under?", f"File it under {category}."),
+                                 "Which expense category do you want it filed under?", f"File it under {category}."),
             },
             reference=[
                 {"call": "expenses_list_rules", "save_as": "rules"},
@@ -84,16 +84,17 @@ class ExpenseReport(Blueprint):
             readable=[("mail", "messages", receipt["id"], "body")], summary=[f"{amount:.2f}"],
         )
         ref = draft.reference
-        if dynamic:
-            lowered = round(amount * rng.uniform(0.5, 0.8), -1)
-            rule_id = next(r["id"] for r in world.fixtures["expenses"]["rules"] if r["category"] == category)
+        if dynamic:  # the user's manager changes while the agent works: approval must go to the new one
+            boss = world.person(boss.department, title=boss.title)
+            world.contacts(boss, extra=0)
+            me_id = next(c["id"] for c in world.fixtures["contacts"]["contacts"] if c["email"] == me.email)
             draft.events.append({
-                "id": "limit-lowered", "on_tool": "expenses_list_rules",
-                "notify": f"Finance just updated the expense policy: the {category} limit is now {lowered:.0f} USD.",
-                "mutations": [{"service": "expenses", "collection": "rules", "op": "update", "id": rule_id,
-                               "record": {"limit": lowered}}]})
-            ref.insert(1, {"call": "expenses_list_rules", "save_as": "rules",
-                           "say": "The policy just changed, so I'm reading it again."})
+                "id": "new-manager", "on_tool": "contacts_search",
+                "notify": f"HR update: {me.name} now reports to {boss.name}.",
+                "mutations": [{"service": "contacts", "collection": "contacts", "op": "update", "id": me_id,
+                               "record": {"manager_email": boss.email}}]})
+            ref.insert(4, {"call": "contacts_search", "args": {"query": me.name}, "save_as": "me",
+                           "say": "The directory just changed, so I'm looking up your manager again."})
         status = "pending_approval" if over else "submitted"
         if over:
             ref.append({"call": "expenses_request_approval", "_main": True,

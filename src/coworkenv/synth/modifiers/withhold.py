@@ -14,7 +14,7 @@ def withhold(draft: Draft, world: World) -> bool:
         return False
     slot = world.rng.choice(slots)
     draft.withheld.append(slot)
-    draft.check("asked_user", f"asked_{slot}", 1.0, slot=slot)
+    draft.check("asked_user", f"asked_{slot}", 1.0, slot=slot, _group="asked")
     return True
 
 

@@ -1,0 +1,289 @@
+"""The environment bank: synthesize, verify and store environments; read them back.
+
+Layout of a bank folder::
+
+    manifest.json              config, yield, repair rounds, rejection reasons, counts, split
+    journal.jsonl              one line per finished job (admitted or rejected), in job order
+    shards/<split>-00000.jsonl admitted environments: {"id", "index", "split", "spec", "verification"}
+
+Jobs are numbered; job ``i`` of a bank with seed ``s`` always yields the same spec
+(:func:`coworkenv.synth.composer.plan`), whichever worker runs it. Results are written in
+job order, shards before the journal, so after a kill the journal is a prefix of the job
+sequence: a rerun truncates shard records the journal does not know and carries on from
+there. The held-out split is by blueprint (unseen workflows).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from coworkenv.spec import TaskSpec, spec_from_data
+from coworkenv.storage import append_jsonl, atomic_write_json, atomic_write_text, read_jsonl, repair_jsonl
+from coworkenv.synth.blueprints import BLUEPRINTS, HELD_OUT
+from coworkenv.verify.admission import Verification
+
+FORMAT = 1
+BATCH_PER_WORKER = 32
+Progress = Callable[[int, int], None]
+
+
+class BankError(ValueError):
+    """A bank folder that cannot be resumed with the requested settings."""
+
+
+def split_of(blueprint: str | None, held_out: Sequence[str] = HELD_OUT) -> str:
+    """``heldout`` for environments of a held-out blueprint, else ``train``."""
+    return "heldout" if blueprint in held_out else "train"
+
+
+@dataclass(frozen=True)
+class BankConfig:
+    """What determines a bank's content (the worker count does not)."""
+
+    n: int
+    seed: int = 0
+    capabilities: tuple[str, ...] = ()
+    blueprints: tuple[str, ...] = ()
+    held_out: tuple[str, ...] = HELD_OUT
+    max_rounds: int = 3
+    shard_size: int = 1000
+
+
+@dataclass
+class Tally:
+    """The manifest's counters, rebuilt from the journal on resume."""
+
+    jobs: int = 0
+    admitted: int = 0
+    multi_turn: int = 0
+    rounds: Counter[str] = field(default_factory=Counter)
+    reasons: Counter[str] = field(default_factory=Counter)
+    final: Counter[str] = field(default_factory=Counter)
+    capabilities: Counter[str] = field(default_factory=Counter)
+    modifiers: Counter[str] = field(default_factory=Counter)
+    blueprint_jobs: Counter[str] = field(default_factory=Counter)
+    blueprint_admitted: Counter[str] = field(default_factory=Counter)
+    splits: Counter[str] = field(default_factory=Counter)
+    shards: Counter[str] = field(default_factory=Counter)
+    ids: set[str] = field(default_factory=set)
+
+    def add(self, entry: dict[str, Any]) -> None:
+        self.jobs += 1
+        self.reasons.update(entry["reasons"])
+        self.blueprint_jobs[entry["blueprint"]] += 1
+        if entry["status"] != "admitted":
+            self.final.update(entry["final"])
+            return
+        self.admitted += 1
+        self.multi_turn += entry["multi_turn"]
+        self.rounds[str(entry["rounds"])] += 1
+        self.capabilities.update(entry["capabilities"])
+        self.modifiers.update(entry["modifiers"])
+        self.blueprint_admitted[entry["blueprint"]] += 1
+        self.splits[entry["split"]] += 1
+        self.shards[entry["shard"]] += 1
+        self.ids.add(entry["id"])
+
+    def manifest(self, config: BankConfig, complete: bool) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "config": asdict(config),
+            "complete": complete,
+            "jobs": self.jobs,
+            "admitted": self.admitted,
+            "rejected": self.jobs - self.admitted,
+            "yield": round(self.admitted / self.jobs, 4) if self.jobs else 0.0,
+            "repaired": self.admitted - self.rounds["0"],
+            "repair_rounds": dict(sorted(self.rounds.items())),
+            "rejection_reasons": dict(self.reasons.most_common()),
+            "final_rejections": dict(self.final.most_common()),
+            "per_capability": dict(sorted(self.capabilities.items())),
+            "per_modifier": dict(sorted(self.modifiers.items())),
+            "per_blueprint": {bp: {"jobs": self.blueprint_jobs[bp], "admitted": self.blueprint_admitted[bp],
+                                   "split": split_of(bp, config.held_out)} for bp in sorted(self.blueprint_jobs)},
+            "multi_turn": self.multi_turn,
+            "split": {"held_out_blueprints": list(config.held_out), "train": self.splits["train"],
+                      "heldout": self.splits["heldout"]},
+            "shards": dict(sorted(self.shards.items())),
+        }
+
+
+def run_job(config: BankConfig, index: int) -> dict[str, Any]:
+    """Synthesize and verify job ``index``; returns its journal entry (+ the shard line if admitted)."""
+    from coworkenv.synth.composer import plan
+    from coworkenv.verify.repair import synthesize
+
+    recipe = plan(config.seed, index, config.blueprints or None, config.capabilities or None)
+    outcome = synthesize(recipe, config.max_rounds)
+    v = outcome.verification
+    entry: dict[str, Any] = {"index": index, "blueprint": recipe.blueprint, "rounds": v.rounds, "reasons": v.reasons,
+                             "status": "admitted" if outcome.spec is not None else "rejected"}
+    if outcome.spec is None:
+        entry["final"] = v.kinds
+        return entry
+    spec = outcome.spec
+    entry.update(id=spec.id, capabilities=list(spec.capabilities), modifiers=list(spec.provenance.modifiers),
+                 multi_turn=spec.is_multi_turn, split=split_of(recipe.blueprint, config.held_out))
+    record = {"id": spec.id, "index": index, "split": entry["split"],
+              "spec": spec.model_dump(mode="json", exclude_none=True), "verification": v.model_dump(mode="json")}
+    entry["line"] = json.dumps(record, ensure_ascii=False, sort_keys=True)
+    return entry
+
+
+class _Writer:
+    """Appends results in job order and keeps the manifest current."""
+
+    def __init__(self, out: Path, config: BankConfig) -> None:
+        self.out = out
+        self.config = config
+        self.tally = Tally()
+        self.journal = out / "journal.jsonl"
+        self.pending: list[dict[str, Any]] = []
+        self.lines: dict[str, list[str]] = {}
+        self._resume()
+
+    def _resume(self) -> None:
+        manifest = self.out / "manifest.json"
+        if manifest.exists():
+            saved = json.loads(manifest.read_text(encoding="utf-8"))["config"]
+            mine = json.loads(json.dumps(asdict(self.config)))
+            if {k: v for k, v in saved.items() if k != "n"} != {k: v for k, v in mine.items() if k != "n"}:
+                raise BankError(f"{self.out} holds a bank made with other settings: {saved}")
+        repair_jsonl(self.journal)
+        for entry in read_jsonl(self.journal):
+            self.tally.add(entry)
+        shards = self.out / "shards"
+        for path in sorted(shards.glob("*.jsonl")) if shards.exists() else []:
+            repair_jsonl(path)
+            keep = self.tally.shards[f"shards/{path.name}"]
+            lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+            if len(lines) > keep:  # written before a kill, never journaled: those jobs run again
+                atomic_write_text(path, "".join(lines[:keep]))
+        self.write_manifest()
+
+    def shard_for(self, split: str) -> str:
+        k = self.tally.splits[split] // self.config.shard_size
+        return f"shards/{split}-{k:05d}.jsonl"
+
+    def add(self, entry: dict[str, Any]) -> None:
+        line = entry.pop("line", None)
+        if line is not None and entry["id"] in self.tally.ids:
+            entry.update(status="rejected", final=["duplicate"], reasons=[*entry["reasons"], "duplicate"])
+            line = None
+        if line is not None:
+            entry["shard"] = self.shard_for(entry["split"])
+            self.lines.setdefault(entry["shard"], []).append(line)
+        self.tally.add(entry)
+        self.pending.append(entry)
+
+    def flush(self, complete: bool = False) -> None:
+        for shard, lines in self.lines.items():
+            path = self.out / shard
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write("".join(line + "\n" for line in lines))
+        if self.pending:
+            append_jsonl(self.journal, self.pending)
+        self.lines, self.pending = {}, []
+        self.write_manifest(complete)
+
+    def write_manifest(self, complete: bool = False) -> None:
+        atomic_write_json(self.out / "manifest.json", self.tally.manifest(self.config, complete))
+
+
+def synthesize_bank(
+    out: str | Path,
+    n: int,
+    *,
+    seed: int = 0,
+    capabilities: Sequence[str] | None = None,
+    blueprints: Sequence[str] | None = None,
+    held_out: Sequence[str] | None = None,
+    workers: int = 1,
+    max_rounds: int = 3,
+    shard_size: int = 1000,
+    on_progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Fill ``out`` with ``n`` admitted environments (resuming a partial bank); returns the manifest.
+
+    ``capabilities`` restricts the bank to environments exercising at least one of them;
+    ``blueprints`` to those workflows; ``held_out`` names the held-out blueprints (default
+    :data:`HELD_OUT`). ``on_progress(admitted, jobs)`` is called after every job.
+    """
+    unknown = sorted(set(blueprints or ()) - set(BLUEPRINTS))
+    if unknown:
+        raise BankError(f"unknown blueprints: {', '.join(unknown)}")
+    config = BankConfig(n=n, seed=seed, capabilities=tuple(capabilities or ()), blueprints=tuple(blueprints or ()),
+                        held_out=tuple(HELD_OUT if held_out is None else held_out), max_rounds=max_rounds,
+                        shard_size=shard_size)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    writer = _Writer(out, config)
+    tally = writer.tally
+    if on_progress is not None:
+        on_progress(tally.admitted, tally.jobs)
+    with _Runner(config, workers) as runner:
+        while tally.admitted < n:
+            start = tally.jobs
+            for entry in runner.map(range(start, start + BATCH_PER_WORKER * max(1, workers))):
+                writer.add(entry)
+                if on_progress is not None:
+                    on_progress(tally.admitted, tally.jobs)
+                if tally.admitted >= n:
+                    break
+            writer.flush()
+    writer.flush(complete=True)
+    return tally.manifest(config, True)
+
+
+class _Runner:
+    """Runs jobs in order: in this process, or on a pool of worker processes."""
+
+    def __init__(self, config: BankConfig, workers: int) -> None:
+        self.config = config
+        self.pool: Any = None
+        if workers > 1:
+            import multiprocessing
+
+            self.pool = multiprocessing.get_context("spawn").Pool(workers)
+
+    def map(self, indices: range) -> Iterator[dict[str, Any]]:
+        if self.pool is None:
+            return (run_job(self.config, i) for i in indices)
+        from functools import partial
+
+        return self.pool.imap(partial(run_job, self.config), indices, chunksize=4)
+
+    def __enter__(self) -> _Runner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+
+
+def read_manifest(path: str | Path) -> dict[str, Any]:
+    manifest = Path(path) / "manifest.json"
+    if not manifest.exists():
+        raise BankError(f"{path} is not an environment bank (no manifest.json)")
+    return json.loads(manifest.read_text(encoding="utf-8"))
+
+
+def heldout_blueprints(path: str | Path) -> list[str]:
+    """The blueprints whose environments form the bank's held-out split."""
+    return list(read_manifest(path)["config"]["held_out"])
+
+
+def load_bank(path: str | Path, split: str | None = None) -> Iterator[tuple[TaskSpec, Verification]]:
+    """Stream the bank's environments (optionally of one split) as (spec, verification)."""
+    for shard in read_manifest(path)["shards"]:
+        if split is not None and not Path(shard).name.startswith(f"{split}-"):
+            continue
+        for record in read_jsonl(Path(path) / shard):
+            yield spec_from_data(record["spec"], f"{path}/{shard}"), Verification.model_validate(record["verification"])

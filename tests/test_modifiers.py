@@ -1,0 +1,51 @@
+"""Modifiers: the reference still scores 1.0 on the modified task, and the modifier's own probe fails it."""
+
+from __future__ import annotations
+
+import pytest
+
+from coworkenv.agents import OracleTeacher
+from coworkenv.grading import PASS_THRESHOLD
+from coworkenv.runtime import Environment
+from coworkenv.synth.blueprints import BLUEPRINTS
+from coworkenv.synth.composer import Recipe, compose
+from coworkenv.synth.modifiers import MODIFIERS
+from coworkenv.verify.admission import play
+from coworkenv.verify.probes import PROBES
+from coworkenv.verify.repair import synthesize
+
+
+def _cases() -> list[tuple[str, str]]:
+    cases = []
+    for mod in MODIFIERS.values():
+        hosts = [name for name, bp in BLUEPRINTS.items() if mod.offered_by(bp.options)]
+        cases += [(mod.name, hosts[0]), (mod.name, hosts[len(hosts) // 2])]
+    return cases
+
+
+@pytest.mark.parametrize(("modifier", "blueprint"), _cases())
+def test_modifier_keeps_the_reference_and_its_probe_fails(modifier: str, blueprint: str) -> None:
+    mod = MODIFIERS[modifier]
+    for seed in (1, 2):
+        recipe = Recipe(blueprint, seed, (modifier,))
+        outcome = synthesize(recipe)
+        spec = outcome.spec
+        if spec is None or modifier not in spec.provenance.modifiers:
+            continue  # not applicable to this draft (e.g. nothing to withhold); another seed or host covers it
+        assert mod.capability in spec.capabilities
+        env = Environment(spec)
+        assert play(env, OracleTeacher()).grade.score == 1.0
+        probe = PROBES[mod.probe]
+        assert probe.applies(spec)
+        assert play(env, probe).grade.score < PASS_THRESHOLD
+        plain = compose(Recipe(blueprint, seed))
+        native = mod.capability in BLUEPRINTS[blueprint].capabilities
+        assert native or mod.capability not in plain.capabilities, "the capability comes from the modifier"
+        return
+    pytest.fail(f"{modifier} never applied to {blueprint}")
+
+
+def test_every_capability_has_a_modifier() -> None:
+    from coworkenv.capabilities import CAPABILITIES
+
+    assert {m.capability for m in MODIFIERS.values()} == set(CAPABILITIES) - {"tool_coordination"}

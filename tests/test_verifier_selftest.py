@@ -1,0 +1,82 @@
+"""The verifier's self-test: every deliberately broken spec is rejected for the right reason,
+and every hand-made example is admitted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from coworkenv.capabilities import BASELINE_PROBES, CAPABILITIES
+from coworkenv.spec import load_spec, spec_from_data
+from coworkenv.verify import FINDING_KINDS, static_findings, verify
+from coworkenv.verify.probes import PROBES, make_probe
+
+BROKEN = Path(__file__).parent / "broken_specs"
+EXAMPLES = Path(__file__).parent.parent / "examples"
+
+# file -> (finding kind, where the finding must point)
+EXPECTED = {
+    "always_satisfied": ("vacuous_check", "checks[0]"),
+    "answer_only_from_opening": ("probe_passed", "probe:answer_without_acting"),
+    "bad_fixture": ("schema", "services.tickets"),
+    "claim_without_write_passes": ("probe_passed", "probe:claim_without_write"),
+    "collateral_undetected": ("probe_passed", "probe:collateral_write"),
+    "do_nothing_passes": ("probe_passed", "probe:do_nothing"),
+    "guess_passes": ("probe_passed", "probe:guess_without_asking"),
+    "hidden_reply_missing_value": ("unsolvable", "user.hidden_facts[team]"),
+    "ignore_event_passes": ("probe_passed", "probe:ignore_event"),
+    "leaked_fact": ("leaked_fact", "user.hidden_facts[team]"),
+    "missing_ingredient": ("missing_ingredient", "capabilities[1]"),
+    "nondeterministic_event": ("nondeterministic", "events[0]"),
+    "policy_violating_reference": ("reference_violation", "policies:confirm-assign"),
+    "stop_before_follow_up_passes": ("probe_passed", "probe:stop_before_follow_up"),
+    "undefined_result": ("unresolved_reference", "reference[3]"),
+    "unknown_tool": ("unresolved_reference", "reference[3].call"),
+    "unsolvable": ("unsolvable", "reference call 4 (tickets_assign).assignee"),
+    "unused_fault": ("missing_ingredient", "capabilities[1]"),
+    "vacuous_check": ("vacuous_check", "checks[3]"),
+    "wrong_record": ("reference_failed", "checks:assigned"),
+}
+
+
+def test_every_broken_spec_has_an_expectation() -> None:
+    assert sorted(p.stem for p in BROKEN.glob("*.yaml")) == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_broken_spec_is_rejected_with_the_right_finding(name: str) -> None:
+    kind, where = EXPECTED[name]
+    report = verify(load_spec(BROKEN / f"{name}.yaml"))
+    assert not report.admitted
+    lines = [f.line() for f in report.findings]
+    assert any(f.kind == kind and f.where.startswith(where) for f in report.findings), lines
+    for f in report.findings:
+        assert f.kind in FINDING_KINDS and f.evidence and f.hint
+
+
+def test_the_defect_is_what_gets_a_spec_rejected() -> None:
+    """The broken specs share one valid base: undoing the defect gets it admitted."""
+    data = yaml.safe_load((BROKEN / "wrong_record.yaml").read_text())
+    data["checks"][0]["record_id"] = "tkt-1"
+    report = verify(spec_from_data(data))
+    assert report.admitted, [f.line() for f in report.findings]
+    assert report.reference_score == 1.0
+    assert set(report.probes) == set(BASELINE_PROBES)
+    assert all(p.score < 0.75 for p in report.probes.values())
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.yaml")), ids=lambda p: p.stem)
+def test_every_example_is_admitted(path: Path) -> None:
+    spec = load_spec(path)
+    assert static_findings(spec) == []
+    report = verify(spec)
+    assert report.admitted, [f.line() for f in report.findings]
+
+
+def test_probe_registry_matches_the_taxonomy() -> None:
+    named = set(BASELINE_PROBES) | {p for cap in CAPABILITIES.values() for p in cap.probes}
+    assert named == set(PROBES)
+    with pytest.raises(ValueError, match="unknown probe"):
+        make_probe("be_perfect")
