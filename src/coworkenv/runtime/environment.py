@@ -22,7 +22,7 @@ from coworkenv.runtime.trajectory import Grade, StepRecord, ToolCallRecord, Traj
 from coworkenv.runtime.turn import parse_turn
 from coworkenv.runtime.user import ScriptedUser
 from coworkenv.runtime.workspace import Workspace
-from coworkenv.services.base import ToolError
+from coworkenv.services.base import ToolError, ToolInfo
 from coworkenv.spec.models import STATE_CHECKS, Event, TaskSpec
 
 NOTICE = "[environment]"
@@ -205,12 +205,7 @@ class Environment:
             if fault:
                 outcome = Outcome(False, error=fault, args=args, info=info)
             else:
-                for policy in self.monitor.violations(name, args, self.confirmed, self.log.calls, self.workspace.state):
-                    self.violations.append(
-                        Violation(step=step, policy=policy.id, tool=name, description=policy.description)
-                    )
-                    record.violations.append(policy.id)
-                outcome = self.router.call(info, args)
+                outcome = self._checked_call(info, args, record)
         self.log.calls.append(
             ToolCallRecord(
                 step=step,
@@ -231,6 +226,18 @@ class Environment:
                 if event.on_tool == name and event.id not in self.fired:
                     notices.extend(self._apply_event(event, record))
         return _tool_msg(call_id, name, outcome.content()), wrote, notices
+
+    def _checked_call(self, info: ToolInfo, args: dict[str, Any], record: StepRecord) -> Outcome:
+        """Validate, check the workflow rules, run. A call rejected by its schema never acted, so breaks no rule."""
+        parsed = self.router.validate(info, args)
+        if isinstance(parsed, Outcome):
+            return parsed
+        for policy in self.monitor.violations(info.name, args, self.confirmed, self.log.calls, self.workspace.state):
+            self.violations.append(
+                Violation(step=record.index, policy=policy.id, tool=info.name, description=policy.description)
+            )
+            record.violations.append(policy.id)
+        return self.router.execute(info, parsed, args)
 
     def _fault(self, tool: str, count: int) -> Any:
         for fault in self.spec.faults:

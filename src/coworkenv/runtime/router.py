@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from coworkenv.runtime.workspace import Workspace
 from coworkenv.services.base import ToolError, ToolInfo
@@ -68,14 +68,18 @@ class ToolRouter:
             return info, None, f"arguments for {name} must be a JSON object, got {type(args).__name__}"
         return info, args, ""
 
-    def call(self, info: ToolInfo, args: dict[str, Any]) -> Outcome:
+    def validate(self, info: ToolInfo, args: dict[str, Any]) -> BaseModel | Outcome:
+        """The typed arguments, or the error outcome of a call whose arguments don't fit the schema."""
         try:
-            parsed = info.args_model.model_validate(args)
+            return info.args_model.model_validate(args)
         except ValidationError as exc:
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()[:5]
             )
             return Outcome(False, error=f"invalid arguments for {info.name}: {problems}", args=args, info=info)
+
+    def execute(self, info: ToolInfo, parsed: BaseModel, args: dict[str, Any]) -> Outcome:
+        """Run a validated call against its service."""
         service = self.ws.services.get(info.service)
         if service is None:
             return Outcome(False, error=f"service {info.service!r} is not available", args=args, info=info)

@@ -44,7 +44,7 @@ class TicketEscalation(Blueprint):
             blueprint=self.name, title=f"Escalate '{ticket['title']}'", persona=world.persona(),
             context=world.context() + f" It is now {now}.", fixtures=world.fixtures,
             openings=[
-                "The {team} ticket about {problem} is hurting customers. Escalate it: make it urgent, assign it "
+                "The {team} ticket reporting that {problem} is hurting customers. Escalate it: make it urgent, assign it "
                 "to whoever is on call for {team} right now, and ping them on chat with the ticket id.",
                 "Please escalate the open ticket where {problem} ({team} team): set priority to urgent, hand it to "
                 "the engineer currently on call for {team}, and send them a direct chat message about it.",
@@ -77,8 +77,8 @@ class TicketEscalation(Blueprint):
                         "say": "The on-call rota just changed; checking who is on call now."})
         engineer = "${oc.shifts[0].engineer}"
         ref += [
-            {"call": "tickets_update", "args": {"ticket_id": tid, "priority": "urgent"}},
-            {"call": "tickets_assign", "args": {"ticket_id": tid, "assignee": engineer}, "_main": True},
+            {"call": "tickets_update", "args": {"ticket_id": "${t.tickets[0].id}", "priority": "urgent"}},
+            {"call": "tickets_assign", "args": {"ticket_id": "${t.tickets[0].id}", "assignee": engineer}, "_main": True},
             {"call": "chat_send_dm", "args": {"user": engineer,
                                               "text": f"Escalated {tid} to you (urgent): {ticket['title']}."}},
         ]
