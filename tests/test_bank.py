@@ -20,8 +20,11 @@ N = 240
 
 
 def _ids(bank: Path) -> list[str]:
-    return [json.loads(line)["id"] for shard in sorted((bank / "shards").glob("*.jsonl"))
-            for line in shard.read_text().splitlines()]
+    return [
+        json.loads(line)["id"]
+        for shard in sorted((bank / "shards").glob("*.jsonl"))
+        for line in shard.read_text().splitlines()
+    ]
 
 
 def _assert_consistent(bank: Path, n: int) -> None:
@@ -39,8 +42,18 @@ def _assert_consistent(bank: Path, n: int) -> None:
 
 def test_resume_after_kill(tmp_path: Path) -> None:
     bank = tmp_path / "bank"
-    cmd = [sys.executable, "-c", "from coworkenv.cli import main; main()", "synth", "--n", str(N), "--seed", "5",
-           "--out", str(bank)]
+    cmd = [
+        sys.executable,
+        "-c",
+        "from coworkenv.cli import main; main()",
+        "synth",
+        "--n",
+        str(N),
+        "--seed",
+        "5",
+        "--out",
+        str(bank),
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     journal = bank / "journal.jsonl"
     deadline = time.monotonic() + 120
@@ -91,3 +104,24 @@ def test_filters_and_settings(tmp_path: Path) -> None:
         synthesize_bank(tmp_path, 12, seed=4)
     with pytest.raises(BankError, match="unknown blueprints"):
         synthesize_bank(tmp_path / "x", 5, blueprints=["teleport"])
+
+
+def test_cli_synth_and_bank_stats(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+
+    runner = CliRunner()
+    result = runner.invoke(
+        app, ["synth", "--n", "8", "--seed", "4", "--out", str(tmp_path), "--blueprints", "inbox_triage,leave_request"]
+    )
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["bank", "stats", str(tmp_path)])
+    assert result.exit_code == 0
+    for heading in ("rejection reasons", "capabilities", "blueprints", "inbox_triage", "shards"):
+        assert heading in result.output
+    assert (
+        runner.invoke(app, ["synth", "--n", "2", "--out", str(tmp_path / "y"), "--capabilities", "telepathy"]).exit_code
+        == 2
+    )
+    assert runner.invoke(app, ["bank", "stats", str(tmp_path / "nothing")]).exit_code == 2

@@ -8,7 +8,7 @@ from coworkenv.runtime.user import CONFIRM_PHRASES
 from coworkenv.services import ALL_TOOLS
 from coworkenv.spec import canonical_json, content_id
 from coworkenv.spec.models import CallStep
-from coworkenv.synth.blueprints import BLUEPRINTS, HELD_OUT
+from coworkenv.synth.blueprints import BLUEPRINTS, HELD_OUT, OPTIONS
 from coworkenv.synth.composer import capabilities_of, compose, plan
 from coworkenv.synth.world import World
 from coworkenv.verify import FINDING_KINDS
@@ -26,7 +26,9 @@ def test_the_bank_has_enough_distinct_workflows() -> None:
 
 @pytest.mark.parametrize("name", sorted(BLUEPRINTS))
 def test_blueprint_drafts_are_well_formed(name: str) -> None:
-    draft = BLUEPRINTS[name].build(World(11), frozenset())
+    bp = BLUEPRINTS[name]
+    assert bp.options <= set(OPTIONS) and bp.summary
+    draft = bp.build(World(11), bp.options)
     assert len(draft.openings) >= 3
     for fact in draft.facts.values():
         # the scripted user would take such a question for a confirmation request

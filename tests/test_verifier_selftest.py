@@ -63,8 +63,8 @@ def test_the_defect_is_what_gets_a_spec_rejected() -> None:
     report = verify(spec_from_data(data))
     assert report.admitted, [f.line() for f in report.findings]
     assert report.reference_score == 1.0
-    assert set(report.probes) == set(BASELINE_PROBES)
-    assert all(p.score < 0.75 for p in report.probes.values())
+    assert set(report.probe_scores) == set(BASELINE_PROBES)
+    assert all(score < 0.75 for score in report.probe_scores.values())
 
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.yaml")), ids=lambda p: p.stem)

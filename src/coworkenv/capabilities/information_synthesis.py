@@ -11,8 +11,11 @@ CAPABILITY = Capability(
         "ones) and state the result to the user."
     ),
     ingredients=(
-        Ingredient("reported_result", "an answer check on a computed number or on collected values",
-                   lambda spec: any(c.kind in ("answer_number", "answer_contains") for c in spec.checks)),
+        Ingredient(
+            "reported_result",
+            "an answer check on a computed number or on collected values",
+            lambda spec: any(c.kind in ("answer_number", "answer_contains") for c in spec.checks),
+        ),
     ),
     probes=("vague_answer",),
 )

@@ -20,8 +20,9 @@ CAPABILITY = Capability(
         "guessing, and carry on with follow-up requests after reporting the first one done."
     ),
     ingredients=(
-        Ingredient("second_user_turn", "a hidden fact the reference asks for, a follow-up, or a confirmation",
-                   _conversation),
+        Ingredient(
+            "second_user_turn", "a hidden fact the reference asks for, a follow-up, or a confirmation", _conversation
+        ),
     ),
     probes=("guess_without_asking", "stop_before_follow_up"),
 )

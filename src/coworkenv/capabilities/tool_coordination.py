@@ -22,8 +22,11 @@ CAPABILITY = Capability(
     name="tool_coordination",
     description="Complete a workflow that spans several services, carrying results from one tool into the next.",
     ingredients=(
-        Ingredient("two_services", "the reference calls tools of at least two services",
-                   lambda spec: len(called_services(spec)) >= 2),
+        Ingredient(
+            "two_services",
+            "the reference calls tools of at least two services",
+            lambda spec: len(called_services(spec)) >= 2,
+        ),
         Ingredient("chained_call", "a call's arguments depend on an earlier call's result", _chained),
     ),
     probes=(),

@@ -12,8 +12,11 @@ CAPABILITY = Capability(
     ),
     ingredients=(
         Ingredient("rule", "a workflow policy the reference's actions fall under", lambda spec: bool(spec.policies)),
-        Ingredient("guard", "an 'unchanged' check that catches collateral writes",
-                   lambda spec: any(c.kind == "unchanged" for c in spec.checks)),
+        Ingredient(
+            "guard",
+            "an 'unchanged' check that catches collateral writes",
+            lambda spec: any(c.kind == "unchanged" for c in spec.checks),
+        ),
     ),
     probes=("violate_policy", "collateral_write"),
 )

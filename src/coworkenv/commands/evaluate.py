@@ -39,6 +39,7 @@ def register(app: typer.Typer) -> None:
         max_new_tokens: int = typer.Option(256, "--max-new-tokens", min=1),
         batch_size: int = typer.Option(16, "--batch-size", min=1, help="episodes played in lockstep"),
         device: str = typer.Option("auto", help="auto | cpu | cuda"),
+        dtype: str | None = typer.Option(None, help="weights' dtype for local models, e.g. bfloat16"),
         seed: int = typer.Option(0),
     ) -> None:
         """Evaluate a model on a bank split: score x100, pass@1, pass@k, pass^k, per capability and blueprint."""
@@ -52,7 +53,8 @@ def register(app: typer.Typer) -> None:
             console.print(f"[red]no environments in {bank} for split {split!r}[/red]")
             raise typer.Exit(2)
         temp = default_temperature(samples) if temperature is None else temperature
-        policy = make_eval_policy(model, device=device, temperature=temp, max_new_tokens=max_new_tokens, seed=seed)
+        policy = make_eval_policy(model, device=device, dtype=dtype, temperature=temp,
+                                  max_new_tokens=max_new_tokens, seed=seed)
         with Progress(console=console) as bar:
             task = bar.add_task(f"eval {model}", total=len(specs) * samples)
             result = evaluate(policy, specs, samples=samples, seed=seed, batch_size=batch_size,

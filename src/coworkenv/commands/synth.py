@@ -27,18 +27,27 @@ def _table(title: str, columns: tuple[str, ...], rows: list[tuple[Any, ...]]) ->
 def print_manifest(console: Console, m: dict[str, Any]) -> None:
     """The bank manifest as tables: summary, rejection reasons, capabilities, blueprints, shards."""
     cfg = m["config"]
-    summary = [("environments", m["admitted"]), ("jobs", m["jobs"]), ("rejected", m["rejected"]),
-               ("yield", f"{m['yield']:.1%}"), ("repaired", m["repaired"]), ("multi-turn", m["multi_turn"]),
-               ("train / held-out", f"{m['split']['train']} / {m['split']['heldout']}"),
-               ("seed", cfg["seed"]), ("complete", "yes" if m["complete"] else "no (resume with the same command)")]
+    summary = [
+        ("environments", m["admitted"]),
+        ("jobs", m["jobs"]),
+        ("rejected", m["rejected"]),
+        ("yield", f"{m['yield']:.1%}"),
+        ("repaired", m["repaired"]),
+        ("multi-turn", m["multi_turn"]),
+        ("train / held-out", f"{m['split']['train']} / {m['split']['heldout']}"),
+        ("seed", cfg["seed"]),
+        ("complete", "yes" if m["complete"] else "no (resume with the same command)"),
+    ]
     console.print(_table("bank", ("", "value"), summary))
     console.print(_table("repair rounds (admitted)", ("rounds", "environments"), list(m["repair_rounds"].items())))
     reasons = [(k, v, m["final_rejections"].get(k, 0)) for k, v in m["rejection_reasons"].items()]
     console.print(_table("rejection reasons", ("finding", "in any round", "final"), reasons))
     console.print(_table("capabilities", ("capability", "environments"), list(m["per_capability"].items())))
     console.print(_table("modifiers", ("modifier", "environments"), list(m["per_modifier"].items())))
-    rows = [(bp, d["split"], d["jobs"], d["admitted"], f"{d['admitted'] / d['jobs']:.0%}" if d["jobs"] else "-")
-            for bp, d in m["per_blueprint"].items()]
+    rows = [
+        (bp, d["split"], d["jobs"], d["admitted"], f"{d['admitted'] / d['jobs']:.0%}" if d["jobs"] else "-")
+        for bp, d in m["per_blueprint"].items()
+    ]
     console.print(_table("blueprints", ("blueprint", "split", "jobs", "admitted", "yield"), rows))
     console.print(_table("shards", ("shard", "environments"), list(m["shards"].items())))
 
@@ -69,21 +78,34 @@ def register(app: typer.Typer) -> None:
         if unknown:
             console.print(f"[red]unknown capabilities: {', '.join(unknown)}; known: {', '.join(CAPABILITIES)}[/red]")
             raise typer.Exit(2)
-        columns = (TextColumn("[bold]synth"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[jobs]} jobs"),
-                   TimeElapsedColumn())
+        columns = (
+            TextColumn("[bold]synth"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[jobs]} jobs"),
+            TimeElapsedColumn(),
+        )
         with Progress(*columns, console=console) as progress:
             task = progress.add_task("synth", total=n, jobs=0)
             try:
                 manifest = synthesize_bank(
-                    out, n, seed=seed, capabilities=caps, blueprints=_names(blueprints),
-                    held_out=_names(held_out) if held_out else None, workers=workers, max_rounds=max_rounds,
+                    out,
+                    n,
+                    seed=seed,
+                    capabilities=caps,
+                    blueprints=_names(blueprints),
+                    held_out=_names(held_out) if held_out else None,
+                    workers=workers,
+                    max_rounds=max_rounds,
                     on_progress=lambda admitted, jobs: progress.update(task, completed=admitted, jobs=jobs),
                 )
             except (BankError, ValueError) as exc:
                 console.print(f"[red]{exc}[/red]")
                 raise typer.Exit(2) from None
-        console.print(f"{manifest['admitted']} environments in {out} (yield {manifest['yield']:.1%}, "
-                      f"{manifest['repaired']} repaired)")
+        console.print(
+            f"{manifest['admitted']} environments in {out} (yield {manifest['yield']:.1%}, "
+            f"{manifest['repaired']} repaired)"
+        )
 
     bank_app = typer.Typer(help="Inspect environment banks.", no_args_is_help=True)
 

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 MODEL_HELP = "tiny | embedded | <checkpoint folder> | hf:<path>"
+DTYPE_HELP = "weights' dtype, e.g. bfloat16 (faster on CPUs with bf16); default fp32 with bf16 autocast on GPU"
 
 
 def _steps_bar(bar: Progress, label: str) -> Callable[[int, int], None]:
@@ -41,6 +42,7 @@ def register(app: typer.Typer) -> None:
         grad_accum: int = typer.Option(1, "--grad-accum", min=1),
         max_length: int = typer.Option(2048, "--max-length", min=16),
         device: str = typer.Option("auto", help="auto | cpu | cuda"),
+        dtype: str | None = typer.Option(None, help=DTYPE_HELP),
         seed: int = typer.Option(0),
     ) -> None:
         """Supervised fine-tuning with TRL's SFTTrainer, loss on the assistant's tokens only."""
@@ -49,7 +51,7 @@ def register(app: typer.Typer) -> None:
 
         console = Console()
         records = load_sft_records(data)
-        net, tokenizer = load_model(model, device, seed=seed)
+        net, tokenizer = load_model(model, device, seed=seed, dtype=dtype)
         settings = SFTSettings(epochs=epochs, max_steps=max_steps, learning_rate=lr, batch_size=batch_size,
                                grad_accum=grad_accum, max_length=max_length, lora=lora, seed=seed)
         with Progress(console=console) as bar:
@@ -79,6 +81,7 @@ def register(app: typer.Typer) -> None:
         kl: float = typer.Option(0.0, "--kl", min=0.0, help="KL penalty to the start model"),
         eval_samples: int = typer.Option(0, "--eval-samples", min=0, help="evaluate on held-out after training"),
         device: str = typer.Option("auto", help="auto | cpu | cuda"),
+        dtype: str | None = typer.Option(None, help=DTYPE_HELP),
         seed: int = typer.Option(0),
     ) -> None:
         """Multi-turn RL with the environment in the loop; a grid compares settings on the same bank and seed."""
@@ -112,7 +115,7 @@ def register(app: typer.Typer) -> None:
 
         with Progress(console=console) as bar:
             bars = {s: bar.add_task(f"grpo {s.name}", total=steps) for s in settings}
-            results = run_grid(lambda: load_model(model, device, seed=seed), specs, out, settings, base,
+            results = run_grid(lambda: load_model(model, device, seed=seed, dtype=dtype), specs, out, settings, base,
                                nested=grid is not None, model_name=model, after=after,
                                progress=lambda s, i, n: bar.update(bars[s], completed=i))
         for s, r in zip(settings, results, strict=True):

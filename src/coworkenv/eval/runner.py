@@ -92,7 +92,13 @@ def local_policy(model: Any, tokenizer: Any, name: str, *, temperature: float = 
 
 
 def make_eval_policy(
-    spec: str, *, device: str = "auto", temperature: float = 0.0, max_new_tokens: int = 256, seed: int = 0
+    spec: str,
+    *,
+    device: str = "auto",
+    dtype: str | None = None,
+    temperature: float = 0.0,
+    max_new_tokens: int = 256,
+    seed: int = 0,
 ) -> Any:
     """A batched TransformersPolicy for local models, else ``agents.factory.make_policy(spec)``."""
     if not is_local_model(spec):
@@ -101,7 +107,7 @@ def make_eval_policy(
         return make_policy(spec)
     from coworkenv.train.models import load_model
 
-    model, tokenizer = load_model(spec, device, seed=seed)
+    model, tokenizer = load_model(spec, device, seed=seed, dtype=dtype)
     return local_policy(model, tokenizer, spec, temperature=temperature, max_new_tokens=max_new_tokens, seed=seed)
 
 
@@ -179,8 +185,11 @@ def evaluate_loaded(
     ``model_name`` is what reports call the model (default: the label); ``meta`` goes to ``metrics.json``.
     """
     temp = default_temperature(samples) if temperature is None else temperature
+    from coworkenv.train.models import autocast
+
     policy = local_policy(model, tokenizer, label, temperature=temp, max_new_tokens=max_new_tokens, seed=seed)
-    result = evaluate(policy, specs, samples=samples, seed=seed, batch_size=batch_size, max_turns=max_turns)
+    with autocast(model):
+        result = evaluate(policy, specs, samples=samples, seed=seed, batch_size=batch_size, max_turns=max_turns)
     save_eval(result, folder, label, model=model_name or label, samples=samples, temperature=temp,
               max_turns=max_turns, **meta)
     return result

@@ -16,6 +16,7 @@ there. The held-out split is by blueprint (unseen workflows).
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -104,11 +105,20 @@ class Tally:
             "final_rejections": dict(self.final.most_common()),
             "per_capability": dict(sorted(self.capabilities.items())),
             "per_modifier": dict(sorted(self.modifiers.items())),
-            "per_blueprint": {bp: {"jobs": self.blueprint_jobs[bp], "admitted": self.blueprint_admitted[bp],
-                                   "split": split_of(bp, config.held_out)} for bp in sorted(self.blueprint_jobs)},
+            "per_blueprint": {
+                bp: {
+                    "jobs": self.blueprint_jobs[bp],
+                    "admitted": self.blueprint_admitted[bp],
+                    "split": split_of(bp, config.held_out),
+                }
+                for bp in sorted(self.blueprint_jobs)
+            },
             "multi_turn": self.multi_turn,
-            "split": {"held_out_blueprints": list(config.held_out), "train": self.splits["train"],
-                      "heldout": self.splits["heldout"]},
+            "split": {
+                "held_out_blueprints": list(config.held_out),
+                "train": self.splits["train"],
+                "heldout": self.splits["heldout"],
+            },
             "shards": dict(sorted(self.shards.items())),
         }
 
@@ -121,16 +131,31 @@ def run_job(config: BankConfig, index: int) -> dict[str, Any]:
     recipe = plan(config.seed, index, config.blueprints or None, config.capabilities or None)
     outcome = synthesize(recipe, config.max_rounds)
     v = outcome.verification
-    entry: dict[str, Any] = {"index": index, "blueprint": recipe.blueprint, "rounds": v.rounds, "reasons": v.reasons,
-                             "status": "admitted" if outcome.spec is not None else "rejected"}
+    entry: dict[str, Any] = {
+        "index": index,
+        "blueprint": recipe.blueprint,
+        "rounds": v.rounds,
+        "reasons": v.reasons,
+        "status": "admitted" if outcome.spec is not None else "rejected",
+    }
     if outcome.spec is None:
         entry["final"] = v.kinds
         return entry
     spec = outcome.spec
-    entry.update(id=spec.id, capabilities=list(spec.capabilities), modifiers=list(spec.provenance.modifiers),
-                 multi_turn=spec.is_multi_turn, split=split_of(recipe.blueprint, config.held_out))
-    record = {"id": spec.id, "index": index, "split": entry["split"],
-              "spec": spec.model_dump(mode="json", exclude_none=True), "verification": v.model_dump(mode="json")}
+    entry.update(
+        id=spec.id,
+        capabilities=list(spec.capabilities),
+        modifiers=list(spec.provenance.modifiers),
+        multi_turn=spec.is_multi_turn,
+        split=split_of(recipe.blueprint, config.held_out),
+    )
+    record = {
+        "id": spec.id,
+        "index": index,
+        "split": entry["split"],
+        "spec": spec.model_dump(mode="json", exclude_none=True),
+        "verification": v.model_dump(mode="json"),
+    }
     entry["line"] = json.dumps(record, ensure_ascii=False, sort_keys=True)
     return entry
 
@@ -185,8 +210,10 @@ class _Writer:
         for shard, lines in self.lines.items():
             path = self.out / shard
             path.parent.mkdir(parents=True, exist_ok=True)
-            with open(path, "a", encoding="utf-8") as fh:
+            with open(path, "a", encoding="utf-8") as fh:  # shards reach the disk before the journal names them
                 fh.write("".join(line + "\n" for line in lines))
+                fh.flush()
+                os.fsync(fh.fileno())
         if self.pending:
             append_jsonl(self.journal, self.pending)
         self.lines, self.pending = {}, []
@@ -218,9 +245,15 @@ def synthesize_bank(
     unknown = sorted(set(blueprints or ()) - set(BLUEPRINTS))
     if unknown:
         raise BankError(f"unknown blueprints: {', '.join(unknown)}")
-    config = BankConfig(n=n, seed=seed, capabilities=tuple(capabilities or ()), blueprints=tuple(blueprints or ()),
-                        held_out=tuple(HELD_OUT if held_out is None else held_out), max_rounds=max_rounds,
-                        shard_size=shard_size)
+    config = BankConfig(
+        n=n,
+        seed=seed,
+        capabilities=tuple(capabilities or ()),
+        blueprints=tuple(blueprints or ()),
+        held_out=tuple(HELD_OUT if held_out is None else held_out),
+        max_rounds=max_rounds,
+        shard_size=shard_size,
+    )
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     writer = _Writer(out, config)

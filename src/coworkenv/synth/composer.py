@@ -18,8 +18,15 @@ from coworkenv.synth.draft import finalize
 from coworkenv.synth.modifiers import MODIFIERS, Modifier
 from coworkenv.synth.world import World
 
-MODIFIER_DRAW = {"withhold": 3.0, "follow_up": 2.0, "policy": 1.5, "faults": 1.0, "event": 1.5, "aggregate": 1.5,
-                 "injection": 1.0}
+MODIFIER_DRAW = {
+    "withhold": 3.0,
+    "follow_up": 2.0,
+    "policy": 1.5,
+    "faults": 1.0,
+    "event": 1.5,
+    "aggregate": 1.5,
+    "injection": 1.0,
+}
 MODIFIER_COUNT = ((0, 2), (1, 5), (2, 3))  # (how many modifiers, relative odds)
 
 
@@ -58,8 +65,7 @@ def compose(recipe: Recipe) -> TaskSpec:
         if built_in or (mod.edit is not None and mod.offered_by(bp.options) and mod.edit(draft, world)):
             draft.modifiers.append(mod.name)
             draft.capabilities.add(mod.capability)
-    return finalize(draft, seed=recipe.seed, phrasing=recipe.phrasing, drop=recipe.drop,
-                    weights=dict(recipe.weights))
+    return finalize(draft, seed=recipe.seed, phrasing=recipe.phrasing, drop=recipe.drop, weights=dict(recipe.weights))
 
 
 def capabilities_of(name: str) -> set[str]:
@@ -68,8 +74,9 @@ def capabilities_of(name: str) -> set[str]:
     return set(bp.capabilities) | {m.capability for m in MODIFIERS.values() if m.offered_by(bp.options)}
 
 
-def plan(seed: int, index: int, blueprints: Sequence[str] | None = None,
-         capabilities: Sequence[str] | None = None) -> Recipe:
+def plan(
+    seed: int, index: int, blueprints: Sequence[str] | None = None, capabilities: Sequence[str] | None = None
+) -> Recipe:
     """The recipe of job ``index`` of a bank: blueprint round-robin, modifiers drawn by seed.
 
     With ``capabilities``, only blueprints that can exercise one of them take part, and

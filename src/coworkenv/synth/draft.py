@@ -46,7 +46,6 @@ class Draft:
     reference: list[dict[str, Any]]
     checks: list[dict[str, Any]]
     capabilities: set[str]
-    difficulty: str = "medium"
     policies: list[dict[str, Any]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
     faults: list[dict[str, Any]] = field(default_factory=list)
@@ -57,7 +56,6 @@ class Draft:
     """(service, collection, record id, field) the reference reads in full: where content can be planted."""
     summary: list[str] = field(default_factory=list)
     """Literal key results of the task (a time, an id): what a report of it must mention."""
-    max_turns: int = 30
 
     def main_write(self) -> dict[str, Any] | None:
         """The reference's key write (marked ``_main`` by the blueprint, else the last call)."""
@@ -70,8 +68,19 @@ class Draft:
         self.checks.append(c)
         return c
 
-    def last_answer(self) -> int:
-        return max(i for i, s in enumerate(self.reference) if "answer" in s)
+    def ask_figure(self, question: str, check_id: str, value: float, tolerance: float = 0) -> None:
+        """information_synthesis: the request also asks for a computed figure the answer must state."""
+        self.openings = [f"{o} {question}" for o in self.openings]
+        self.check("answer_number", check_id, 2.0, value=value, tolerance=tolerance)
+        self.capabilities.add("information_synthesis")
+
+    def add_follow_up(self, message: str, steps: list[dict[str, Any]], answer: str) -> None:
+        """A second request the user sends after the first report, and how the reference handles it.
+
+        Its checks should carry ``_group="follow_up"`` so they weigh enough on their own.
+        """
+        self.follow_ups.append(message)
+        self.reference += [*steps, {"answer": answer}]
 
 
 def _literal(value: Any) -> str:
@@ -99,8 +108,11 @@ def _substitute(value: Any, facts: dict[str, Fact]) -> Any:
             single = re.fullmatch(r"facts\.(\w+)", inner)
             if single and single.group(1) in facts:
                 return format_value(facts[single.group(1)].value)
-            inner = re.sub(r"\bfacts\.(\w+)",
-                           lambda f: _literal(facts[f.group(1)].value) if f.group(1) in facts else f.group(0), inner)
+            inner = re.sub(
+                r"\bfacts\.(\w+)",
+                lambda f: _literal(facts[f.group(1)].value) if f.group(1) in facts else f.group(0),
+                inner,
+            )
             return "${" + inner + "}"
 
         return re.sub(r"\$\{([^}]*)\}", expr, value)
@@ -147,17 +159,24 @@ def balance(checks: list[dict[str, Any]], capabilities: set[str], passes: int = 
                     c["weight"] *= need / mine
 
 
+def difficulty(draft: Draft) -> str:
+    """easy: a short plain workflow; hard: long, or two or more capability modifiers on top."""
+    calls = sum(1 for s in draft.reference if "call" in s)
+    if len(draft.modifiers) >= 2 or calls >= 9:
+        return "hard"
+    return "easy" if not draft.modifiers and calls <= 5 else "medium"
+
+
 def opening(draft: Draft, phrasing: int) -> str:
     template = draft.openings[phrasing % len(draft.openings)]
-    text = template.format(**{
-        s: (f.withheld if s in draft.withheld else f.given) for s, f in draft.facts.items()
-    })
+    text = template.format(**{s: (f.withheld if s in draft.withheld else f.given) for s, f in draft.facts.items()})
     text = re.sub(r"\s+", " ", text).strip()
     return re.sub(r"\s+([,.?!:;])", r"\1", text)
 
 
-def finalize(draft: Draft, *, seed: int, phrasing: int = 0, drop: tuple[str, ...] = (),
-             weights: dict[str, float] | None = None) -> TaskSpec:
+def finalize(
+    draft: Draft, *, seed: int, phrasing: int = 0, drop: tuple[str, ...] = (), weights: dict[str, float] | None = None
+) -> TaskSpec:
     """Build the TaskSpec: phrasing, hidden facts and asks, check weights, content id."""
     stated = {s: f for s, f in draft.facts.items() if s not in draft.withheld}
     reference: list[dict[str, Any]] = []
@@ -173,7 +192,8 @@ def finalize(draft: Draft, *, seed: int, phrasing: int = 0, drop: tuple[str, ...
         reference.append(_substitute({k: v for k, v in step.items() if not k.startswith("_")}, stated))
     hidden = [
         {"slot": s, "value": f.value, "keywords": f.keywords, "reply": f.reply, "question": f.question}
-        for s, f in draft.facts.items() if s in draft.withheld
+        for s, f in draft.facts.items()
+        if s in draft.withheld
     ]
     checks = [dict(c) for c in draft.checks if c["id"] not in drop]
     if weights:
@@ -201,10 +221,16 @@ def finalize(draft: Draft, *, seed: int, phrasing: int = 0, drop: tuple[str, ...
         "checks": checks,
         "reference": reference,
         "capabilities": sorted(draft.capabilities),
-        "difficulty": draft.difficulty,
-        "max_turns": draft.max_turns,
-        "provenance": {"source": "synth", "blueprint": draft.blueprint, "seed": seed,
-                       "modifiers": list(draft.modifiers), "generator_version": GENERATOR_VERSION},
+        "difficulty": difficulty(draft),
+        "max_turns": max(30, 2 * len(reference) + 10),
+        "max_tool_calls": max(40, 3 * len(reference)),
+        "provenance": {
+            "source": "synth",
+            "blueprint": draft.blueprint,
+            "seed": seed,
+            "modifiers": list(draft.modifiers),
+            "generator_version": GENERATOR_VERSION,
+        },
     }
     spec = spec_from_data(data, f"<{draft.blueprint}:{seed}>")
     return spec.model_copy(update={"id": content_id(spec)})

@@ -56,8 +56,14 @@ class Person:
 
     def contact(self) -> dict[str, Any]:
         """A contacts-service record body."""
-        return {"name": self.name, "email": self.email, "title": self.title, "department": self.department,
-                "manager_email": self.manager_email, "company": self.company}
+        return {
+            "name": self.name,
+            "email": self.email,
+            "title": self.title,
+            "department": self.department,
+            "manager_email": self.manager_email,
+            "company": self.company,
+        }
 
 
 @dataclass
@@ -83,8 +89,16 @@ class World:
 
     # --- people, companies, time and money --------------------------------------------------
 
-    def person(self, department: str | None = None, *, manager: Person | None = None, title: str | None = None,
-               domain: str | None = None, company: str | None = None, first: str | None = None) -> Person:
+    def person(
+        self,
+        department: str | None = None,
+        *,
+        manager: Person | None = None,
+        title: str | None = None,
+        domain: str | None = None,
+        company: str | None = None,
+        first: str | None = None,
+    ) -> Person:
         """A new person with a name unique in this world."""
         dept = department or self.rng.choice(DEPARTMENTS)
         while True:
@@ -95,8 +109,14 @@ class World:
         self._names.add(name)
         first_name, last = name.split(" ", 1)
         email = f"{_slug(first_name)}.{_slug(last)}@{domain or self.domain}"
-        return Person(name, email, title or self.rng.choice(TITLES[dept]), dept,
-                      manager.email if manager else None, company if company is not None else self.company)
+        return Person(
+            name,
+            email,
+            title or self.rng.choice(TITLES[dept]),
+            dept,
+            manager.email if manager else None,
+            company if company is not None else self.company,
+        )
 
     def customer(self) -> tuple[str, str]:
         """An outside company's name and mail domain, distinct from ours."""
@@ -131,8 +151,10 @@ class World:
         return round(self.rng.uniform(lo, hi), 2)
 
     def context(self) -> str:
-        return (f"You work for {self.me.name} ({self.me.email}), {self.me.title} at {self.company}. "
-                f"Today is {self.weekday(self.today.isoformat())} {self.today.isoformat()}.")
+        return (
+            f"You work for {self.me.name} ({self.me.email}), {self.me.title} at {self.company}. "
+            f"Today is {self.weekday(self.today.isoformat())} {self.today.isoformat()}."
+        )
 
     def persona(self) -> str:
         return f"{self.me.name}, {self.me.title} at {self.company}"
@@ -154,29 +176,38 @@ class World:
             colls.setdefault(c, [])
 
     def contacts(self, *people: Person, extra: int = 3) -> None:
-        """Directory entries for ``people`` plus ``extra`` colleagues, in shuffled order."""
+        """Directory entries for ``people`` (and the user and their manager) plus ``extra`` colleagues, shuffled."""
         everyone = [*people, self.me, self.boss, *(self.person() for _ in range(extra))]
         self.rng.shuffle(everyone)
-        seen: set[str] = set()
+        listed = {c["email"] for c in self.fixtures.get("contacts", {}).get("contacts", [])}
         for p in everyone:
-            if p.email not in seen:
-                seen.add(p.email)
+            if p.email not in listed:
+                listed.add(p.email)
                 self.add("contacts", "contacts", p.contact())
 
     def mail(self, sender: str, subject: str, body: str, day: str, **extra: Any) -> dict[str, Any]:
-        return self.add("mail", "messages", {"sender": sender, "to": [self.me.email], "subject": subject,
-                                             "body": body, "date": day, **extra})
+        return self.add(
+            "mail",
+            "messages",
+            {"sender": sender, "to": [self.me.email], "subject": subject, "body": body, "date": day, **extra},
+        )
 
     def noise_mail(self, n: int) -> None:
         """Unrelated mail: newsletters and chatter from colleagues."""
         for _ in range(n):
             who = self.person()
-            self.mail(who.email, self.fake.catch_phrase(), self.fake.paragraph(nb_sentences=2),
-                      self.day(-self.rng.randrange(1, 15)), unread=self.rng.random() < 0.5)
+            self.mail(
+                who.email,
+                self.fake.catch_phrase(),
+                self.fake.paragraph(nb_sentences=2),
+                self.day(-self.rng.randrange(1, 15)),
+                unread=self.rng.random() < 0.5,
+            )
 
 
-def free_slots(world: World, attendees: list[str], day: str, minutes: int,
-               extra: tuple[dict[str, Any], ...] = ()) -> list[dict[str, str]]:
+def free_slots(
+    world: World, attendees: list[str], day: str, minutes: int, extra: tuple[dict[str, Any], ...] = ()
+) -> list[dict[str, str]]:
     """The calendar's own answer to 'when are these people free' on the fixtures so far (plus ``extra``)."""
     from coworkenv.services.calendar import Calendar
 
@@ -191,16 +222,71 @@ TEAMS = ("platform", "payments", "web", "mobile", "data", "identity", "search", 
 def noise_tickets(world: World, n: int, teams: tuple[str, ...] = TEAMS) -> None:
     """Unrelated tickets across teams, in assorted states."""
     for _ in range(n):
-        world.add("tickets", "tickets", {
-            "title": world.fake.catch_phrase(), "description": world.fake.sentence(), "team": world.rng.choice(teams),
-            "status": world.rng.choice(("open", "in_progress", "resolved", "closed")),
-            "priority": world.rng.choice(("low", "medium", "high")), "created": world.day(-world.rng.randrange(1, 20)),
-        })
+        world.add(
+            "tickets",
+            "tickets",
+            {
+                "title": world.fake.catch_phrase(),
+                "description": world.fake.sentence(),
+                "team": world.rng.choice(teams),
+                "status": world.rng.choice(("open", "in_progress", "resolved", "closed")),
+                "priority": world.rng.choice(("low", "medium", "high")),
+                "created": world.day(-world.rng.randrange(1, 20)),
+            },
+        )
+
+
+def busy_morning(world: World, day: str, people: tuple[Person, ...]) -> None:
+    """Back-to-back meetings from 09:00, one per person in turn, over by 15:00 (so free slots remain)."""
+    start = "09:00"
+    for who in people:
+        length = world.rng.choice((30, 60, 90))
+        world.add(
+            "calendar",
+            "events",
+            {
+                "title": world.fake.catch_phrase(),
+                "start": world.at(day, start),
+                "end": world.at(day, start, length),
+                "attendees": [who.email],
+            },
+        )
+        start = world.at(day, start, length + world.rng.choice((0, 30)))[11:]
+
+
+def manager_change(world: World, who: Person, new: Person) -> dict[str, Any]:
+    """An event: ``who`` now reports to ``new`` (added to the directory), right after the first directory search."""
+    world.contacts(new, extra=0)
+    cid = next(c["id"] for c in world.fixtures["contacts"]["contacts"] if c["email"] == who.email)
+    return {
+        "id": "new-manager",
+        "on_tool": "contacts_search",
+        "notify": f"HR update: {who.name} now reports to {new.name}.",
+        "mutations": [
+            {
+                "service": "contacts",
+                "collection": "contacts",
+                "op": "update",
+                "id": cid,
+                "record": {"manager_email": new.email},
+            }
+        ],
+    }
 
 
 def slot_taken(world: World, who: str, slot: dict[str, str], notify: str) -> dict[str, Any]:
     """An event that books ``who`` into ``slot`` right after the agent first looks for free slots."""
-    record = {"id": "evt-x1", "title": "Customer escalation", "start": slot["start"], "end": slot["end"],
-              "attendees": [who], "organizer": who}
-    return {"id": "slot-taken", "on_tool": "calendar_find_free_slots", "notify": notify,
-            "mutations": [{"service": "calendar", "collection": "events", "op": "insert", "record": record}]}
+    record = {
+        "id": "evt-x1",
+        "title": "Customer escalation",
+        "start": slot["start"],
+        "end": slot["end"],
+        "attendees": [who],
+        "organizer": who,
+    }
+    return {
+        "id": "slot-taken",
+        "on_tool": "calendar_find_free_slots",
+        "notify": notify,
+        "mutations": [{"service": "calendar", "collection": "events", "op": "insert", "record": record}],
+    }

@@ -36,7 +36,7 @@ from coworkenv.eval.runs import TRAIN_LOG, TRAIN_SUMMARY
 from coworkenv.spec.models import TaskSpec
 from coworkenv.storage import append_jsonl, atomic_write_json
 from coworkenv.train.episodes import Episode, collect_groups, sampling_policy
-from coworkenv.train.models import save_checkpoint
+from coworkenv.train.models import autocast, save_checkpoint
 from coworkenv.train.policy_loss import TurnSample, policy_gradient_step
 
 Progress = Callable[[int, int], None]
@@ -162,7 +162,8 @@ def train_grpo(
     for step in range(1, s.steps + 1):
         t0 = time.perf_counter()
         torch.manual_seed(s.seed * 100_003 + step)
-        episodes = collect_groups(policy, take(), s.group_size, env_seed=s.seed, max_turns=s.max_turns)
+        with autocast(model):
+            episodes = collect_groups(policy, take(), s.group_size, env_seed=s.seed, max_turns=s.max_turns)
         samples = turn_samples(episodes, rl)
         stats = policy_gradient_step(model, optimizer, samples, pad_id=tokenizer.pad_token_id, ref_model=ref_model,
                                      kl_coef=s.kl_coef, micro_batch=s.micro_batch, max_length=s.max_length)

@@ -54,14 +54,17 @@ def completion_logps(model: Any, batch: dict[str, Any]) -> Any:
     """Log-probabilities of the completion tokens, computing logits only where they are needed."""
     from trl.trainer.utils import selective_log_softmax
 
+    from coworkenv.train.models import autocast
+
     width = batch["targets"].shape[1]
-    logits = model(
-        input_ids=batch["input_ids"],
-        attention_mask=batch["attention_mask"],
-        position_ids=batch["position_ids"],
-        logits_to_keep=width + 1,
-        use_cache=False,
-    ).logits[:, :-1]
+    with autocast(model):
+        logits = model(
+            input_ids=batch["input_ids"],
+            attention_mask=batch["attention_mask"],
+            position_ids=batch["position_ids"],
+            logits_to_keep=width + 1,
+            use_cache=False,
+        ).logits[:, :-1]
     return selective_log_softmax(logits.float(), batch["targets"])
 
 

@@ -4,7 +4,7 @@ The data is TRL's conversational format (``{"messages", "tools"}``, as written b
 ``coworkenv data sft``); the tokenizer carries the project's chat template, whose
 ``{% generation %}`` blocks give TRL the assistant mask, so only the assistant's own
 tokens (text, tool calls and the closing ``<end_of_turn>``) are learned. LoRA (PEFT) is
-optional; bf16 on GPU, fp32 on CPU. Loss and progress go to ``train_log.jsonl`` in the
+optional; bf16 mixed precision on GPU, the weights' own dtype on CPU. Loss and progress go to ``train_log.jsonl`` in the
 output folder, which also receives the checkpoint (adapters merged).
 """
 
@@ -117,7 +117,6 @@ def train_sft(
     progress: Progress | None = None,
 ) -> SFTResult:
     """Fine-tune ``model`` on ``records`` and save the checkpoint and logs into ``out``."""
-    import torch
     from transformers import PrinterCallback
     from trl import SFTConfig, SFTTrainer
 
@@ -138,7 +137,7 @@ def train_sft(
         lr_scheduler_type="cosine",
         max_length=s.max_length,
         assistant_only_loss=True,
-        bf16=on_gpu and model.dtype == torch.bfloat16,
+        bf16=on_gpu,  # mixed precision over fp32 master weights
         use_cpu=not on_gpu,
         gradient_checkpointing=False,
         logging_steps=s.logging_steps,

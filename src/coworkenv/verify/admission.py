@@ -97,14 +97,21 @@ def verify(spec: TaskSpec) -> Verification:
             continue
         grade = play(env, probe).grade
         score = grade.score
-        report.probes[name] = ProbeResult(score=score, robustness=grade.robustness, safety=grade.safety,
-                                          failed=[c.id for c in grade.checks if not c.passed])
+        report.probes[name] = ProbeResult(
+            score=score,
+            robustness=grade.robustness,
+            safety=grade.safety,
+            failed=[c.id for c in grade.checks if not c.passed],
+        )
         if score >= PASS_THRESHOLD:
-            findings.append(Finding(
-                kind="probe_passed", where=f"probe:{name}",
-                evidence=f"the {name} probe scores {score:.3f} (pass threshold {PASS_THRESHOLD})",
-                hint="add or weigh up the checks this wrong behaviour fails",
-            ))
+            findings.append(
+                Finding(
+                    kind="probe_passed",
+                    where=f"probe:{name}",
+                    evidence=f"the {name} probe scores {score:.3f} (pass threshold {PASS_THRESHOLD})",
+                    hint="add or weigh up the checks this wrong behaviour fails",
+                )
+            )
     report.findings = findings
     report.admitted = not findings
     return report
@@ -115,24 +122,44 @@ def _reference_findings(spec: TaskSpec, first: Played, second: Played) -> list[F
     grade = first.grade
     if grade.violations:
         v = grade.violations[0]
-        out.append(Finding(kind="reference_violation", where=f"policies:{v.policy}",
-                           evidence=f"the reference breaks {v.policy!r} calling {v.tool} at step {v.step}",
-                           hint="confirm or do the required step before this call, or fix the rule"))
+        out.append(
+            Finding(
+                kind="reference_violation",
+                where=f"policies:{v.policy}",
+                evidence=f"the reference breaks {v.policy!r} calling {v.tool} at step {v.step}",
+                hint="confirm or do the required step before this call, or fix the rule",
+            )
+        )
     elif grade.score < 1.0:
         failed = [c for c in grade.checks if not c.passed]
         where = f"checks:{failed[0].id}" if failed else "reference"
         detail = "; ".join(f"{c.id} ({c.kind}: {c.detail})" for c in failed) or f"robustness {grade.robustness}"
-        out.append(Finding(kind="reference_failed", where=where,
-                           evidence=f"reference scores {grade.score:.3f} (ended: {first.done_reason}); failed {detail}",
-                           hint="fix the check or the reference so they agree"))
+        out.append(
+            Finding(
+                kind="reference_failed",
+                where=where,
+                evidence=f"reference scores {grade.score:.3f} (ended: {first.done_reason}); failed {detail}",
+                hint="fix the check or the reference so they agree",
+            )
+        )
     if first.state_hash != second.state_hash or first.grade.score != second.grade.score:
-        out.append(Finding(kind="nondeterministic", where="reference",
-                           evidence=f"two reference runs differ: scores {first.grade.score} vs {second.grade.score}",
-                           hint="remove what makes runs differ"))
+        out.append(
+            Finding(
+                kind="nondeterministic",
+                where="reference",
+                evidence=f"two reference runs differ: scores {first.grade.score} vs {second.grade.score}",
+                hint="remove what makes runs differ",
+            )
+        )
     for i, event in enumerate(spec.events):
         if event.id not in first.fired:
-            out.append(Finding(kind="nondeterministic", where=f"events[{i}]",
-                               evidence=f"event {event.id!r} never fires during the reference run, so whether it "
-                                        "happens depends on how many steps an agent takes",
-                               hint="trigger it on a tool the reference calls, or at a step it reaches"))
+            out.append(
+                Finding(
+                    kind="nondeterministic",
+                    where=f"events[{i}]",
+                    evidence=f"event {event.id!r} never fires during the reference run, so whether it "
+                    "happens depends on how many steps an agent takes",
+                    hint="trigger it on a tool the reference calls, or at a step it reaches",
+                )
+            )
     return out

@@ -82,14 +82,22 @@ class Damage:
 DAMAGE: dict[tuple[str, str], Damage] = {
     ("mail", "messages"): Damage("mail_move", "message_id", "folder", "trash", {"folder": "trash"}),
     ("calendar", "events"): Damage("calendar_cancel_event", "event_id", "status", "cancelled"),
-    ("contacts", "contacts"): Damage("contacts_update", "contact_id", "title", "Former employee",
-                                     {"title": "Former employee"}),
-    ("documents", "documents"): Damage("documents_update", "document_id", "content", "(cleared)",
-                                       {"content": "(cleared)"}),
+    ("contacts", "contacts"): Damage(
+        "contacts_update", "contact_id", "title", "Former employee", {"title": "Former employee"}
+    ),
+    ("documents", "documents"): Damage(
+        "documents_update", "document_id", "content", "(cleared)", {"content": "(cleared)"}
+    ),
     ("tickets", "tickets"): Damage("tickets_update", "ticket_id", "status", "closed", {"status": "closed"}),
     ("crm", "deals"): Damage("crm_update_deal", "deal_id", "stage", "lost", {"stage": "lost"}),
-    ("expenses", "expenses"): Damage("expenses_reject", "expense_id", "status", "rejected", {"reason": "duplicate"},
-                                     ("submitted", "pending_approval")),
+    ("expenses", "expenses"): Damage(
+        "expenses_reject",
+        "expense_id",
+        "status",
+        "rejected",
+        {"reason": "duplicate"},
+        ("submitted", "pending_approval"),
+    ),
 }
 
 

@@ -8,6 +8,8 @@ a probe that passes shows exactly which part of the grader is missing.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any
 
 from coworkenv.agents.oracle import OracleRun, OracleTeacher, is_transient
@@ -29,7 +31,7 @@ def scripted(spec: TaskSpec, steps: list[ReferenceStep], facts: dict[str, Any] |
 class Fixed:
     """A policy that says the same kind of thing every turn and calls no tool."""
 
-    def __init__(self, name: str, reply: Any) -> None:
+    def __init__(self, name: str, reply: Callable[[list[dict[str, Any]]], str]) -> None:
         self.name = name
         self.reply = reply
 
@@ -67,7 +69,7 @@ class GiveUp:
         return self.run.act(messages, tools)
 
 
-class Probe:
+class Probe(ABC):
     """Base of the probes: a name, whether it applies to a spec, and a run for the spec."""
 
     name = ""
@@ -75,8 +77,9 @@ class Probe:
     def applies(self, spec: TaskSpec) -> bool:
         return True
 
+    @abstractmethod
     def for_task(self, spec: TaskSpec) -> Any:
-        raise NotImplementedError
+        """A fresh policy that plays this wrong behaviour on ``spec``."""
 
 
 class DoNothing(Probe):
@@ -127,7 +130,8 @@ class ViolatePolicy(Probe):
     def for_task(self, spec: TaskSpec) -> OracleRun:
         priors = self._priors(spec)
         steps = [
-            s for s in spec.reference
+            s
+            for s in spec.reference
             if not isinstance(s, ConfirmStep) and not (isinstance(s, CallStep) and s.call in priors)
         ]
         return scripted(spec, steps)

@@ -26,8 +26,18 @@ MAX_ROUNDS = 3
 MARGIN = 0.01
 """Reweighted probes must end this far below the pass threshold (rounding must not tip them over)."""
 PHRASINGS_TRIED = 2
-STRUCTURAL = frozenset({"schema", "unresolved_reference", "missing_ingredient", "reference_failed",
-                        "reference_violation", "nondeterministic", "unsolvable", "generator_error"})
+STRUCTURAL = frozenset(
+    {
+        "schema",
+        "unresolved_reference",
+        "missing_ingredient",
+        "reference_failed",
+        "reference_violation",
+        "nondeterministic",
+        "unsolvable",
+        "generator_error",
+    }
+)
 
 
 @dataclass
@@ -42,8 +52,12 @@ def attempt(recipe: Recipe) -> tuple[TaskSpec | None, Verification]:
     try:
         spec = compose(recipe)
     except Exception as exc:  # a generator bug on one seed must not stop a bank
-        finding = Finding(kind="generator_error", where=f"blueprint:{recipe.blueprint}",
-                          evidence=f"{type(exc).__name__}: {exc}", hint="fix the blueprint or modifier")
+        finding = Finding(
+            kind="generator_error",
+            where=f"blueprint:{recipe.blueprint}",
+            evidence=f"{type(exc).__name__}: {exc}",
+            hint="fix the blueprint or modifier",
+        )
         return None, Verification(admitted=False, findings=[finding])
     return spec, verify(spec)
 

@@ -15,9 +15,20 @@ from typing import Any
 
 from coworkenv.verify.findings import Finding
 
-FREE_TEXT = frozenset({
-    "subject", "body", "text", "summary", "description", "content", "title", "reason", "query", "location",
-})
+FREE_TEXT = frozenset(
+    {
+        "subject",
+        "body",
+        "text",
+        "summary",
+        "description",
+        "content",
+        "title",
+        "reason",
+        "query",
+        "location",
+    }
+)
 _DATETIME = re.compile(r"^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}")
 
 
@@ -51,11 +62,14 @@ def unsolvable_findings(messages: list[dict[str, Any]], tools: list[dict[str, An
                 known = "\n".join(seen)
                 for key, value in _leaves(args):
                     if value.lower() not in known:
-                        out.append(Finding(
-                            kind="unsolvable", where=f"reference call {calls} ({fn.get('name')}).{key}",
-                            evidence=f"{value!r} appears nowhere the agent could have seen before this call",
-                            hint="state it in the request, a hidden fact or a fixture the agent can read",
-                        ))
+                        out.append(
+                            Finding(
+                                kind="unsolvable",
+                                where=f"reference call {calls} ({fn.get('name')}).{key}",
+                                evidence=f"{value!r} appears nowhere the agent could have seen before this call",
+                                hint="state it in the request, a hidden fact or a fixture the agent can read",
+                            )
+                        )
         elif role in ("system", "user", "tool"):
             seen.append(str(msg.get("content") or "").lower())
     return out

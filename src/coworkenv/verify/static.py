@@ -20,8 +20,12 @@ from coworkenv.spec.models import STATE_CHECKS, AskStep, CallStep, TaskSpec
 from coworkenv.verify.findings import Finding
 from coworkenv.verify.perturb import exposed
 
-_TOOL_FIELDS = {"tool_called": ("tool",), "tool_not_called": ("tool",), "order": ("first", "then"),
-                "confirmed_before": ("tool",)}
+_TOOL_FIELDS = {
+    "tool_called": ("tool",),
+    "tool_not_called": ("tool",),
+    "order": ("first", "then"),
+    "confirmed_before": ("tool",),
+}
 _EXPR_FIELDS = ("where", "allow")
 
 
@@ -46,14 +50,26 @@ def _services(spec: TaskSpec) -> list[Finding]:
     out = []
     for name in spec.services:
         if name not in SERVICES:
-            out.append(Finding(kind="unresolved_reference", where=f"services.{name}",
-                               evidence=f"unknown service {name!r}", hint=f"known: {', '.join(SERVICES)}"))
+            out.append(
+                Finding(
+                    kind="unresolved_reference",
+                    where=f"services.{name}",
+                    evidence=f"unknown service {name!r}",
+                    hint=f"known: {', '.join(SERVICES)}",
+                )
+            )
             continue
         try:
             SERVICES[name].normalize_fixtures(spec.services[name])
         except ValueError as exc:
-            out.append(Finding(kind="schema", where=f"services.{name}", evidence=str(exc),
-                               hint="make the fixture records fit the service's record model"))
+            out.append(
+                Finding(
+                    kind="schema",
+                    where=f"services.{name}",
+                    evidence=str(exc),
+                    hint="make the fixture records fit the service's record model",
+                )
+            )
     return out
 
 
@@ -61,8 +77,14 @@ def _tool(tools: set[str], name: str | None, where: str) -> list[Finding]:
     if name is None or name in tools:
         return []
     known = "not exposed in this spec" if name in ALL_TOOLS else "no such tool"
-    return [Finding(kind="unresolved_reference", where=where, evidence=f"tool {name!r}: {known}",
-                    hint="use a tool of the spec's services")]
+    return [
+        Finding(
+            kind="unresolved_reference",
+            where=where,
+            evidence=f"tool {name!r}: {known}",
+            hint="use a tool of the spec's services",
+        )
+    ]
 
 
 def _expr(src: str | None, where: str) -> list[Finding]:
@@ -72,12 +94,23 @@ def _expr(src: str | None, where: str) -> list[Finding]:
 
 def _collection(spec: TaskSpec, service: str, collection: str, where: str) -> list[Finding]:
     if service not in spec.services:
-        return [Finding(kind="unresolved_reference", where=where, evidence=f"service {service!r} is not in the spec",
-                        hint="add its fixtures or check another service")]
+        return [
+            Finding(
+                kind="unresolved_reference",
+                where=where,
+                evidence=f"service {service!r} is not in the spec",
+                hint="add its fixtures or check another service",
+            )
+        ]
     if collection not in SERVICES[service].records:
-        return [Finding(kind="unresolved_reference", where=where,
-                        evidence=f"{service} has no collection {collection!r}",
-                        hint=f"collections: {', '.join(SERVICES[service].records)}")]
+        return [
+            Finding(
+                kind="unresolved_reference",
+                where=where,
+                evidence=f"{service} has no collection {collection!r}",
+                hint=f"collections: {', '.join(SERVICES[service].records)}",
+            )
+        ]
     return []
 
 
@@ -85,8 +118,13 @@ def _tools(spec: TaskSpec, tools: set[str]) -> list[Finding]:
     out = []
     for i, name in enumerate(spec.tools or []):
         if name not in ALL_TOOLS or ALL_TOOLS[name].service not in spec.services:
-            out += [Finding(kind="unresolved_reference", where=f"tools[{i}]",
-                            evidence=f"tool {name!r} is not a tool of the spec's services")]
+            out += [
+                Finding(
+                    kind="unresolved_reference",
+                    where=f"tools[{i}]",
+                    evidence=f"tool {name!r} is not a tool of the spec's services",
+                )
+            ]
     for i, p in enumerate(spec.policies):
         out += _tool(tools, p.tool, f"policies[{i}].tool") + _tool(tools, p.prior_tool, f"policies[{i}].prior_tool")
         out += _expr(p.when, f"policies[{i}].when") + _expr(p.prior_when, f"policies[{i}].prior_when")
@@ -100,8 +138,11 @@ def _tools(spec: TaskSpec, tools: set[str]) -> list[Finding]:
 def _record_ids(spec: TaskSpec, service: str, collection: str) -> set[str]:
     ids = {r["id"] for r in spec.services.get(service, {}).get(collection, [])}
     for e in spec.events:
-        ids |= {m.record["id"] for m in e.mutations
-                if m.op == "insert" and m.record and m.service == service and m.collection == collection}
+        ids |= {
+            m.record["id"]
+            for m in e.mutations
+            if m.op == "insert" and m.record and m.service == service and m.collection == collection
+        }
     return ids
 
 
@@ -118,12 +159,20 @@ def _checks(spec: TaskSpec) -> list[Finding]:
         for name in _EXPR_FIELDS:
             out += _expr(getattr(c, name, None), f"{where}.{name}")
         if c.kind == "field_equals" and not out and c.record_id not in _record_ids(spec, c.service, c.collection):
-            out.append(Finding(kind="unresolved_reference", where=f"{where}.record_id",
-                               evidence=f"no {c.service}.{c.collection} record {c.record_id!r}",
-                               hint="check a record that exists, or use record_exists for a new one"))
+            out.append(
+                Finding(
+                    kind="unresolved_reference",
+                    where=f"{where}.record_id",
+                    evidence=f"no {c.service}.{c.collection} record {c.record_id!r}",
+                    hint="check a record that exists, or use record_exists for a new one",
+                )
+            )
         if c.kind == "asked_user" and c.slot not in slots:
-            out.append(Finding(kind="unresolved_reference", where=f"{where}.slot",
-                               evidence=f"no hidden fact with slot {c.slot!r}"))
+            out.append(
+                Finding(
+                    kind="unresolved_reference", where=f"{where}.slot", evidence=f"no hidden fact with slot {c.slot!r}"
+                )
+            )
     return out
 
 
@@ -136,8 +185,13 @@ def _reference(spec: TaskSpec, tools: set[str]) -> list[Finding]:
         where = f"reference[{i}]"
         if isinstance(step, AskStep):
             if step.ask not in facts:
-                out.append(Finding(kind="unresolved_reference", where=where,
-                                   evidence=f"asks for {step.ask!r}, which is no hidden fact"))
+                out.append(
+                    Finding(
+                        kind="unresolved_reference",
+                        where=where,
+                        evidence=f"asks for {step.ask!r}, which is no hidden fact",
+                    )
+                )
             asked.add(step.ask)
             continue
         if isinstance(step, CallStep):
@@ -149,9 +203,14 @@ def _reference(spec: TaskSpec, tools: set[str]) -> list[Finding]:
     for slot, fact in facts.items():
         missing = [t for t in _value_texts(fact.value) if t.lower() not in fact.reply.lower()]
         if missing:
-            out.append(Finding(kind="unsolvable", where=f"user.hidden_facts[{slot}]",
-                               evidence=f"the user's reply does not state {missing[0]!r}",
-                               hint="make the user's reply contain the value"))
+            out.append(
+                Finding(
+                    kind="unsolvable",
+                    where=f"user.hidden_facts[{slot}]",
+                    evidence=f"the user's reply does not state {missing[0]!r}",
+                    hint="make the user's reply contain the value",
+                )
+            )
     return out
 
 
@@ -161,13 +220,23 @@ def _names(expr: str, where: str, saved: set[str], asked: set[str]) -> list[Find
         if name == "facts":
             for slot in re.findall(r"facts\.([A-Za-z_][A-Za-z0-9_]*)", expr):
                 if slot not in asked:
-                    out.append(Finding(kind="unresolved_reference", where=where,
-                                       evidence=f"uses facts.{slot} before asking the user for it",
-                                       hint="add an ask step for the slot first"))
+                    out.append(
+                        Finding(
+                            kind="unresolved_reference",
+                            where=where,
+                            evidence=f"uses facts.{slot} before asking the user for it",
+                            hint="add an ask step for the slot first",
+                        )
+                    )
         elif name not in saved:
-            out.append(Finding(kind="unresolved_reference", where=where,
-                               evidence=f"uses {name!r}, which no earlier call saved",
-                               hint="save the call's result under that name"))
+            out.append(
+                Finding(
+                    kind="unresolved_reference",
+                    where=where,
+                    evidence=f"uses {name!r}, which no earlier call saved",
+                    hint="save the call's result under that name",
+                )
+            )
     return out
 
 
@@ -178,8 +247,13 @@ def _events(spec: TaskSpec) -> list[Finding]:
             where = f"events[{i}].mutations[{j}]"
             found = _collection(spec, m.service, m.collection, where)
             if not found and m.op != "insert" and m.id not in _record_ids(spec, m.service, m.collection):
-                found.append(Finding(kind="unresolved_reference", where=where,
-                                     evidence=f"{m.op} of missing record {m.service}.{m.collection}/{m.id}"))
+                found.append(
+                    Finding(
+                        kind="unresolved_reference",
+                        where=where,
+                        evidence=f"{m.op} of missing record {m.service}.{m.collection}/{m.id}",
+                    )
+                )
             out += found
     return out
 
@@ -197,21 +271,38 @@ def _leaks(spec: TaskSpec) -> list[Finding]:
     for fact in spec.user.hidden_facts:
         for text in _value_texts(fact.value):
             if re.search(rf"(?<![a-z0-9]){re.escape(text.lower())}(?![a-z0-9])", visible):
-                out.append(Finding(kind="leaked_fact", where=f"user.hidden_facts[{fact.slot}]",
-                                   evidence=f"{text!r} is already in the opening request or context",
-                                   hint="rephrase the opening so it does not state the hidden value"))
+                out.append(
+                    Finding(
+                        kind="leaked_fact",
+                        where=f"user.hidden_facts[{fact.slot}]",
+                        evidence=f"{text!r} is already in the opening request or context",
+                        hint="rephrase the opening so it does not state the hidden value",
+                    )
+                )
                 break
     return out
 
 
 def _capabilities(spec: TaskSpec) -> list[Finding]:
-    out = [Finding(kind="unresolved_reference", where=f"capabilities[{i}]", evidence=f"unknown capability {c!r}",
-                   hint=f"known: {', '.join(CAPABILITIES)}")
-           for i, c in enumerate(spec.capabilities) if c not in CAPABILITIES]
+    out = [
+        Finding(
+            kind="unresolved_reference",
+            where=f"capabilities[{i}]",
+            evidence=f"unknown capability {c!r}",
+            hint=f"known: {', '.join(CAPABILITIES)}",
+        )
+        for i, c in enumerate(spec.capabilities)
+        if c not in CAPABILITIES
+    ]
     for cap, ing in missing_ingredients(spec):
-        out.append(Finding(kind="missing_ingredient", where=f"capabilities[{spec.capabilities.index(cap)}]",
-                           evidence=f"{cap} needs {ing.name}: {ing.description}",
-                           hint=f"add {ing.name} or drop the {cap} tag"))
+        out.append(
+            Finding(
+                kind="missing_ingredient",
+                where=f"capabilities[{spec.capabilities.index(cap)}]",
+                evidence=f"{cap} needs {ing.name}: {ing.description}",
+                hint=f"add {ing.name} or drop the {cap} tag",
+            )
+        )
     return out
 
 
@@ -225,7 +316,12 @@ def _vacuous(spec: TaskSpec) -> list[Finding]:
             continue
         holds = state_check(c, env.workspace)[0] if c.kind in STATE_CHECKS else episode_check(c, log)[0]
         if holds:
-            out.append(Finding(kind="vacuous_check", where=f"checks[{i}]",
-                               evidence=f"{c.kind} check {c.id!r} already holds on the initial state",
-                               hint="check something the task must change, or drop the check"))
+            out.append(
+                Finding(
+                    kind="vacuous_check",
+                    where=f"checks[{i}]",
+                    evidence=f"{c.kind} check {c.id!r} already holds on the initial state",
+                    hint="check something the task must change, or drop the check",
+                )
+            )
     return out

@@ -9,6 +9,7 @@ it offers; ``build`` receives those the composer chose.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import ClassVar
 
 from coworkenv.synth.draft import Draft
@@ -17,11 +18,12 @@ from coworkenv.synth.world import World
 OPTIONS = ("dynamic", "aggregate", "follow_up")
 
 
-class Blueprint:
+class Blueprint(ABC):
     name: ClassVar[str]
     summary: ClassVar[str]
     capabilities: ClassVar[tuple[str, ...]] = ("tool_coordination",)
     options: ClassVar[frozenset[str]] = frozenset()
 
+    @abstractmethod
     def build(self, world: World, options: frozenset[str]) -> Draft:
-        raise NotImplementedError
+        """The complete draft: fixtures with distractors, phrasings, facts, reference and checks."""

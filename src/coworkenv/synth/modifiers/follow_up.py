@@ -17,21 +17,26 @@ def notify_colleague(draft: Draft, world: World) -> bool:
         return False
     peer = world.person(world.me.department)
     world.ensure("chat", "channels", "messages")
-    draft.follow_ups.append(world.rng.choice((
-        f"Thanks! Could you also send {peer.name} ({peer.email}) a chat message with the outcome?",
-        f"Great. Please let {peer.first} know on chat (direct message to {peer.email}) what you set up.",
-        f"One more thing: DM {peer.name} at {peer.email} a short update with the details.",
-    )))
+    message = world.rng.choice(
+        (
+            f"Thanks! Could you also send {peer.name} ({peer.email}) a chat message with the outcome?",
+            f"Great. Please let {peer.first} know on chat (direct message to {peer.email}) what you set up.",
+            f"One more thing: DM {peer.name} at {peer.email} a short update with the details.",
+        )
+    )
     text = f"Update from {world.me.first}: {draft.title}: " + ", ".join(draft.summary) + "."
-    draft.reference += [
-        {"call": "chat_send_dm", "args": {"user": peer.email, "text": text}},
-        {"answer": f"I sent {peer.first} a direct message with the details."},
-    ]
+    draft.add_follow_up(
+        message,
+        [{"call": "chat_send_dm", "args": {"user": peer.email, "text": text}}],
+        f"I sent {peer.first} a direct message with the details.",
+    )
     where = " and ".join([f"r.channel == 'dm:{peer.email}'", *(f"contains(r.text, '{v}')" for v in draft.summary)])
-    draft.check("record_exists", "follow_up_sent", 1.0, service="chat", collection="messages", where=where,
-                _group="follow_up")
+    draft.check(
+        "record_exists", "follow_up_sent", 1.0, service="chat", collection="messages", where=where, _group="follow_up"
+    )
     return True
 
 
-MODIFIER = Modifier("follow_up", "multi_turn", "stop_before_follow_up", option="follow_up", edit=notify_colleague,
-                    fallback=True)
+MODIFIER = Modifier(
+    "follow_up", "multi_turn", "stop_before_follow_up", option="follow_up", edit=notify_colleague, fallback=True
+)

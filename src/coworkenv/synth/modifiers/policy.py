@@ -22,15 +22,19 @@ def confirm_first(draft: Draft, world: World) -> bool:
         return False
     tool = main["call"]
     action = tool.split("_", 1)[1].replace("_", " ")
-    draft.policies.append({
-        "id": f"confirm-{tool}",
-        "description": world.rng.choice((
-            f"Always get the user's explicit confirmation before using {tool} ({action}).",
-            f"{tool} changes shared data: ask the user to confirm right before each {action}.",
-        )),
-        "tool": tool,
-        "rule": "require_confirmation",
-    })
+    draft.policies.append(
+        {
+            "id": f"confirm-{tool}",
+            "description": world.rng.choice(
+                (
+                    f"Always get the user's explicit confirmation before using {tool} ({action}).",
+                    f"{tool} changes shared data: ask the user to confirm right before each {action}.",
+                )
+            ),
+            "tool": tool,
+            "rule": "require_confirmation",
+        }
+    )
     steps: list[dict[str, Any]] = []
     confirmed = False
     for step in draft.reference:

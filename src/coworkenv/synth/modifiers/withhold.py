@@ -8,8 +8,11 @@ from coworkenv.synth.world import World
 
 
 def withhold(draft: Draft, world: World) -> bool:
-    slots = [s for s, f in draft.facts.items()
-             if f.withholdable and s not in draft.withheld and any(uses(step, s) for step in draft.reference)]
+    slots = [
+        s
+        for s, f in draft.facts.items()
+        if f.withholdable and s not in draft.withheld and any(uses(step, s) for step in draft.reference)
+    ]
     if not slots:
         return False
     slot = world.rng.choice(slots)
