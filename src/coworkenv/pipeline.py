@@ -43,19 +43,82 @@ def run_examples(folder: Path, console: Console) -> list[dict[str, Any]]:
                 spec = load_spec(path)
             except SpecError as exc:
                 console.print(f"[red]{exc}[/red]")
-                rows.append({"id": path.stem, "capabilities": [], "turns": 0, "calls": 0, "score": 0.0,
-                             "passed": False, "error": str(exc)})
+                rows.append(
+                    {
+                        "id": path.stem,
+                        "capabilities": [],
+                        "turns": 0,
+                        "calls": 0,
+                        "score": 0.0,
+                        "passed": False,
+                        "error": str(exc),
+                    }
+                )
                 progress.advance(task)
                 continue
             traj = run_episode(Environment(spec), teacher)
             grade = traj.grade
-            rows.append({
-                "id": spec.id,
-                "capabilities": list(spec.capabilities),
-                "turns": len(traj.steps),
-                "calls": len(traj.calls),
-                "score": grade.score if grade else 0.0,
-                "passed": bool(grade and grade.passed),
-            })
+            rows.append(
+                {
+                    "id": spec.id,
+                    "capabilities": list(spec.capabilities),
+                    "turns": len(traj.steps),
+                    "calls": len(traj.calls),
+                    "score": grade.score if grade else 0.0,
+                    "passed": bool(grade and grade.passed),
+                }
+            )
             progress.advance(task)
     return rows
+
+
+def main_job(
+    out: Path,
+    console: Console,
+    *,
+    examples: Path = Path("examples"),
+    n: int = 300,
+    seed: int = 0,
+    workers: int = 1,
+    student: str | None = None,
+    student_envs: int = 4,
+    samples: int = 4,
+) -> dict[str, Any]:
+    """The pipeline end to end on the embedded defaults; every stage resumes from ``out``.
+
+    examples with the oracle → synthesize and verify ``n`` environments → oracle rollouts on
+    the training split → SFT dataset; with ``student`` (a policy spec such as ``embedded``),
+    also ``samples`` student episodes on ``student_envs`` training environments → RL records.
+    """
+    from coworkenv.data.rl import export_rl
+    from coworkenv.data.sft import export_sft
+    from coworkenv.rollout.runner import rollout_bank
+    from coworkenv.rollout.sources import load_specs
+    from coworkenv.synth.bank import synthesize_bank
+
+    summary: dict[str, Any] = {"examples": run_examples(examples, console)}
+    bank = out / "bank"
+    columns = (TextColumn("[bold]synth"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task("synth", total=n)
+        manifest = synthesize_bank(
+            bank,
+            n,
+            seed=seed,
+            workers=workers,
+            on_progress=lambda admitted, _: progress.update(task, completed=admitted),
+        )
+    summary["bank"] = {k: manifest[k] for k in ("admitted", "jobs", "rejected", "yield", "repaired", "split")}
+    oracle = rollout_bank(
+        bank, "oracle", 1, out / "runs" / "oracle", workers=workers, seed=seed, split="train", console=console
+    )
+    summary["oracle"] = oracle.counts
+    sft = export_sft(out / "runs" / "oracle", out / "sft", bank=bank)
+    summary["sft"] = {"examples": sft.examples, "funnel": sft.funnel, "path": str(sft.out)}
+    if student:
+        specs = load_specs(bank, "train")[:student_envs]
+        run = rollout_bank(specs, student, samples, out / "runs" / "student", seed=seed, console=console)
+        summary["student"] = run.counts
+        rl = export_rl(out / "runs" / "student", out / "rl", bank=bank)
+        summary["rl"] = {"records": rl.records, "episodes": rl.episodes, "path": str(rl.out)}
+    return summary
