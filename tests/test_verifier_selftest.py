@@ -29,6 +29,7 @@ EXPECTED = {
     "ignore_event_passes": ("probe_passed", "probe:ignore_event"),
     "leaked_fact": ("leaked_fact", "user.hidden_facts[team]"),
     "missing_ingredient": ("missing_ingredient", "capabilities[1]"),
+    "only_guards": ("vacuous_check", "checks"),
     "nondeterministic_event": ("nondeterministic", "events[0]"),
     "policy_violating_reference": ("reference_violation", "policies:confirm-assign"),
     "stop_before_follow_up_passes": ("probe_passed", "probe:stop_before_follow_up"),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from coworkenv.capabilities.base import Capability, Ingredient, called_services
-from coworkenv.expr import references
+from coworkenv.expr import references, root_names
 from coworkenv.spec.models import CallStep, TaskSpec
 
 
@@ -11,10 +11,7 @@ def _chained(spec: TaskSpec) -> bool:
     """Some call's arguments use an earlier call's result."""
     saved = {s.save_as for s in spec.reference if isinstance(s, CallStep) and s.save_as}
     return any(
-        ref.split(".")[0].split("[")[0] in saved
-        for s in spec.reference
-        if isinstance(s, CallStep)
-        for ref in references(s.args)
+        root_names(ref) & saved for s in spec.reference if isinstance(s, CallStep) for ref in references(s.args)
     )
 
 

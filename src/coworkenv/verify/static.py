@@ -2,7 +2,9 @@
 
 Every tool, service, collection, record, slot and result name the spec refers to must
 exist; expressions must parse; no hidden fact may already be in the opening request;
-no check may hold on the initial state (``unchanged`` checks excepted: they are guards);
+no check may hold on the initial state (guards excepted: ``unchanged`` and
+``tool_not_called`` say what must *not* happen, so they hold until the agent errs — but a
+spec made only of guards is vacuous);
 and every capability the spec claims must have its ingredients.
 """
 
@@ -306,13 +308,25 @@ def _capabilities(spec: TaskSpec) -> list[Finding]:
     return out
 
 
+GUARD_CHECKS = ("unchanged", "tool_not_called")
+
+
 def _vacuous(spec: TaskSpec) -> list[Finding]:
     """Checks that already hold before the agent does anything (on the state after reset)."""
     env = Environment(spec)
     log = EpisodeLog()
     out = []
+    if all(c.kind in GUARD_CHECKS for c in spec.checks):
+        return [
+            Finding(
+                kind="vacuous_check",
+                where="checks",
+                evidence="every check is a guard (unchanged / tool_not_called): doing nothing satisfies them all",
+                hint="add a check on what the task must achieve",
+            )
+        ]
     for i, c in enumerate(spec.checks):
-        if c.kind == "unchanged":
+        if c.kind in GUARD_CHECKS:
             continue
         holds = state_check(c, env.workspace)[0] if c.kind in STATE_CHECKS else episode_check(c, log)[0]
         if holds:
