@@ -116,6 +116,7 @@ def row(result: EvalResult) -> dict[str, Any]:
         "tasks": m["overall"]["tasks"],
         "multi_turn_tasks": m[MULTI_TURN]["tasks"],
         "by_capability": {c: v["score"] for c, v in m["by_capability"].items()},
+        **m["behaviour"],
         "seconds": result.seconds,
     }
 
@@ -196,8 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     report = write_report(out, title=f"{args.model} on held-out blueprints ({device})")
     print(json.dumps({k: summary[k] for k in ("sizes", "gains", "targets", "seconds")}, indent=2))
     for name, s in stages.items():
-        print(f"{name:32s} score {s['score']:6.1f}  pass@1 {s['pass@1']:6.1f}  "
-              f"multi-turn {s['multi_turn_score']:6.1f}  caps {json.dumps(s['by_capability'])}")
+        print(f"{name:28s} score {s['score']:5.1f}  pass@1 {s['pass@1']:5.1f}  multi-turn {s['multi_turn_score']:5.1f}"
+              f"  valid calls {s['valid_calls']:5.1f}%  caps {json.dumps(s['by_capability'])}")
     print(f"report: {report}")
     return 0
 

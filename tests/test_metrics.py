@@ -7,7 +7,7 @@ from math import comb
 import pytest
 
 from coworkenv.eval.metrics import Outcome, compute_metrics, pass_at_k, pass_hat_k
-from coworkenv.runtime.trajectory import Grade, Trajectory
+from coworkenv.runtime.trajectory import Grade, StepRecord, ToolCallRecord, Trajectory
 
 
 def traj(spec_id: str, score: float, *, caps: tuple[str, ...] = (), bp: str = "bp", mt: bool = False) -> Trajectory:
@@ -51,6 +51,16 @@ def test_compute_metrics_on_hand_made_trajectories() -> None:
     assert m["by_capability"]["safety"]["pass^k"] == 0.0
     assert set(m["by_blueprint"]) == {"x", "y"}
     assert m["by_blueprint"]["y"]["pass@1"] == pytest.approx(50.0)
+    assert m["behaviour"] == {"turns_per_episode": 0.0, "calls_per_episode": 0.0, "valid_calls": 0.0}
+
+
+def test_behaviour_counts_turns_and_valid_calls() -> None:
+    t = traj("a", 0.5)
+    t.steps = [StepRecord(index=1, tool_calls=2), StepRecord(index=2)]
+    t.calls = [ToolCallRecord(step=1, call_id="c1", tool="mail_search", ok=True),
+               ToolCallRecord(step=1, call_id="c2", tool="mail_nope", ok=False)]
+    b = compute_metrics([t, traj("b", 0.0)])["behaviour"]
+    assert b == {"turns_per_episode": 1.0, "calls_per_episode": 1.0, "valid_calls": 50.0}
 
 
 def test_each_task_counts_once_and_k_is_capped() -> None:

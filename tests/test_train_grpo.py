@@ -7,14 +7,17 @@ from pathlib import Path
 
 import pytest
 import torch
+from typer.testing import CliRunner
 
 from coworkenv.agents import OracleTeacher
+from coworkenv.cli import app
 from coworkenv.data.rl import RlSettings
 from coworkenv.eval.report import write_report
 from coworkenv.eval.runner import evaluate_loaded
 from coworkenv.eval.runs import TRAIN_LOG, TRAIN_SUMMARY, load_run
 from coworkenv.runtime import Environment, run_episode
 from coworkenv.runtime.turn import AssistantTurn
+from coworkenv.spec import save_spec
 from coworkenv.storage import read_jsonl
 from coworkenv.train.episodes import Episode, TurnTokens
 from coworkenv.train.grpo import GRPOSettings, Setting, run_grid, train_grpo, turn_samples
@@ -117,3 +120,19 @@ def test_setting_parsing() -> None:
     assert Setting.parse("binary/rloo/discounted").name == "binary-rloo-discounted"
     with pytest.raises(ValueError):
         Setting.parse("grpo/sideways")
+
+
+def test_cli_grpo_on_a_spec_folder(tmp_path: Path) -> None:
+    specs = tmp_path / "specs"
+    for i in range(2):
+        save_spec(lookup_spec(i), specs / f"lookup-{i}.json")
+    out = tmp_path / "ckpt"
+    args = ["train", "grpo", "--model", "tiny", "--bank", str(specs), "--split", "all", "--out", str(out),
+            "--normaliser", "rloo", "--credit", "checks", "--steps", "1", "--envs-per-step", "2", "--group-size", "2",
+            "--max-new-tokens", "8", "--device", "cpu"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / TRAIN_SUMMARY).read_text())["setting"] == "raw-rloo-checks"
+    assert (out / "report.html").exists()
+    bad = CliRunner().invoke(app, [*args[:-2], "--grid", "grpo/nowhere"])
+    assert bad.exit_code == 2

@@ -114,8 +114,24 @@ def summarize(tasks: list[TaskSamples], k: int) -> dict[str, Any]:
     }
 
 
+def behaviour(trajectories: list[Any]) -> dict[str, float]:
+    """How the agent acted, whatever the grade: turns and tool calls per episode, % of calls that ran.
+
+    A model that learns the tool-call format but not yet the task shows up here first.
+    """
+    data = [t if isinstance(t, dict) else t.model_dump(mode="json") for t in trajectories]
+    calls = [c for t in data for c in t["calls"]]
+    n = max(1, len(data))
+    return {
+        "turns_per_episode": round(sum(len(t["steps"]) for t in data) / n, 3),
+        "calls_per_episode": round(len(calls) / n, 3),
+        "valid_calls": round(100.0 * sum(c["ok"] for c in calls) / len(calls), 2) if calls else 0.0,
+    }
+
+
 def compute_metrics(trajectories: Iterable[Any], k: int = 1) -> dict[str, Any]:
     """Overall, per-capability, per-blueprint and multi-turn metrics of graded trajectories."""
+    trajectories = list(trajectories)
     tasks = group_tasks(Outcome.of(t) for t in trajectories)
     by_cap: dict[str, list[TaskSamples]] = defaultdict(list)
     by_bp: dict[str, list[TaskSamples]] = defaultdict(list)
@@ -128,4 +144,5 @@ def compute_metrics(trajectories: Iterable[Any], k: int = 1) -> dict[str, Any]:
         MULTI_TURN: summarize([t for t in tasks if t.multi_turn], k),
         "by_capability": {cap: summarize(ts, k) for cap, ts in sorted(by_cap.items())},
         "by_blueprint": {bp: summarize(ts, k) for bp, ts in sorted(by_bp.items())},
+        "behaviour": behaviour(trajectories),
     }

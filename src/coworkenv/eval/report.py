@@ -53,6 +53,12 @@ def _headline(evals: list[EvalRecord]) -> str:
     return _table(["model", "subset", *COLUMNS], rows)
 
 
+def _behaviour(evals: list[EvalRecord]) -> str:
+    keys = ("turns_per_episode", "calls_per_episode", "valid_calls")
+    rows = [[e.label, *(e.metrics.get("behaviour", {}).get(k, "–") for k in keys)] for e in evals]
+    return _table(["model", "turns / episode", "tool calls / episode", "valid calls %"], rows)
+
+
 def _breakdown(evals: list[EvalRecord], key: str, metric: str) -> str:
     """One row per group, one column per evaluated model."""
     groups = sorted({g for e in evals for g in e.metrics.get(key, {})})
@@ -103,6 +109,7 @@ def render_html(run: RunData, title: str | None = None) -> str:
         parts += ["<h2>Results</h2>", "<p class='note'>score = average score ×100; pass rates in percent; "
                   "pass@k and pass^k use the unbiased estimators over the k shown.</p>",
                   _headline(evals), _img(plots.headline_bars(evals), "headline metrics"),
+                  "<h3>Behaviour</h3>", _behaviour(evals),
                   "<h2>By capability</h2>", _img(plots.capability_bars(evals), "score by capability"),
                   _breakdown(evals, "by_capability", "score"),
                   "<h3>pass@1 by capability</h3>", _breakdown(evals, "by_capability", "pass@1"),
