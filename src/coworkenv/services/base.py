@@ -16,11 +16,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
 from functools import cache, lru_cache
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 Record = dict[str, Any]
+Limit = Annotated[int, Field(ge=1, le=50, description="page size")]
+Offset = Annotated[int, Field(ge=0, description="index of the first result")]
 Collections = dict[str, dict[str, Record]]
 ToolKind = Literal["read", "write"]
 

@@ -8,6 +8,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator
 
 from coworkenv.services.base import (
+    Limit,
+    Offset,
     RecordModel,
     Service,
     ToolError,
@@ -19,8 +21,6 @@ from coworkenv.services.base import (
     tool,
 )
 
-Limit = Annotated[int, Field(ge=1, le=50, description="page size")]
-Offset = Annotated[int, Field(ge=0, description="index of the first result")]
 SLOT_STEP = timedelta(minutes=30)
 
 
@@ -122,8 +122,9 @@ class Calendar(Service):
         while t + length <= hi:
             if all(t + length <= s or t >= f for s, f in busy):
                 # isoformat: same text as strftime("%Y-%m-%dT%H:%M") for these naive times, 3x faster
-                slots.append({"start": t.isoformat(timespec="minutes"),
-                              "end": (t + length).isoformat(timespec="minutes")})
+                slots.append(
+                    {"start": t.isoformat(timespec="minutes"), "end": (t + length).isoformat(timespec="minutes")}
+                )
             t += SLOT_STEP
         return {"date": day, "duration_minutes": duration_minutes, "slots": slots}
 

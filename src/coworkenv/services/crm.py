@@ -6,10 +6,18 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from coworkenv.services.base import RecordModel, Service, ToolError, check_date, page, text_match, tool
+from coworkenv.services.base import (
+    Limit,
+    Offset,
+    RecordModel,
+    Service,
+    ToolError,
+    check_date,
+    page,
+    text_match,
+    tool,
+)
 
-Limit = Annotated[int, Field(ge=1, le=50, description="page size")]
-Offset = Annotated[int, Field(ge=0, description="index of the first result")]
 Stage = Literal["prospect", "qualified", "proposal", "negotiation", "won", "lost"]
 Kind = Literal["call", "email", "meeting", "note"]
 STAGES = ("prospect", "qualified", "proposal", "negotiation", "won", "lost")

@@ -11,6 +11,8 @@ from pydantic import Field, field_validator
 
 from coworkenv.services.base import (
     Collections,
+    Limit,
+    Offset,
     Record,
     RecordModel,
     Service,
@@ -21,8 +23,6 @@ from coworkenv.services.base import (
     tool,
 )
 
-Limit = Annotated[int, Field(ge=1, le=50, description="page size")]
-Offset = Annotated[int, Field(ge=0, description="index of the first result")]
 SNIPPET = 200
 
 

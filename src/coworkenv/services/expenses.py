@@ -7,6 +7,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from coworkenv.services.base import (
+    Limit,
+    Offset,
     RecordModel,
     Service,
     ToolError,
@@ -16,8 +18,6 @@ from coworkenv.services.base import (
     tool,
 )
 
-Limit = Annotated[int, Field(ge=1, le=50, description="page size")]
-Offset = Annotated[int, Field(ge=0, description="index of the first result")]
 Status = Literal["draft", "submitted", "pending_approval", "approved", "rejected", "reimbursed"]
 
 

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import Field
+from coworkenv.services.base import (
+    Limit,
+    Offset,
+    RecordModel,
+    Service,
+    ToolError,
+    page,
+    text_match,
+    tool,
+)
 
-from coworkenv.services.base import RecordModel, Service, ToolError, page, text_match, tool
-
-Limit = Annotated[int, Field(ge=1, le=50, description="page size")]
-Offset = Annotated[int, Field(ge=0, description="index of the first result")]
 FOLDERS = ("inbox", "sent", "archive", "spam", "drafts", "trash")
 
 
