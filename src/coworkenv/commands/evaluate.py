@@ -48,7 +48,11 @@ def register(app: typer.Typer) -> None:
         from coworkenv.rollout.sources import load_specs
 
         console = Console()
-        specs = load_specs(bank, None if split in (None, "all") else split)
+        try:
+            specs = load_specs(bank, None if split in (None, "all") else split)
+        except ValueError as exc:
+            console.print(f"[red]{exc}[/red]")
+            raise typer.Exit(2) from None
         if not specs:
             console.print(f"[red]no environments in {bank} for split {split!r}[/red]")
             raise typer.Exit(2)

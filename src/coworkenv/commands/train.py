@@ -92,17 +92,17 @@ def register(app: typer.Typer) -> None:
         from coworkenv.train.models import load_model
 
         console = Console()
-        try:
-            settings = [Setting(reward, normaliser, credit)] if grid is None else (
-                list(DEFAULT_GRID) if grid == "default" else [Setting.parse(g, reward) for g in grid.split(",")])
-        except ValueError as exc:
-            console.print(f"[red]{exc}[/red]")
-            raise typer.Exit(2) from None
         if eval_samples and split == "all":
             console.print("[red]--eval-samples needs a bank and its held-out split[/red]")
             raise typer.Exit(2)
-        specs = load_specs(bank, None if split == "all" else split)
-        heldout = load_specs(bank, "heldout") if eval_samples else []
+        try:
+            settings = [Setting(reward, normaliser, credit)] if grid is None else (
+                list(DEFAULT_GRID) if grid == "default" else [Setting.parse(g, reward) for g in grid.split(",")])
+            specs = load_specs(bank, None if split == "all" else split)
+            heldout = load_specs(bank, "heldout") if eval_samples else []
+        except ValueError as exc:
+            console.print(f"[red]{exc}[/red]")
+            raise typer.Exit(2) from None
         base = GRPOSettings(steps=steps, envs_per_step=envs_per_step, group_size=group_size, learning_rate=lr,
                             temperature=temperature, max_new_tokens=max_new_tokens, max_turns=max_turns,
                             gamma=gamma, kl_coef=kl, seed=seed)

@@ -11,6 +11,7 @@ output folder, which also receives the checkpoint (adapters merged).
 from __future__ import annotations
 
 import json
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -32,7 +33,8 @@ class SFTSettings:
     batch_size: int = 4
     grad_accum: int = 1
     max_length: int = 2048
-    warmup_ratio: float = 0.05
+    warmup: float = 0.05
+    """linear warm-up: a fraction of the steps when below 1, else a step count."""
     lora: bool = False
     lora_r: int = 16
     lora_alpha: int = 32
@@ -126,14 +128,15 @@ def train_sft(
     log_path = out / TRAIN_LOG
     log_path.unlink(missing_ok=True)
     on_gpu = next(model.parameters()).device.type == "cuda"
+    scratch = tempfile.TemporaryDirectory(prefix="coworkenv-sft-")  # the Trainer wants a folder; saves go to out
     config = SFTConfig(
-        output_dir=str(out / "trainer"),
+        output_dir=scratch.name,
         num_train_epochs=s.epochs,
         max_steps=s.max_steps,
         learning_rate=s.learning_rate,
         per_device_train_batch_size=s.batch_size,
         gradient_accumulation_steps=s.grad_accum,
-        warmup_steps=s.warmup_ratio,
+        warmup_steps=s.warmup,
         lr_scheduler_type="cosine",
         max_length=s.max_length,
         assistant_only_loss=True,
@@ -163,7 +166,8 @@ def train_sft(
     )
     trainer.remove_callback(PrinterCallback)  # the run's own log and progress bar replace its prints
     start = time.perf_counter()
-    trainer.train()
+    with scratch:
+        trainer.train()
     seconds = round(time.perf_counter() - start, 2)
     trained = merge_lora(trainer.model)
     trained.eval()
