@@ -35,6 +35,14 @@ def test_process_pool_matches_inline(tmp_path: Path) -> None:
     assert manifest["status"] == "complete" and manifest["episodes"] == 12 and manifest["config"]["samples"] == 2
 
 
+def test_max_turns_caps_episodes_below_the_spec_limit(tmp_path: Path) -> None:
+    rollout_bank(SPECS[:2], "oracle", 1, tmp_path, max_turns=1, progress=False)
+    records = [json.loads(line) for line in (tmp_path / "episodes.jsonl").read_text().splitlines()]
+    assert [len(r["trajectory"]["steps"]) for r in records] == [1, 1]
+    assert {r["trajectory"]["done_reason"] for r in records} == {"max_turns"}
+    assert not any(r["trajectory"]["grade"]["passed"] for r in records)
+
+
 def test_rerun_skips_done_episodes_and_extends_samples(tmp_path: Path) -> None:
     rollout_bank(SPECS[:2], "oracle", 1, tmp_path, progress=False)
     again = rollout_bank(SPECS[:2], "oracle", 3, tmp_path, progress=False)

@@ -13,6 +13,10 @@ from coworkenv.runtime import Environment, run_episode
 from coworkenv.spec import SpecError, load_spec
 
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
+# The student samples (temperature 1) so the K episodes of a group differ; short turns and
+# episodes keep a CPU run of the embedded model to minutes.
+STUDENT_OPTIONS = {"temperature": 1.0, "max_new_tokens": 96}
+STUDENT_MAX_TURNS = 8
 
 
 def spec_files(folder: Path) -> list[Path]:
@@ -117,7 +121,17 @@ def main_job(
     summary["sft"] = {"examples": sft.examples, "funnel": sft.funnel, "path": str(sft.out)}
     if student:
         specs = load_specs(bank, "train")[:student_envs]
-        run = rollout_bank(specs, student, samples, out / "runs" / "student", seed=seed, console=console)
+        run = rollout_bank(
+            specs,
+            student,
+            samples,
+            out / "runs" / "student",
+            seed=seed,
+            max_turns=STUDENT_MAX_TURNS,
+            policy_options=STUDENT_OPTIONS,
+            timeout=None,
+            console=console,
+        )
         summary["student"] = run.counts
         rl = export_rl(out / "runs" / "student", out / "rl", bank=bank)
         summary["rl"] = {"records": rl.records, "episodes": rl.episodes, "path": str(rl.out)}

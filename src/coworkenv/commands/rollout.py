@@ -29,6 +29,7 @@ def register(app: typer.Typer) -> None:
         split: str | None = typer.Option(None, "--split", help="bank split: train | heldout"),
         user: str | None = typer.Option(None, "--user", help="user simulator: scripted | openai:<model>@<url>"),
         fault_rate: float = typer.Option(0.0, "--fault-rate", min=0.0, max=1.0, help="random transient tool errors"),
+        max_turns: int | None = typer.Option(None, "--max-turns", min=1, help="cap on turns per episode"),
     ) -> None:
         """Run K episodes of a policy on every environment of a bank, in parallel and resumably."""
         from coworkenv.rollout import rollout_bank
@@ -38,8 +39,19 @@ def register(app: typer.Typer) -> None:
         workers = workers or (0 if ray else os.cpu_count() or 1)
         try:
             summary = rollout_bank(
-                bank, policy, samples, out, workers=workers, ray_address=ray, timeout=timeout or None, seed=seed,
-                user=user, fault_rate=fault_rate, split=split, console=console,
+                bank,
+                policy,
+                samples,
+                out,
+                workers=workers,
+                ray_address=ray,
+                timeout=timeout or None,
+                seed=seed,
+                user=user,
+                fault_rate=fault_rate,
+                max_turns=max_turns,
+                split=split,
+                console=console,
             )
         except (StoreMismatch, ValueError) as exc:
             console.print(f"[red]{exc}[/red]")

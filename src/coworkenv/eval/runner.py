@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from coworkenv.agents.llm_user import make_environment
 from coworkenv.eval.metrics import compute_metrics
 from coworkenv.eval.runs import TRAJECTORIES_FILE, write_eval
 from coworkenv.runtime import Environment, run_episode
@@ -23,11 +24,6 @@ from coworkenv.spec.models import TaskSpec
 from coworkenv.storage import append_jsonl
 
 OnTurns = Callable[[list[int], list[AssistantTurn]], None]
-
-
-def make_env(spec: TaskSpec, seed: int, max_turns: int | None = None) -> Environment:
-    """An environment whose turn limit is the spec's, or ``max_turns`` when that is lower."""
-    return Environment(spec, seed=seed, max_turns=min(spec.max_turns, max_turns or spec.max_turns))
 
 
 def run_lockstep(
@@ -80,8 +76,9 @@ def default_temperature(samples: int) -> float:
     return 0.0 if samples == 1 else 0.8
 
 
-def local_policy(model: Any, tokenizer: Any, name: str, *, temperature: float = 0.0, max_new_tokens: int = 256,
-                 seed: int = 0) -> Any:
+def local_policy(
+    model: Any, tokenizer: Any, name: str, *, temperature: float = 0.0, max_new_tokens: int = 256, seed: int = 0
+) -> Any:
     """A batched TransformersPolicy over a loaded model, with torch's sampling seeded."""
     import torch
 
@@ -142,13 +139,13 @@ def evaluate(
     if hasattr(policy, "act_batch"):
         for lo in range(0, len(jobs), batch_size):
             chunk = jobs[lo : lo + batch_size]
-            envs = [make_env(spec, seed + s, max_turns) for spec, s in chunk]
+            envs = [make_environment(spec, seed + s, max_turns=max_turns) for spec, s in chunk]
             trajs += run_lockstep(envs, policy.act_batch, policy_name=name, samples=[s for _, s in chunk])
             if progress:
                 progress(len(chunk))
     else:
         for spec, s in jobs:
-            trajs.append(run_episode(make_env(spec, seed + s, max_turns), policy, sample=s))
+            trajs.append(run_episode(make_environment(spec, seed + s, max_turns=max_turns), policy, sample=s))
             if progress:
                 progress(1)
     metrics = compute_metrics(trajs, k=k or samples)
@@ -190,6 +187,7 @@ def evaluate_loaded(
     policy = local_policy(model, tokenizer, label, temperature=temp, max_new_tokens=max_new_tokens, seed=seed)
     with autocast(model):
         result = evaluate(policy, specs, samples=samples, seed=seed, batch_size=batch_size, max_turns=max_turns)
-    save_eval(result, folder, label, model=model_name or label, samples=samples, temperature=temp,
-              max_turns=max_turns, **meta)
+    save_eval(
+        result, folder, label, model=model_name or label, samples=samples, temperature=temp, max_turns=max_turns, **meta
+    )
     return result

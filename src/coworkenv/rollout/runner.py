@@ -80,6 +80,7 @@ def rollout_bank(
     seed: int = 0,
     user: str | None = None,
     fault_rate: float = 0.0,
+    max_turns: int | None = None,
     split: str | None = None,
     chunk_size: int | None = None,
     batch_size: int = 16,
@@ -92,7 +93,8 @@ def rollout_bank(
     ``bank`` is a bank folder, a folder or file of specs, or a list of TaskSpec; ``policy``
     is a spec string for :func:`coworkenv.agents.factory.make_policy` (required for workers
     and Ray) or, inline only, a ready policy object. ``timeout`` is each episode's budget in
-    seconds (None: unlimited). Episodes already in the store are skipped; re-running after
+    seconds (None: unlimited); ``max_turns`` caps episodes below the specs' own turn limits.
+    Episodes already in the store are skipped; re-running after
     a crash or SIGKILL finishes the rest.
     """
     from_specs = not isinstance(bank, str | Path)
@@ -107,6 +109,7 @@ def rollout_bank(
         "seed": seed,
         "user": user,
         "fault_rate": fault_rate,
+        "max_turns": max_turns,
         "samples": samples,
         "timeout": timeout,
         "bank": f"<{len(specs)} specs>" if from_specs else str(bank),
@@ -116,7 +119,7 @@ def rollout_bank(
     tasks = plan_tasks(specs, samples, seed)
     todo = [t for t in tasks if t.key not in done]
     store.write_manifest({"config": config, "status": "running", "planned": len(tasks)})
-    options = RunOptions(timeout=timeout, user=user, fault_rate=fault_rate)
+    options = RunOptions(timeout=timeout, user=user, fault_rate=fault_rate, max_turns=max_turns)
     size = chunk_size or auto_chunk_size(name, len(todo), workers)
     chunks = chunked(todo, size)
     opts = policy_options or {}
@@ -208,8 +211,12 @@ def _ray(
 
     if not ray.is_initialized():
         local = address == "local"
-        ray.init(address=None if local else address, num_cpus=(workers or None) if local else None,
-                 include_dashboard=False, log_to_driver=False)
+        ray.init(
+            address=None if local else address,
+            num_cpus=(workers or None) if local else None,
+            include_dashboard=False,
+            log_to_driver=False,
+        )
     n = workers if workers > 0 else int(ray.available_resources().get("CPU", 1))
     actor_cls = ray.remote(num_cpus=1)(RayRolloutWorker)
     actors = [actor_cls.remote(policy, opts) for _ in range(max(n, 1))]

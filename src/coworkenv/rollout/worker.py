@@ -52,6 +52,7 @@ class RunOptions:
     timeout: float | None = 300.0
     user: str | None = None
     fault_rate: float = 0.0
+    max_turns: int | None = None
 
 
 @contextmanager
@@ -125,7 +126,9 @@ def run_task(task: EpisodeTask, policy: Any, options: RunOptions, spec: TaskSpec
     name = getattr(policy, "name", type(policy).__name__)
     try:
         spec = spec or TaskSpec.model_validate(task.spec)
-        env = make_environment(spec, task.seed, user=options.user, fault_rate=options.fault_rate)
+        env = make_environment(
+            spec, task.seed, user=options.user, fault_rate=options.fault_rate, max_turns=options.max_turns
+        )
         actor = policy.for_task(spec) if hasattr(policy, "for_task") else policy
         traj = run_episode(env, Deadline(actor.act, options.timeout, name), sample=task.sample)
     except Exception as exc:  # recorded, so the run goes on and the failure is visible
@@ -140,7 +143,7 @@ def run_lockstep_tasks(tasks: list[EpisodeTask], policy: Any, options: RunOption
     name = getattr(policy, "name", type(policy).__name__)
     specs = [TaskSpec.model_validate(t.spec) for t in tasks]
     envs = [
-        make_environment(s, t.seed, user=options.user, fault_rate=options.fault_rate)
+        make_environment(s, t.seed, user=options.user, fault_rate=options.fault_rate, max_turns=options.max_turns)
         for s, t in zip(specs, tasks, strict=True)
     ]
     start = time.perf_counter()

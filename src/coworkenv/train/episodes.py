@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from coworkenv.eval.runner import make_env, run_lockstep
+from coworkenv.agents.llm_user import make_environment
+from coworkenv.eval.runner import run_lockstep
 from coworkenv.runtime.trajectory import Trajectory
 from coworkenv.runtime.turn import AssistantTurn
 from coworkenv.spec.models import TaskSpec
@@ -62,8 +63,7 @@ def sampling_policy(model: Any, tokenizer: Any, *, temperature: float, max_new_t
     """A TransformersPolicy whose model records the tokens of every turn."""
     from coworkenv.agents.transformers_policy import TransformersPolicy
 
-    policy = TransformersPolicy(model, tokenizer, max_new_tokens=max_new_tokens, temperature=temperature,
-                                name="grpo")
+    policy = TransformersPolicy(model, tokenizer, max_new_tokens=max_new_tokens, temperature=temperature, name="grpo")
     policy.model = GenerateRecorder(model, policy.stop_ids)
     return policy
 
@@ -82,13 +82,18 @@ def collect_groups(
     the policy's sampling: the comparison group-relative advantages rely on.
     """
     recorder: GenerateRecorder = policy.model
-    envs = [make_env(spec, env_seed, max_turns) for spec in specs for _ in range(group_size)]
+    envs = [make_environment(spec, env_seed, max_turns=max_turns) for spec in specs for _ in range(group_size)]
     tokens: list[list[TurnTokens]] = [[] for _ in envs]
 
     def keep(indices: list[int], turns: list[AssistantTurn]) -> None:
         for i, turn_tokens in zip(indices, recorder.last, strict=True):
             tokens[i].append(turn_tokens)
 
-    trajs = run_lockstep(envs, policy.act_batch, policy_name=policy.name,
-                         samples=[i % group_size for i in range(len(envs))], on_turns=keep)
+    trajs = run_lockstep(
+        envs,
+        policy.act_batch,
+        policy_name=policy.name,
+        samples=[i % group_size for i in range(len(envs))],
+        on_turns=keep,
+    )
     return [Episode(traj, i // group_size, tokens[i]) for i, traj in enumerate(trajs)]
