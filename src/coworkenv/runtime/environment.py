@@ -23,7 +23,7 @@ from coworkenv.runtime.turn import parse_turn
 from coworkenv.runtime.user import ScriptedUser
 from coworkenv.runtime.workspace import Workspace
 from coworkenv.services.base import ToolError, ToolInfo
-from coworkenv.spec.models import STATE_CHECKS, Event, TaskSpec
+from coworkenv.spec.models import STATE_CHECKS, TRANSIENT_ERROR, Event, TaskSpec
 
 NOTICE = "[environment]"
 
@@ -195,14 +195,14 @@ class Environment:
         step = record.index
         record.tool_calls += 1
         info, args, error = self.router.parse_args(name, raw)
+        fault = None
         if info is None or args is None:
             outcome = Outcome(False, error=error, args=args, info=info)
-            fault = False
         else:
             count = self.tool_counts.get(name, 0) + 1
             self.tool_counts[name] = count
             fault = self._fault(name, count)
-            if fault:
+            if fault is not None:
                 outcome = Outcome(False, error=fault, args=args, info=info)
             else:
                 outcome = self._checked_call(info, args, record)
@@ -215,7 +215,7 @@ class Environment:
                 ok=outcome.ok,
                 kind=info.kind if info else None,
                 error=outcome.error,
-                fault=bool(fault),
+                fault=fault is not None,
                 confirmed=self.confirmed,
             )
         )
@@ -239,13 +239,14 @@ class Environment:
             record.violations.append(policy.id)
         return self.router.execute(info, parsed, args)
 
-    def _fault(self, tool: str, count: int) -> Any:
+    def _fault(self, tool: str, count: int) -> str | None:
+        """The transient error this call hits, if any: scheduled by the spec, or drawn at ``fault_rate``."""
         for fault in self.spec.faults:
             if fault.tool == tool and fault.on_call == count:
                 return fault.message
         if self.fault_rate and self.rng.random() < self.fault_rate:
-            return "503 Service Unavailable: temporary failure, please retry"
-        return False
+            return TRANSIENT_ERROR
+        return None
 
     def _user_reply(self, text: str, record: StepRecord) -> list[dict[str, Any]]:
         reply = self.user.respond(text)

@@ -122,12 +122,15 @@ class Event(_Model):
         return self
 
 
+TRANSIENT_ERROR = "503 Service Unavailable: temporary failure, please retry"
+
+
 class Fault(_Model):
     """A transient tool error injected on the n-th call of a tool."""
 
     tool: str
     on_call: int = Field(1, ge=1)
-    message: str = "503 Service Unavailable: temporary failure, please retry"
+    message: str = TRANSIENT_ERROR
 
 
 # --- checks -------------------------------------------------------------------------------
