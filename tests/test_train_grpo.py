@@ -21,7 +21,7 @@ from coworkenv.spec import save_spec
 from coworkenv.storage import read_jsonl
 from coworkenv.train.episodes import Episode, TurnTokens
 from coworkenv.train.grpo import GRPOSettings, Setting, run_grid, train_grpo, turn_samples
-from coworkenv.train.models import load_model
+from coworkenv.train.models import MasterWeightsAdamW, load_model
 from coworkenv.train.policy_loss import TurnSample, completion_logps, policy_gradient_step
 from train_helpers import lookup_spec
 
@@ -79,6 +79,20 @@ def test_update_moves_log_probs_in_the_advantages_direction() -> None:
         stats = policy_gradient_step(model, opt, [TurnSample(tokens, sign)], pad_id=tokenizer.pad_token_id)
         assert stats["tokens"] == len(tokens.completion_ids)
         assert (logp() - before) * sign > 0
+
+
+def test_master_weights_keep_updates_that_bf16_rounds_away() -> None:
+    def train(make: object) -> torch.Tensor:
+        weight = torch.nn.Parameter(torch.ones(4, dtype=torch.bfloat16))
+        opt = make([weight], lr=1e-4)
+        for _ in range(40):
+            opt.zero_grad()
+            weight.grad = torch.ones_like(weight)
+            opt.step()
+        return weight.detach().float()
+
+    assert torch.equal(train(torch.optim.AdamW), torch.ones(4))  # each 1e-4 step is below half a bf16 step at 1.0
+    assert torch.all(train(MasterWeightsAdamW) < 1.0)
 
 
 def test_grpo_trains_on_real_environments(tmp_path: Path) -> None:

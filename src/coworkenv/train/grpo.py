@@ -36,7 +36,7 @@ from coworkenv.eval.runs import TRAIN_LOG, TRAIN_SUMMARY
 from coworkenv.spec.models import TaskSpec
 from coworkenv.storage import append_jsonl, atomic_write_json
 from coworkenv.train.episodes import Episode, collect_groups, sampling_policy
-from coworkenv.train.models import autocast, save_checkpoint
+from coworkenv.train.models import MasterWeightsAdamW, autocast, save_checkpoint
 from coworkenv.train.policy_loss import TurnSample, policy_gradient_step
 
 Progress = Callable[[int, int], None]
@@ -154,7 +154,7 @@ def train_grpo(
     rl = RlSettings(reward=s.setting.reward, normaliser=s.setting.normaliser, credit=s.setting.credit,  # type: ignore[arg-type]
                     gamma=s.gamma, violation_penalty=s.violation_penalty)
     ref_model = copy.deepcopy(model).eval().requires_grad_(False) if s.kl_coef > 0 else None
-    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=s.learning_rate)
+    optimizer = MasterWeightsAdamW(model.parameters(), lr=s.learning_rate)
     policy = sampling_policy(model, tokenizer, temperature=s.temperature, max_new_tokens=s.max_new_tokens)
     take = _schedule(specs, s.envs_per_step, s.seed)
     log: list[dict[str, Any]] = []
