@@ -10,7 +10,8 @@ Stages, each writing into ``--out`` (a run folder that ``coworkenv report`` re-r
 
 Sized by flags. The defaults are meant for one GPU (fp32 weights, bf16 autocast; estimated
 10–15 minutes on an H200, not yet measured). On CPU the smallest run that exercises every
-stage of the embedded model took 22.5 minutes on 2 shared cores (SFT dominates, ~50 s a step)::
+stage of the embedded model took 22.5 minutes on 2 shared cores (SFT dominates, ~50 s a step;
+with ``--lora`` ~32 s a step)::
 
     python benchmarks/train_embedded.py --device cpu --dtype bfloat16 --bank BANK --heldout-envs 4 \\
         --train-envs 8 --sft-epochs 2 --sft-lr 2e-4 --sft-batch 1 --grpo-steps 1 --envs-per-step 1 \\
@@ -59,7 +60,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--max-turns", type=int, default=None, help="cap on turns per episode (CPU budget)")
     p.add_argument("--batch-size", type=int, default=64, help="episodes played in lockstep")
     p.add_argument("--sft-epochs", type=float, default=3.0)
-    p.add_argument("--sft-lr", type=float, default=1e-4)
+    p.add_argument("--sft-lr", type=float, default=None, help="default: 1e-3 with --lora, else 1e-4")
     p.add_argument("--sft-batch", type=int, default=8)
     p.add_argument("--max-length", type=int, default=3072)
     p.add_argument("--lora", action="store_true")
@@ -150,8 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     stages = {"base": row(evaluate_loaded(model, tokenizer, heldout, out / "base", "base", model_name=args.model,
                                           **eval_kw))}
     lap("eval base")
+    sft_lr = args.sft_lr or (1e-3 if args.lora else 1e-4)  # LoRA adapters want a larger rate
     sft = train_sft(model, tokenizer, demos, out / "sft",
-                    SFTSettings(epochs=args.sft_epochs, learning_rate=args.sft_lr, batch_size=args.sft_batch,
+                    SFTSettings(epochs=args.sft_epochs, learning_rate=sft_lr, batch_size=args.sft_batch,
                                 max_length=args.max_length, lora=args.lora, seed=args.seed),
                     model_name=args.model)
     lap("sft")
