@@ -10,8 +10,8 @@ from pydantic import TypeAdapter
 
 from coworkenv.grading import PASS_THRESHOLD, EpisodeLog, combine, episode_check, numbers_in, state_check
 from coworkenv.runtime import Environment, Workspace
-from coworkenv.runtime.trajectory import ToolCallRecord, UserReply
 from coworkenv.spec import Check
+from coworkenv.trajectory import ToolCallRecord, UserReply
 from minispec import BASE, CREATE_TAXI, call, play, say, tiny_spec
 
 CHECK = TypeAdapter(Check)

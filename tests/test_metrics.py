@@ -7,7 +7,7 @@ from math import comb
 import pytest
 
 from coworkenv.eval.metrics import Outcome, compute_metrics, pass_at_k, pass_hat_k
-from coworkenv.runtime.trajectory import Grade, StepRecord, ToolCallRecord, Trajectory
+from coworkenv.trajectory import Grade, StepRecord, ToolCallRecord, Trajectory
 
 
 def traj(spec_id: str, score: float, *, caps: tuple[str, ...] = (), bp: str = "bp", mt: bool = False) -> Trajectory:

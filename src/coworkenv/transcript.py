@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from coworkenv.runtime.trajectory import Trajectory
+from coworkenv.trajectory import Trajectory
 
 _STYLE = {"system": "dim", "user": "cyan", "assistant": "green", "tool": "yellow"}
 

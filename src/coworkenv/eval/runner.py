@@ -18,10 +18,10 @@ from coworkenv.agents.llm_user import make_environment
 from coworkenv.eval.metrics import compute_metrics
 from coworkenv.eval.runs import TRAJECTORIES_FILE, write_eval
 from coworkenv.runtime import Environment, run_episode
-from coworkenv.runtime.trajectory import Trajectory
 from coworkenv.runtime.turn import AssistantTurn
 from coworkenv.spec.models import TaskSpec
 from coworkenv.storage import append_jsonl
+from coworkenv.trajectory import Trajectory
 
 OnTurns = Callable[[list[int], list[AssistantTurn]], None]
 

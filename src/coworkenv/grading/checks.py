@@ -10,12 +10,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coworkenv.expr import ExprError, evaluate
-from coworkenv.runtime.trajectory import ToolCallRecord, UserReply
-from coworkenv.runtime.workspace import Workspace
 from coworkenv.spec import models as m
+from coworkenv.trajectory import ToolCallRecord, UserReply
+
+if TYPE_CHECKING:  # the runtime imports grading; grading only reads its workspace
+    from coworkenv.runtime.workspace import Workspace
 
 
 @dataclass

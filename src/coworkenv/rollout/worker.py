@@ -20,8 +20,8 @@ from typing import Any
 from coworkenv.agents.llm_user import make_environment
 from coworkenv.rollout.store import Encoded, episode_key
 from coworkenv.runtime.episode import run_episode
-from coworkenv.runtime.trajectory import Trajectory
 from coworkenv.spec.models import TaskSpec
+from coworkenv.trajectory import Trajectory
 
 
 class EpisodeTimeout(Exception):

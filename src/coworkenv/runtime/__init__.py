@@ -2,9 +2,9 @@
 
 from coworkenv.runtime.environment import Environment, Observation
 from coworkenv.runtime.episode import run_episode
-from coworkenv.runtime.trajectory import CheckResult, Grade, Trajectory
 from coworkenv.runtime.turn import AssistantTurn, ToolCall, parse_turn
 from coworkenv.runtime.workspace import Workspace
+from coworkenv.trajectory import CheckResult, Grade, Trajectory
 
 __all__ = [
     "AssistantTurn",

@@ -18,12 +18,12 @@ from coworkenv.grading.checks import EpisodeLog, state_check
 from coworkenv.grading.score import grade as grade_episode
 from coworkenv.runtime.policy_monitor import PolicyMonitor
 from coworkenv.runtime.router import Outcome, ToolRouter, exposed_tools
-from coworkenv.runtime.trajectory import Grade, StepRecord, ToolCallRecord, Trajectory, UserReply, Violation
 from coworkenv.runtime.turn import parse_turn
 from coworkenv.runtime.user import ScriptedUser
 from coworkenv.runtime.workspace import Workspace
 from coworkenv.services.base import ToolError, ToolInfo
 from coworkenv.spec.models import STATE_CHECKS, TRANSIENT_ERROR, Event, TaskSpec
+from coworkenv.trajectory import Grade, StepRecord, ToolCallRecord, Trajectory, UserReply, Violation
 
 NOTICE = "[environment]"
 

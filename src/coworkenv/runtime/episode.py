@@ -7,8 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 from coworkenv.runtime.environment import Environment, Observation
-from coworkenv.runtime.trajectory import Trajectory
 from coworkenv.runtime.turn import AssistantTurn
+from coworkenv.trajectory import Trajectory
 
 
 def run_episode(

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from coworkenv.expr import ExprError, evaluate
-from coworkenv.runtime.trajectory import ToolCallRecord
 from coworkenv.spec.models import Policy
+from coworkenv.trajectory import ToolCallRecord
 
 
 def _holds(expr: str | None, ctx: dict[str, Any]) -> bool:

@@ -15,9 +15,9 @@ from typing import Any
 
 from coworkenv.agents.llm_user import make_environment
 from coworkenv.eval.runner import run_lockstep
-from coworkenv.runtime.trajectory import Trajectory
 from coworkenv.runtime.turn import AssistantTurn
 from coworkenv.spec.models import TaskSpec
+from coworkenv.trajectory import Trajectory
 
 
 @dataclass

@@ -18,8 +18,8 @@ from coworkenv.agents.oracle import OracleTeacher
 from coworkenv.capabilities.registry import relevant_probes
 from coworkenv.grading.score import PASS_THRESHOLD
 from coworkenv.runtime.environment import Environment
-from coworkenv.runtime.trajectory import Grade
 from coworkenv.spec.models import TaskSpec
+from coworkenv.trajectory import Grade
 from coworkenv.verify.findings import Finding
 from coworkenv.verify.probes import PROBES
 from coworkenv.verify.solvability import unsolvable_findings
