@@ -1,4 +1,4 @@
-"""The command line: run, schema, quickstart (and validate, once static verification exists)."""
+"""The command line: schema, run, quickstart (the main job) and validate."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from coworkenv.cli import app
@@ -53,29 +52,32 @@ def test_run_rejects_an_unknown_policy() -> None:
     assert result.exit_code != 0
 
 
-def test_quickstart_runs_every_example() -> None:
-    result = runner.invoke(app, ["quickstart", "--examples", str(EXAMPLES)])
+def test_quickstart_runs_every_example_and_the_pipeline(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["quickstart", "--examples", str(EXAMPLES), "--out", str(out), "--n", "20"])
     assert result.exit_code == 0, result.output
     assert "oracle on the example environments" in result.output
     assert result.output.count("✓") >= 14
+    bank = json.loads((out / "bank" / "manifest.json").read_text())
+    assert bank["admitted"] == 20
+    sft_lines = (out / "sft" / "sft.jsonl").read_text().splitlines()
+    assert len(sft_lines) == bank["split"]["train"] and "messages" in json.loads(sft_lines[0])
 
 
 def test_quickstart_fails_when_an_example_fails(tmp_path: Path) -> None:
     shutil.copy(SPEC, tmp_path / SPEC.name)
     (tmp_path / "broken.yaml").write_text("id: [unclosed\n", encoding="utf-8")
-    result = runner.invoke(app, ["quickstart", "--examples", str(tmp_path)])
+    result = runner.invoke(app, ["quickstart", "--examples", str(tmp_path), "--out", str(tmp_path / "out"), "--n", "2"])
     assert result.exit_code == 1
     assert "broken.yaml" in result.output and "✗" in result.output and "✓" in result.output
 
 
 def test_validate_accepts_the_examples() -> None:
-    pytest.importorskip("coworkenv.verify.static")
     result = runner.invoke(app, ["validate", *map(str, sorted(EXAMPLES.glob("*.yaml")))])
     assert result.exit_code == 0, result.output
 
 
 def test_validate_rejects_a_broken_reference(tmp_path: Path) -> None:
-    pytest.importorskip("coworkenv.verify.static")
     bad = tmp_path / "bad.json"
     data = tiny_data(reference=[{"call": "mail_teleport", "args": {}}, {"answer": "ok"}])
     bad.write_text(json.dumps(data), encoding="utf-8")
