@@ -1,0 +1,61 @@
+"""CLI commands that serve environments: ``coworkenv serve http`` and ``coworkenv serve mcp``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+serve_app = typer.Typer(no_args_is_help=True, help="Serve environments over HTTP or MCP.")
+console = Console(stderr=True)
+
+
+def _catalog(bank: Path | None, specs: list[Path] | None, split: str | None):
+    from coworkenv.interop.catalog import Catalog
+    from coworkenv.spec import SpecError
+
+    sources = ([bank] if bank else []) + list(specs or [])
+    if not sources:
+        console.print("[red]give --bank BANK or one or more SPEC files[/red]")
+        raise typer.Exit(2)
+    try:
+        return Catalog.load(sources, split=split)
+    except (SpecError, ValueError, OSError) as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from None
+
+
+@serve_app.command("http")
+def serve_http(
+    specs: list[Path] | None = typer.Argument(None, metavar="[SPEC]...", help="spec files or folders"),
+    bank: Path | None = typer.Option(None, "--bank", help="a bank folder"),
+    split: str | None = typer.Option(None, "--split", help="bank split: train | heldout"),
+    host: str = typer.Option("127.0.0.1", "--host", help="bind address (beyond loopback a token is required)"),
+    port: int = typer.Option(8000, "--port"),
+    token: str | None = typer.Option(None, "--token", envvar="COWORKENV_TOKEN", help="bearer token clients must send"),
+    max_sessions: int = typer.Option(256, "--max-sessions", min=1, help="open sessions at most"),
+    idle_ttl: float = typer.Option(600.0, "--idle-ttl", min=0.01, help="seconds before an idle session expires"),
+    step_timeout: float = typer.Option(10.0, "--step-timeout", min=0.001, help="time limit of one step (s)"),
+    no_inline: bool = typer.Option(False, "--no-inline-specs", help="only serve the loaded environments"),
+) -> None:
+    """Serve environments over HTTP (OpenAPI docs at /docs)."""
+    from coworkenv.interop.http_server import check_binding, create_app, serve
+    from coworkenv.interop.sessions import Limits
+
+    try:
+        check_binding(host, token)
+    except ValueError as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from None
+    catalog = _catalog(bank, specs, split)
+    limits = Limits(max_sessions=max_sessions, idle_ttl=idle_ttl, step_timeout=step_timeout)
+    app = create_app(catalog, limits, token=token, allow_inline=not no_inline)
+    console.print(f"serving {len(catalog)} environments on http://{host}:{port} (docs: /docs)")
+    serve(app, host=host, port=port, token=token)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``serve`` group to the main app."""
+    app.add_typer(serve_app, name="serve")
+

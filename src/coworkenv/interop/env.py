@@ -1,0 +1,135 @@
+"""The typed Python API: ``coworkenv.make(...)`` and the observation every front end returns.
+
+:class:`Env` wraps the runtime :class:`~coworkenv.runtime.Environment` without changing it:
+``reset``/``step`` return an :class:`Observation` carrying ``reward`` (the score of the episode
+so far; the final grade's score once ``done``), ``done`` and ``info``. The HTTP server, its
+client, Gymnasium, MCP and TRL all speak this one shape. ``Env`` also keeps the attributes
+:func:`coworkenv.runtime.run_episode` uses (``spec``, ``messages``, ``end``, ``trajectory``), so
+the project's own episode loop runs on it unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from coworkenv.runtime.environment import Environment
+from coworkenv.runtime.environment import Observation as RuntimeObservation
+from coworkenv.spec import spec_from_data
+from coworkenv.spec.models import TaskSpec
+from coworkenv.trajectory import Grade, Trajectory
+
+
+class Observation(BaseModel):
+    """What an agent sees after ``reset`` or ``step``."""
+
+    messages: list[dict[str, Any]] = Field(description="the new messages (all of them after reset)")
+    tools: list[dict[str, Any]] = Field(description="OpenAI-format tool schemas")
+    done: bool = False
+    reward: float = Field(0.0, description="score of the episode so far; the final score once done")
+    step: int = 0
+    info: dict[str, Any] = Field(default_factory=dict, description="done_reason; the grade once done")
+
+
+class Env:
+    """One environment with the typed observation. Thread-compatible, not thread-safe: one episode at a time."""
+
+    def __init__(self, spec: TaskSpec, seed: int = 0, *, max_turns: int | None = None) -> None:
+        self.runtime = Environment(spec, seed=seed, max_turns=max_turns)
+
+    @property
+    def spec(self) -> TaskSpec:
+        return self.runtime.spec
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return self.runtime.messages
+
+    @property
+    def done(self) -> bool:
+        return self.runtime.done
+
+    def reset(self) -> Observation:
+        return self._observe(self.runtime.reset())
+
+    def step(self, turn: Any) -> Observation:
+        """``turn``: an AssistantTurn, an OpenAI assistant message dict, or plain text to the user."""
+        return self._observe(self.runtime.step(turn))
+
+    def grade(self) -> Grade:
+        return self.runtime.grade()
+
+    def end(self, reason: str) -> None:
+        self.runtime.end(reason)
+
+    def state(self) -> dict[str, Any]:
+        """Where the episode stands: step, done, the messages and the workspace's content hash and diff."""
+        rt = self.runtime
+        return {
+            "env_id": rt.spec.id,
+            "seed": rt.seed,
+            "step": len(rt.steps),
+            "done": rt.done,
+            "done_reason": rt.done_reason,
+            "messages": list(rt.messages),
+            "state_hash": rt.workspace.state_hash(),
+            "diff": rt.workspace.diff(),
+        }
+
+    def trajectory(self, policy: str = "", sample: int = 0) -> Trajectory:
+        return self.runtime.trajectory(policy=policy, sample=sample)
+
+    async def areset(self) -> Observation:
+        return self.reset()
+
+    async def astep(self, turn: Any) -> Observation:
+        await asyncio.sleep(0)
+        return self.step(turn)
+
+    async def agrade(self) -> Grade:
+        return self.grade()
+
+    def _observe(self, obs: RuntimeObservation) -> Observation:
+        grade = self.runtime.grade()
+        info: dict[str, Any] = {"done_reason": obs.done_reason, **obs.info}
+        if obs.done:
+            info["grade"] = grade.model_dump(mode="json")
+        return Observation(
+            messages=obs.messages, tools=obs.tools, done=obs.done, reward=grade.score, step=obs.step, info=info
+        )
+
+
+def resolve_spec(source: TaskSpec | dict[str, Any] | str | Path, env_id: str | None = None) -> TaskSpec:
+    """A spec from a TaskSpec, spec data, a spec file, or a bank/spec folder plus ``env_id``.
+
+    ``"BANK::ID"`` is shorthand for ``(BANK, env_id=ID)``.
+    """
+    if isinstance(source, TaskSpec):
+        return source
+    if isinstance(source, dict):
+        return spec_from_data(source)
+    text = str(source)
+    if env_id is None and "::" in text:
+        text, env_id = text.rsplit("::", 1)
+    from coworkenv.interop.catalog import Catalog
+
+    catalog = Catalog.load([text])
+    if env_id is not None:
+        return catalog.get(env_id)
+    if len(catalog) != 1:
+        raise ValueError(f"{text} holds {len(catalog)} environments; pass env_id= (or 'PATH::ID') to choose one")
+    return catalog.get(catalog.ids()[0])
+
+
+def make(
+    source: TaskSpec | dict[str, Any] | str | Path,
+    env_id: str | None = None,
+    *,
+    seed: int = 0,
+    max_turns: int | None = None,
+) -> Env:
+    """Open an environment: ``coworkenv.make("examples/x.yaml")`` or ``make("bank", env_id=...)``."""
+    return Env(resolve_spec(source, env_id), seed=seed, max_turns=max_turns)
