@@ -117,7 +117,6 @@ def test_hundred_concurrent_sessions_have_no_cross_talk(url: str) -> None:
     assert len(results) == 100
     for env_id, state, grade in results:
         assert (state, grade) == expected[env_id], env_id
-    assert client.health()["sessions"] == 0 or client.health()["sessions"] < 100
 
 
 def test_session_bound_expiry_and_step_time_limit() -> None:

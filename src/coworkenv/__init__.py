@@ -1,12 +1,43 @@
 """coworkenv: executable, verified training environments for AI coworkers.
 
 Importing the package is cheap: heavy backends (torch, transformers, TRL, Ray, the OpenAI
-SDK) are imported only by the modules that use them.
+SDK) are imported only by the modules that use them, and the public names below are
+resolved on first use.
+
+    import coworkenv
+    env = coworkenv.make("examples/external_quote_confirmation.yaml")
+    obs = env.reset()            # coworkenv.Observation: messages, tools, reward, done, info
 """
 
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 try:
     __version__ = version("coworkenv")
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0.0.0"
+
+_PUBLIC = {
+    "make": "coworkenv.interop.env",
+    "Env": "coworkenv.interop.env",
+    "Observation": "coworkenv.interop.env",
+    "EnvClient": "coworkenv.interop.client",
+    "RemoteEnv": "coworkenv.interop.client",
+    "AssistantTurn": "coworkenv.runtime.turn",
+    "ToolCall": "coworkenv.runtime.turn",
+    "Environment": "coworkenv.runtime.environment",
+    "run_episode": "coworkenv.runtime.episode",
+    "TaskSpec": "coworkenv.spec.models",
+    "load_spec": "coworkenv.spec.io",
+    "Grade": "coworkenv.trajectory",
+    "Trajectory": "coworkenv.trajectory",
+}
+
+__all__ = ["__version__", *sorted(_PUBLIC)]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PUBLIC:
+        return getattr(import_module(_PUBLIC[name]), name)
+    raise AttributeError(f"module 'coworkenv' has no attribute {name!r}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
+import socket
 import threading
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -55,6 +56,8 @@ class EnvClient:
         if conn is None:
             cls = http.client.HTTPSConnection if self.scheme == "https" else http.client.HTTPConnection
             conn = cls(self.host, self.port, timeout=self.timeout)
+            conn.connect()
+            conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # no Nagle/delayed-ACK stalls
             self._local.conn = conn
         return conn
 

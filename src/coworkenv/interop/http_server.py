@@ -200,7 +200,9 @@ def running(app: FastAPI, host: str = "127.0.0.1", port: int = 0) -> Iterator[st
 
     import uvicorn
 
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    # proto=TCP lets asyncio set TCP_NODELAY on accepted sockets (with proto 0 it skips it, and every
+    # response, written as headers then body, stalls ~40 ms on Nagle + delayed ACK)
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
