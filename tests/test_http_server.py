@@ -9,8 +9,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("fastapi")
-
 from coworkenv.agents.factory import make_policy
 from coworkenv.interop.catalog import Catalog
 from coworkenv.interop.client import EnvClient, RemoteError

@@ -58,4 +58,3 @@ def serve_http(
 def register(app: typer.Typer) -> None:
     """Add the ``serve`` group to the main app."""
     app.add_typer(serve_app, name="serve")
-
