@@ -55,6 +55,31 @@ def serve_http(
     serve(app, host=host, port=port, token=token)
 
 
+@serve_app.command("mcp")
+def serve_mcp(
+    spec_path: Path = typer.Argument(..., metavar="SPEC"),
+    transport: str = typer.Option("stdio", "--transport", help="stdio | http (streamable HTTP at /mcp)"),
+    host: str = typer.Option("127.0.0.1", "--host", help="bind address for http (loopback only)"),
+    port: int = typer.Option(8000, "--port"),
+    seed: int = typer.Option(0, "--seed"),
+) -> None:
+    """Serve one environment over MCP: its tools, message_user, and the grade as a resource."""
+    from coworkenv.interop.http_server import is_loopback
+    from coworkenv.interop.mcp_server import run
+
+    if transport not in ("stdio", "http"):
+        console.print(f"[red]unknown transport {transport!r}; expected stdio or http[/red]")
+        raise typer.Exit(2)
+    if transport == "http" and not is_loopback(host):
+        console.print("[red]the MCP server has no authentication: bind it to loopback only[/red]")
+        raise typer.Exit(2)
+    catalog = _catalog(None, [spec_path], None)
+    if len(catalog) != 1:
+        console.print(f"[red]{spec_path} holds {len(catalog)} environments; the MCP server serves one[/red]")
+        raise typer.Exit(2)
+    run(catalog.get(catalog.ids()[0]), transport=transport, host=host, port=port, seed=seed)
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``serve`` group to the main app."""
     app.add_typer(serve_app, name="serve")
