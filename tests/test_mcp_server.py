@@ -78,3 +78,20 @@ def test_oracle_episode_through_the_sdk_client_over_stdio() -> None:
     assert out["late"].is_error and out["late"].content[0].text == OVER
     assert [m["role"] for m in out["conversation"][:2]] == ["system", "user"]
     assert not out["reset"]["done"] and out["reset"]["score"] == out["before"]["score"]
+
+
+def test_streamable_http_transport_on_loopback() -> None:
+    from coworkenv.interop.http_server import running
+    from coworkenv.interop.mcp_server import build_server
+
+    app = build_server(load_spec(SPEC)).streamable_http_app(host="127.0.0.1")
+
+    async def talk(url: str) -> tuple[set[str], str]:
+        async with Client(f"{url}/mcp", read_timeout_seconds=30) as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            reply = await client.call_tool(MESSAGE_USER, {"message": "Which quote do you mean?"})
+            return names, reply.content[0].text
+
+    with running(app) as url:
+        names, reply = anyio.run(talk, url)
+    assert "mail_send" in names and MESSAGE_USER in names and reply

@@ -190,8 +190,8 @@ def serve(app: FastAPI, host: str = "127.0.0.1", port: int = 8000, token: str | 
 
 
 @contextmanager
-def running(app: FastAPI, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
-    """Run the app on a real uvicorn server in a background thread; yields its base URL.
+def running(app: Any, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
+    """Run an ASGI app on a real uvicorn server in a background thread; yields its base URL.
 
     ``port=0`` picks a free port. For tests, benchmarks and notebooks; the server stops on exit.
     """
