@@ -1,0 +1,156 @@
+"""How Claw-Eval's mock services and tools correspond to coworkenv's services and tools.
+
+Data only, shared by the importer and the exporter. A record mapping names the coworkenv
+service and collection, the field renames, and per-field value conversions; fields with no
+counterpart are dropped and reported. A tool maps to a coworkenv tool, optionally with a
+condition on its arguments (``helpdesk_close_ticket`` is ``tickets_update`` that closes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def _as_list(value: Any) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)] if value else []
+
+
+def _lower_list(value: Any) -> list[str]:
+    return [v.lower() for v in _as_list(value)]
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+@dataclass(frozen=True)
+class RecordMap:
+    service: str
+    collection: str
+    id_field: str
+    fields: dict[str, str]
+    convert: dict[str, Callable[[Any], Any]] = field(default_factory=dict)
+    allowed: dict[str, frozenset[str]] = field(default_factory=dict)
+    defaults: dict[str, Any] = field(default_factory=dict)
+
+    def record(self, row: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        """The coworkenv record and the Claw-Eval fields that had no place in it."""
+        out: dict[str, Any] = {"id": str(row[self.id_field]), **self.defaults}
+        dropped = []
+        for key, value in row.items():
+            if key == self.id_field:
+                continue
+            target = self.fields.get(key)
+            if target is None:
+                dropped.append(key)
+                continue
+            value = self.convert.get(key, lambda v: v)(value)
+            if target in self.allowed and value not in self.allowed[target]:
+                continue  # e.g. an empty priority: the service default applies
+            out[target] = value
+        return out, dropped
+
+
+RECORDS: dict[str, RecordMap] = {
+    "gmail": RecordMap(
+        "mail",
+        "messages",
+        "message_id",
+        {
+            "from": "sender",
+            "to": "to",
+            "cc": "cc",
+            "subject": "subject",
+            "body": "body",
+            "date": "date",
+            "labels": "labels",
+            "is_read": "unread",
+        },
+        {"to": _as_list, "cc": _as_list, "labels": _lower_list, "is_read": lambda v: not v, "body": _text},
+    ),
+    "calendar": RecordMap(
+        "calendar",
+        "events",
+        "event_id",
+        {
+            "title": "title",
+            "start_time": "start",
+            "end_time": "end",
+            "attendees": "attendees",
+            "location": "location",
+            "organizer": "organizer",
+            "status": "status",
+            "description": "description",
+        },
+        {"attendees": _as_list},
+        {"status": frozenset({"confirmed", "cancelled"})},
+    ),
+    "contacts": RecordMap(
+        "contacts",
+        "contacts",
+        "contact_id",
+        {
+            "name": "name",
+            "email": "email",
+            "phone": "phone",
+            "title": "title",
+            "department": "department",
+            "company": "company",
+        },
+    ),
+    "helpdesk": RecordMap(
+        "tickets",
+        "tickets",
+        "ticket_id",
+        {
+            "title": "title",
+            "description": "description",
+            "status": "status",
+            "priority": "priority",
+            "reporter": "reporter",
+            "department": "team",
+            "created_at": "created",
+            "tags": "tags",
+            "assignee": "assignee",
+        },
+        {"tags": _as_list},
+        {
+            "status": frozenset({"open", "in_progress", "resolved", "closed"}),
+            "priority": frozenset({"low", "medium", "high", "urgent"}),
+        },
+        {"team": "general"},
+    ),
+    "crm": RecordMap(
+        "crm",
+        "accounts",
+        "customer_id",
+        {"name": "name", "industry": "industry", "tier": "tier", "contact_person": "owner", "annual_revenue": "arr"},
+        {"tier": lambda v: str(v).lower(), "annual_revenue": float},
+    ),
+}
+
+# Claw-Eval tool -> (coworkenv tool, condition on its args or None)
+TOOLS: dict[str, tuple[str, str | None]] = {
+    "gmail_list_messages": ("mail_search", None),
+    "gmail_get_message": ("mail_read", None),
+    "gmail_send_message": ("mail_send", None),
+    "calendar_list_events": ("calendar_list_events", None),
+    "calendar_get_user_events": ("calendar_list_events", None),
+    "calendar_get_event": ("calendar_get_event", None),
+    "calendar_create_event": ("calendar_create_event", None),
+    "calendar_delete_event": ("calendar_cancel_event", None),
+    "contacts_search": ("contacts_search", None),
+    "contacts_get": ("contacts_get", None),
+    "contacts_send_message": ("chat_send_dm", None),
+    "helpdesk_list_tickets": ("tickets_search", None),
+    "helpdesk_get_ticket": ("tickets_get", None),
+    "helpdesk_update_ticket": ("tickets_update", None),
+    "helpdesk_close_ticket": ("tickets_update", "args.status == 'closed'"),
+    "crm_list_customers": ("crm_search_accounts", None),
+    "crm_get_customer": ("crm_get_account", None),
+}
+
+# coworkenv service -> the Claw-Eval service name used when exporting
+EXPORT_SERVICE = {m.service: name for name, m in RECORDS.items()}
