@@ -48,3 +48,12 @@ def test_make_accepts_spec_data_folder_and_bank_shorthand() -> None:
         coworkenv.make(ROOT / "examples", env_id="nope")
     with pytest.raises(AttributeError):
         coworkenv.no_such_name  # noqa: B018
+
+
+def test_grading_mid_episode_does_not_freeze_the_final_grade() -> None:
+    """A grade taken before the end (the reward so far) must not be served as the final grade."""
+    env = coworkenv.Environment(coworkenv.load_spec(SPEC))
+    before = {c.id: c.passed for c in env.grade().checks}
+    env.step("I have emailed Kenji the final Q2 renewal quote.")
+    after = {c.id: c.passed for c in env.grade().checks}
+    assert env.done and not before["reported"] and after["reported"]

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from coworkenv.commands import data, evaluate, rollout, serve, synth, train
+from coworkenv.commands import claw_eval, data, evaluate, rollout, serve, synth, train
 from coworkenv.spec import SpecError, load_spec
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Synthesize and use environments for AI coworkers.")
@@ -130,7 +130,7 @@ def quickstart(
         raise typer.Exit(1)
 
 
-for _stage in (synth, rollout, data, train, evaluate, serve):
+for _stage in (synth, rollout, data, train, evaluate, serve, claw_eval):
     _stage.register(app)
 
 

@@ -151,7 +151,40 @@ def create_app(
         store.close(sid)
         return {"session_id": sid, "closed": True}
 
+    _add_tool_endpoints(app, catalog, store, auth)
     return app
+
+
+def _add_tool_endpoints(app: FastAPI, catalog: Catalog, store: SessionStore, auth: list[Any]) -> None:
+    """Per-tool endpoints on one standing session per environment, in the way Claw-Eval's mock
+    services work: ``tool_endpoints`` POST the arguments, ``reset_endpoint`` starts over."""
+    standing: dict[str, str] = {}
+
+    def session_of(env_id: str, fresh: bool = False) -> str:
+        sid = standing.get(env_id)
+        if fresh or sid is None or sid not in store.sessions:
+            try:
+                spec = catalog.get(env_id)
+            except KeyError as exc:
+                raise HTTPException(404, str(exc.args[0])) from None
+            if sid in store.sessions:
+                store.close(sid)
+            sid = standing[env_id] = store.open(Env(spec)).id
+        return sid
+
+    @app.post("/environments/{env_id}/tools/{tool}", dependencies=auth)
+    async def call_tool(env_id: str, tool: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
+        call = {"id": f"http_{tool}", "name": tool, "arguments": args or {}}
+        obs = await store.run(session_of(env_id), lambda e: e.step({"tool_calls": [call]}))
+        return {"content": obs.messages[0]["content"] if obs.messages else "", "done": obs.done}
+
+    @app.post("/environments/{env_id}/reset", dependencies=auth)
+    async def reset_env(env_id: str) -> dict[str, Any]:
+        return {"env_id": env_id, "session_id": session_of(env_id, fresh=True)}
+
+    @app.post("/environments/{env_id}/grade", dependencies=auth)
+    async def grade_env(env_id: str) -> Grade:
+        return await store.run(session_of(env_id), lambda e: e.grade())
 
 
 def _new_env(catalog: Catalog, body: CreateSession, allow_inline: bool) -> Env:

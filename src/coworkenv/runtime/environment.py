@@ -148,9 +148,13 @@ class Environment:
         return Observation(new, self.router.schemas(), self.done, self.done_reason, index)
 
     def grade(self) -> Grade:
-        if self._grade is None or not self.done:
-            self._grade = grade_episode(self.spec, self.workspace, self.log, self.violations, self.state_first_true)
-        return self._grade
+        """The grade so far; cached only once the episode is over (a mid-episode grade goes stale)."""
+        if self._grade is not None and self.done:
+            return self._grade
+        grade = grade_episode(self.spec, self.workspace, self.log, self.violations, self.state_first_true)
+        if self.done:
+            self._grade = grade
+        return grade
 
     async def areset(self) -> Observation:
         return self.reset()
