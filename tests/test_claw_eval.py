@@ -80,7 +80,7 @@ def test_broken_task_folders_name_the_file_and_field(tmp_path: Path) -> None:
         import_task(task)
     del data["prompt"]
     (task / "task.yaml").write_text(yaml.safe_dump(data))
-    with pytest.raises(ClawEvalError, match="needs task_id and prompt.text"):
+    with pytest.raises(ClawEvalError, match="needs task_id and prompt"):
         import_task(task)
 
 
