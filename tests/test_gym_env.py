@@ -69,3 +69,15 @@ def test_limits_truncate_and_long_observations_fit_the_space() -> None:
             break
     assert truncated and not terminated and info["done_reason"] in {"max_turns", "max_tool_calls"}
     assert reward < 0.75
+
+
+def test_readme_gymnasium_snippet_runs_as_written() -> None:
+    import re
+    import subprocess
+    import sys
+
+    root = EXAMPLES.parent
+    section = (root / "README.md").read_text().split("**Gymnasium**", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1) + "\nassert not terminated and 'Kenji' in obs\n"
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr

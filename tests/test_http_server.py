@@ -154,3 +154,35 @@ def test_token_is_required_beyond_loopback_and_enforced() -> None:
                 EnvClient(base, token=token).environments()
             assert err.value.status == 401
         assert len(EnvClient(base, token="s3cret").environments()) == 14
+
+
+def test_cli_serves_until_stopped_and_refuses_open_binding_without_token() -> None:
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+
+    result = CliRunner().invoke(app, ["serve", "http", str(EXAMPLES), "--host", "0.0.0.0"], env={"COWORKENV_TOKEN": ""})
+    assert result.exit_code == 2 and "token" in result.output
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cmd = [sys.executable, "-c", "from coworkenv.cli import main; main()", "serve", "http", str(EXAMPLES)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.Popen([*cmd, "--port", str(port)], env=env, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                assert EnvClient(f"http://127.0.0.1:{port}").health()["environments"] == 14
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.stderr else ""
+                time.sleep(0.2)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

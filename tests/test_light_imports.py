@@ -5,7 +5,19 @@ from __future__ import annotations
 import subprocess
 import sys
 
-HEAVY = ("torch", "transformers", "trl", "peft", "ray", "openai", "matplotlib", "fastapi", "mcp")
+HEAVY = (
+    "torch",
+    "transformers",
+    "trl",
+    "peft",
+    "ray",
+    "openai",
+    "matplotlib",
+    "fastapi",
+    "mcp",
+    "gymnasium",
+    "uvicorn",
+)
 CORE = (
     "coworkenv",
     "coworkenv.cli",
@@ -16,6 +28,9 @@ CORE = (
     "coworkenv.data.sft",
     "coworkenv.data.rl",
     "coworkenv.pipeline",
+    "coworkenv.interop.env",
+    "coworkenv.interop.client",
+    "coworkenv.interop.catalog",
 )
 
 
