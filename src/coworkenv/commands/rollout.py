@@ -30,6 +30,10 @@ def register(app: typer.Typer) -> None:
         user: str | None = typer.Option(None, "--user", help="user simulator: scripted | openai:<model>@<url>"),
         fault_rate: float = typer.Option(0.0, "--fault-rate", min=0.0, max=1.0, help="random transient tool errors"),
         max_turns: int | None = typer.Option(None, "--max-turns", min=1, help="cap on turns per episode"),
+        env_server: str | None = typer.Option(
+            None, "--env-server", help="play episodes on `coworkenv serve http` at URL"
+        ),
+        env_token: str | None = typer.Option(None, "--env-token", envvar="COWORKENV_TOKEN", help="its bearer token"),
     ) -> None:
         """Run K episodes of a policy on every environment of a bank, in parallel and resumably."""
         from coworkenv.rollout import rollout_bank
@@ -52,6 +56,8 @@ def register(app: typer.Typer) -> None:
                 max_turns=max_turns,
                 split=split,
                 console=console,
+                env_server=env_server,
+                env_token=env_token,
             )
         except (StoreMismatch, ValueError) as exc:
             console.print(f"[red]{exc}[/red]")

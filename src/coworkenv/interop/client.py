@@ -113,6 +113,17 @@ class EnvClient:
         return env
 
 
+_CLIENTS: dict[tuple[str, str | None], EnvClient] = {}
+
+
+def client_for(url: str, token: str | None = None) -> EnvClient:
+    """One shared client per server and token in this process (its connections are per thread)."""
+    key = (url, token)
+    if key not in _CLIENTS:
+        _CLIENTS[key] = EnvClient(url, token)
+    return _CLIENTS[key]
+
+
 class RemoteEnv:
     """One session on the server."""
 

@@ -87,6 +87,8 @@ def rollout_bank(
     policy_options: dict[str, Any] | None = None,
     progress: bool = True,
     console: Any = None,
+    env_server: str | None = None,
+    env_token: str | None = None,
 ) -> RolloutSummary:
     """Run ``samples`` episodes of ``policy`` on every spec of ``bank`` into the store at ``out``.
 
@@ -95,8 +97,11 @@ def rollout_bank(
     and Ray) or, inline only, a ready policy object. ``timeout`` is each episode's budget in
     seconds (None: unlimited); ``max_turns`` caps episodes below the specs' own turn limits.
     Episodes already in the store are skipped; re-running after
-    a crash or SIGKILL finishes the rest.
+    a crash or SIGKILL finishes the rest. ``env_server`` (a ``coworkenv serve http`` URL) plays
+    every episode in a session there instead of in-process.
     """
+    if env_server and (user or fault_rate):
+        raise ValueError("--env-server runs the server's scripted user without random faults; drop --user/--fault-rate")
     from_specs = not isinstance(bank, str | Path)
     specs = list(bank) if from_specs else load_specs(bank, split)
     name = policy if isinstance(policy, str) else getattr(policy, "name", type(policy).__name__)
@@ -119,7 +124,14 @@ def rollout_bank(
     tasks = plan_tasks(specs, samples, seed)
     todo = [t for t in tasks if t.key not in done]
     store.write_manifest({"config": config, "status": "running", "planned": len(tasks)})
-    options = RunOptions(timeout=timeout, user=user, fault_rate=fault_rate, max_turns=max_turns)
+    options = RunOptions(
+        timeout=timeout,
+        user=user,
+        fault_rate=fault_rate,
+        max_turns=max_turns,
+        env_server=env_server,
+        env_token=env_token,
+    )
     size = chunk_size or auto_chunk_size(name, len(todo), workers)
     chunks = chunked(todo, size)
     opts = policy_options or {}

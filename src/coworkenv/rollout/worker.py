@@ -53,6 +53,25 @@ class RunOptions:
     user: str | None = None
     fault_rate: float = 0.0
     max_turns: int | None = None
+    env_server: str | None = None
+    env_token: str | None = None
+
+
+def open_environment(spec: TaskSpec, seed: int, options: RunOptions) -> Any:
+    """A local environment, or a session on ``coworkenv serve http`` when ``options.env_server`` is set."""
+    if not options.env_server:
+        return make_environment(
+            spec, seed, user=options.user, fault_rate=options.fault_rate, max_turns=options.max_turns
+        )
+    from coworkenv.interop.client import client_for
+
+    return client_for(options.env_server, options.env_token).make(spec=spec, seed=seed, max_turns=options.max_turns)
+
+
+def close_environment(env: Any) -> None:
+    """Free a remote session (local environments hold nothing to free)."""
+    if hasattr(env, "close"):
+        env.close()
 
 
 @contextmanager
@@ -126,11 +145,10 @@ def run_task(task: EpisodeTask, policy: Any, options: RunOptions, spec: TaskSpec
     name = getattr(policy, "name", type(policy).__name__)
     try:
         spec = spec or TaskSpec.model_validate(task.spec)
-        env = make_environment(
-            spec, task.seed, user=options.user, fault_rate=options.fault_rate, max_turns=options.max_turns
-        )
+        env = open_environment(spec, task.seed, options)
         actor = policy.for_task(spec) if hasattr(policy, "for_task") else policy
         traj = run_episode(env, Deadline(actor.act, options.timeout, name), sample=task.sample)
+        close_environment(env)
     except Exception as exc:  # recorded, so the run goes on and the failure is visible
         return episode_record(task, name, None, f"{type(exc).__name__}: {exc}")
     return episode_record(task, name, traj, None)
@@ -142,15 +160,14 @@ def run_lockstep_tasks(tasks: list[EpisodeTask], policy: Any, options: RunOption
 
     name = getattr(policy, "name", type(policy).__name__)
     specs = [TaskSpec.model_validate(t.spec) for t in tasks]
-    envs = [
-        make_environment(s, t.seed, user=options.user, fault_rate=options.fault_rate, max_turns=options.max_turns)
-        for s, t in zip(specs, tasks, strict=True)
-    ]
+    envs = [open_environment(s, t.seed, options) for s, t in zip(specs, tasks, strict=True)]
     start = time.perf_counter()
     trajs = run_lockstep(
         envs, Deadline(policy.act_batch, options.timeout, name), policy_name=name, samples=[t.sample for t in tasks]
     )
     seconds = round(time.perf_counter() - start, 6)
+    for env in envs:
+        close_environment(env)
     for traj in trajs:
         traj.seconds = seconds
     return [episode_record(t, name, traj, None) for t, traj in zip(tasks, trajs, strict=True)]
