@@ -113,6 +113,16 @@ def create_app(
         except KeyError as exc:
             raise HTTPException(404, str(exc.args[0])) from None
 
+    _add_session_routes(app, catalog, store, auth, allow_inline)
+    _add_tool_endpoints(app, catalog, store, auth)
+    return app
+
+
+def _add_session_routes(
+    app: FastAPI, catalog: Catalog, store: SessionStore, auth: list[Any], allow_inline: bool
+) -> None:
+    """One episode per session: open, step, inspect, grade, close."""
+
     @app.post("/sessions", dependencies=auth)
     async def create(body: CreateSession) -> SessionOut:
         env = _new_env(catalog, body, allow_inline)
@@ -150,9 +160,6 @@ def create_app(
     async def delete(sid: str) -> dict[str, Any]:
         store.close(sid)
         return {"session_id": sid, "closed": True}
-
-    _add_tool_endpoints(app, catalog, store, auth)
-    return app
 
 
 def _add_tool_endpoints(app: FastAPI, catalog: Catalog, store: SessionStore, auth: list[Any]) -> None:
