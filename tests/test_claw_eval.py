@@ -108,12 +108,15 @@ def test_cli_import_then_eval_all(tmp_path: Path) -> None:
 
 
 def test_export_points_tool_endpoints_at_the_http_server(tmp_path: Path) -> None:
-    result = CliRunner().invoke(app, ["export", "claw-eval", str(EXAMPLES), "--out", str(tmp_path), "--url", "URL"])
+    result = CliRunner().invoke(
+        app, ["export", "claw-eval", str(EXAMPLES), "--out", str(tmp_path), "--url", "http://h.test:9"]
+    )
     assert result.exit_code == 0, result.output
     folder = tmp_path / "external_quote_confirmation"
     task = yaml.safe_load((folder / "task.yaml").read_text())
     contacts = json.loads((folder / "fixtures" / "contacts" / "contacts.json").read_text())
     assert "Kenji Watanabe" in {c["name"] for c in contacts}
+    assert task["services"][0]["command"].endswith("--port 9") and task["services"][0]["port"] == 9
     kinds = {c["check"]["type"] for c in task["scoring_components"]}
     assert {"keywords_present", "coworkenv_check"} <= kinds
     assert sum(c["weight"] for c in task["scoring_components"]) == pytest.approx(1.0)
@@ -121,13 +124,13 @@ def test_export_points_tool_endpoints_at_the_http_server(tmp_path: Path) -> None
     with running(create_app(catalog)) as url:
         client = EnvClient(url)
         endpoint = {e["tool_name"]: e["url"] for e in task["tool_endpoints"]}["contacts_search"]
-        out = client.request("POST", endpoint.removeprefix("URL"), {"query": "Kenji"})
+        out = client.request("POST", endpoint.removeprefix("http://h.test:9"), {"query": "Kenji"})
         assert "kenji.watanabe@acmeretail.com" in out["content"]
-        send = {e["tool_name"]: e["url"] for e in task["tool_endpoints"]}["mail_send"].removeprefix("URL")
+        send = {e["tool_name"]: e["url"] for e in task["tool_endpoints"]}["mail_send"].removeprefix("http://h.test:9")
         client.request("POST", send, {"to": ["kenji.watanabe@acmeretail.com"], "subject": "q", "body": "Total 86,400"})
-        grade_path = task["grade_endpoint"].removeprefix("URL")
+        grade_path = task["grade_endpoint"].removeprefix("http://h.test:9")
         sent = next(c for c in client.request("POST", grade_path)["checks"] if c["id"] == "quote_sent")
         assert sent["passed"]
-        client.request("POST", task["services"][0]["reset_endpoint"].removeprefix("URL"))
+        client.request("POST", task["services"][0]["reset_endpoint"].removeprefix("http://h.test:9"))
         sent = next(c for c in client.request("POST", grade_path)["checks"] if c["id"] == "quote_sent")
         assert not sent["passed"]

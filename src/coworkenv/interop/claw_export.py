@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -59,7 +60,7 @@ def _reference_text(spec: TaskSpec) -> str:
 def task_data(spec: TaskSpec, bank: str, url: str) -> dict[str, Any]:
     """The task.yaml content of one environment."""
     base = f"{url.rstrip('/')}/environments/{spec.id}"
-    port = url.rstrip("/").rsplit(":", 1)[-1]
+    port = urlsplit(url).port or 8000
     tools = [t["function"] for t in Environment(spec).router.schemas()]
     total = sum(c.weight for c in spec.checks)
     return {
@@ -73,7 +74,7 @@ def task_data(spec: TaskSpec, bank: str, url: str) -> dict[str, Any]:
             {
                 "name": "coworkenv",
                 "command": f"coworkenv serve http {bank} --port {port}",
-                "port": int(port) if port.isdigit() else 8000,
+                "port": port,
                 "health_check": f"{url.rstrip('/')}/health",
                 "health_check_method": "GET",
                 "ready_timeout": 30,
