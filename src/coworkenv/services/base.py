@@ -25,6 +25,7 @@ Limit = Annotated[int, Field(ge=1, le=50, description="page size")]
 Offset = Annotated[int, Field(ge=0, description="index of the first result")]
 Collections = dict[str, dict[str, Record]]
 ToolKind = Literal["read", "write"]
+OnChange = Callable[[str, str, str, bool], None]  # service, collection, record id, removed
 
 
 class ToolError(Exception):
@@ -91,7 +92,9 @@ def tool(kind: ToolKind, name: str | None = None) -> Callable[[Callable[..., Any
     return mark
 
 
-_HELPERS = frozenset({"get", "insert", "update", "delete", "tools", "normalize_fixtures"})
+_HELPERS = frozenset(
+    {"get", "insert", "update", "delete", "tools", "normalize_fixtures", "store", "restore", "lookup", "matches"}
+)
 
 
 class Service:
@@ -122,8 +125,11 @@ class Service:
             )
             cls._tools[info.name] = info
 
-    def __init__(self, db: Collections) -> None:
+    def __init__(self, db: Collections, on_change: OnChange | None = None) -> None:
         self.db = db
+        self.on_change = on_change
+        self._indexes: dict[tuple[str, str, bool], dict[Any, dict[str, None]]] = {}
+        self._lowered: dict[tuple[str, str], tuple[Record, str]] = {}  # (cache, id) -> (record, its text lower-cased)
 
     # --- class-level helpers ---------------------------------------------------------
 
@@ -168,20 +174,72 @@ class Service:
         while f"{prefix}-{n}" in table:
             n += 1
         rec = self._validated(collection, {"id": f"{prefix}-{n}", **fields})
-        table[rec["id"]] = rec
+        self.store(collection, rec["id"], rec)
         return rec
 
     def update(self, collection: str, record_id: str, changes: Record) -> Record:
         """Replace a record with a validated, changed copy (never mutate in place)."""
         old = self.get(collection, record_id)
         rec = self._validated(collection, {**old, **changes})
-        self.db[collection][record_id] = rec
+        self.store(collection, record_id, rec)
         return rec
 
     def delete(self, collection: str, record_id: str) -> Record:
         old = self.get(collection, record_id)
-        del self.db[collection][record_id]
+        self.store(collection, record_id, None)
         return old
+
+    # --- the one way records change, and what is derived from them ----------------------------
+
+    def store(self, collection: str, record_id: str, rec: Record | None, *, notify: bool = True) -> None:
+        """Set a record (``rec``) or remove it (``None``), keeping indexes current and telling ``on_change``."""
+        table = self.db[collection]
+        old = table.get(record_id)
+        for (coll, field, lower), index in self._indexes.items():
+            if coll == collection:
+                _reindex(index, record_id, old, rec, field, lower)
+        if rec is None:
+            table.pop(record_id, None)
+        else:
+            table[record_id] = rec
+        if notify and self.on_change is not None:
+            self.on_change(self.name, collection, record_id, rec is None)
+
+    def restore(self, collection: str, records: dict[str, Record]) -> None:
+        """Put a whole collection back as it was (its order too); its indexes are rebuilt when next used."""
+        table = self.db[collection]
+        table.clear()
+        table.update(records)
+        for key in [k for k in self._indexes if k[0] == collection]:
+            del self._indexes[key]
+
+    def lookup(self, collection: str, field: str, value: Any, *, lower: bool = False) -> list[Record]:
+        """The records whose ``field`` equals ``value`` (compared lower-cased with ``lower``), through an index
+        built on first use and kept current by :meth:`store`, so a lookup by key costs what it finds."""
+        index = self._indexes.get((collection, field, lower))
+        table = self.db[collection]
+        if index is None:
+            index = {}
+            for rid, rec in table.items():
+                index.setdefault(_index_key(rec.get(field), lower), {})[rid] = None
+            self._indexes[(collection, field, lower)] = index
+        return [table[rid] for rid in index.get(value, ())]
+
+    def matches(self, words: tuple[str, ...], rec: Record, cache: str, text: Callable[[Record], str]) -> bool:
+        """Whether every query word occurs in ``text(rec)``, lower-cased once per record version and cached
+        under ``cache`` (records are replaced, never mutated, so identity means the cached text is fresh)."""
+        if not words:
+            return True
+        key = (cache, rec["id"])
+        hit = self._lowered.get(key)
+        if hit is None or hit[0] is not rec:
+            hit = (rec, text(rec).lower())
+            self._lowered[key] = hit
+        hay = hit[1]
+        for w in words:  # noqa: SIM110 - hot path: a plain loop, no generator per record
+            if w not in hay:
+                return False
+        return True
 
     def _validated(self, collection: str, rec: Record) -> Record:
         try:
@@ -192,26 +250,41 @@ class Service:
             raise ToolError(f"invalid {field}: {err['msg']}") from None
 
 
+def _index_key(value: Any, lower: bool) -> Any:
+    return value.lower() if lower and isinstance(value, str) else value
+
+
+def _reindex(
+    index: dict[Any, dict[str, None]], rid: str, old: Record | None, new: Record | None, field: str, lower: bool
+) -> None:
+    before = None if old is None else _index_key(old.get(field), lower)
+    after = None if new is None else _index_key(new.get(field), lower)
+    if old is not None and new is not None and before == after:
+        return
+    if old is not None:
+        bucket = index.get(before)
+        if bucket is not None:
+            bucket.pop(rid, None)
+            if not bucket:
+                del index[before]
+    if new is not None:
+        index.setdefault(after, {})[rid] = None
+
+
+def joined(*fields: Any) -> str:
+    """The fields of a record as one search text (None and non-text fields tolerated, as in :func:`text_match`)."""
+    try:
+        return " ".join(fields)
+    except TypeError:
+        return " ".join(str(f) for f in fields if f is not None)
+
+
 def page(items: Iterable[Record], limit: int, offset: int, key: str = "items") -> dict[str, Any]:
     """Paginate a result list: ``{key: [...], "total": n, "next_offset": int | None}``."""
     rows = list(items)
     chunk = rows[offset : offset + limit]
     nxt = offset + limit if offset + limit < len(rows) else None
     return {key: chunk, "total": len(rows), "next_offset": nxt}
-
-
-def text_match(query: str | None, *fields: Any) -> bool:
-    """Case-insensitive: every word of the query occurs in one of the fields."""
-    if not query:
-        return True
-    try:
-        hay = " ".join(fields).lower()
-    except TypeError:  # a None or non-string field
-        hay = " ".join(str(f) for f in fields if f is not None).lower()
-    for word in query_words(query):  # noqa: SIM110 - hot path: a plain loop, no generator per record
-        if word not in hay:
-            return False
-    return True
 
 
 @lru_cache(maxsize=1024)

@@ -16,8 +16,9 @@ from coworkenv.services.base import (
     check_date,
     check_datetime,
     check_email,
+    joined,
     page,
-    text_match,
+    query_words,
     tool,
 )
 
@@ -52,6 +53,10 @@ def _emails(addrs: list[str]) -> list[str]:
     return [check_email(a, "attendee") for a in addrs]
 
 
+def _search_text(e: dict[str, Any]) -> str:
+    return joined(e["title"], e["location"], e["description"])
+
+
 class Calendar(Service):
     name = "calendar"
     description = "the shared team calendar"
@@ -73,6 +78,7 @@ class Calendar(Service):
         lo = check_date(start_date, "start_date") if start_date else ""
         hi = check_date(end_date, "end_date") if end_date else ""
         who = attendee.lower() if attendee else None
+        words = query_words(query)
         hits = [
             e
             for e in self.db["events"].values()
@@ -80,7 +86,7 @@ class Calendar(Service):
             and (not lo or e["end"][:10] >= lo)
             and (not hi or e["start"][:10] <= hi)
             and (who is None or who == e["organizer"].lower() or who in " ".join(e["attendees"]).lower().split())
-            and text_match(query, e["title"], e["location"], e["description"])
+            and self.matches(words, e, "search", _search_text)
         ]
         hits.sort(key=lambda e: (e["start"], e["id"]))
         return page(hits, limit, offset, key="events")

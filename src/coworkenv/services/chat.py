@@ -13,7 +13,7 @@ from coworkenv.services.base import (
     Service,
     ToolError,
     page,
-    text_match,
+    query_words,
     tool,
 )
 
@@ -34,6 +34,10 @@ class ChatMessage(RecordModel):
 def _newest_first(msgs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     msgs.sort(key=lambda m: (m["ts"], m["id"]), reverse=True)
     return msgs
+
+
+def _search_text(m: dict[str, Any]) -> str:
+    return m["text"]
 
 
 class Chat(Service):
@@ -64,7 +68,7 @@ class Chat(Service):
         """Read the messages of a channel (or 'dm:<user>'), newest first."""
         name = self._channel(channel)
         return page(
-            _newest_first([m for m in self.db["messages"].values() if m["channel"] == name]),
+            _newest_first(self.lookup("messages", "channel", name)),
             limit,
             offset,
             key="messages",
@@ -82,12 +86,13 @@ class Chat(Service):
         """Search messages by words in their text, optionally in one channel or by one author. Newest first."""
         name = self._channel(channel) if channel else None
         who = author.lower() if author else None
+        words = query_words(query)
         hits = [
             m
             for m in self.db["messages"].values()
             if (name is None or m["channel"] == name)
             and (who is None or m["author"].lower() == who)
-            and text_match(query, m["text"])
+            and self.matches(words, m, "search", _search_text)
         ]
         return page(_newest_first(hits), limit, offset, key="messages")
 

@@ -11,8 +11,9 @@ from coworkenv.services.base import (
     Service,
     ToolError,
     check_email,
+    joined,
     page,
-    text_match,
+    query_words,
     tool,
 )
 
@@ -28,6 +29,10 @@ class Contact(RecordModel):
     tags: list[str] = []
 
 
+def _search_text(c: dict[str, Any]) -> str:
+    return joined(c["name"], c["email"], c["title"], c["company"], c["department"])
+
+
 class Contacts(Service):
     name = "contacts"
     description = "the company directory and address book"
@@ -35,8 +40,7 @@ class Contacts(Service):
     id_prefix = {"contacts": "con"}
 
     def _email_taken(self, email: str, except_id: str | None = None) -> bool:
-        low = email.lower()
-        return any(c["email"].lower() == low and cid != except_id for cid, c in self.db["contacts"].items())
+        return any(c["id"] != except_id for c in self.lookup("contacts", "email", email.lower(), lower=True))
 
     @tool("read")
     def search(
@@ -51,13 +55,14 @@ class Contacts(Service):
         """Search people by words in name, email, title, company or department; filter by company, department, tag."""
         comp = company.lower() if company else None
         dept = department.lower() if department else None
+        words = query_words(query)
         hits = [
             c
             for c in self.db["contacts"].values()
             if (comp is None or c["company"].lower() == comp)
             and (dept is None or c["department"].lower() == dept)
             and (tag is None or tag in c["tags"])
-            and text_match(query, c["name"], c["email"], c["title"], c["company"], c["department"])
+            and self.matches(words, c, "search", _search_text)
         ]
         hits.sort(key=lambda c: (c["name"], c["id"]))
         return page(hits, limit, offset, key="contacts")

@@ -13,8 +13,9 @@ from coworkenv.services.base import (
     Service,
     ToolError,
     check_date,
+    joined,
     page,
-    text_match,
+    query_words,
     tool,
 )
 
@@ -49,6 +50,10 @@ class Activity(RecordModel):
     date: str
 
 
+def _search_text(a: dict[str, Any]) -> str:
+    return joined(a["name"], a["industry"])
+
+
 class Crm(Service):
     name = "crm"
     description = "the customer relationship manager: accounts, deals and activities"
@@ -67,13 +72,14 @@ class Crm(Service):
     ) -> dict[str, Any]:
         """Search accounts by words in name or industry; filter by tier, owner (email), industry."""
         own = owner.lower() if owner else None
+        words = query_words(query)
         hits = [
             a
             for a in self.db["accounts"].values()
             if (tier is None or a["tier"].lower() == tier.lower())
             and (own is None or a["owner"].lower() == own)
             and (industry is None or a["industry"].lower() == industry.lower())
-            and text_match(query, a["name"], a["industry"])
+            and self.matches(words, a, "search", _search_text)
         ]
         hits.sort(key=lambda a: (a["name"], a["id"]))
         return page(hits, limit, offset, key="accounts")
@@ -83,11 +89,11 @@ class Crm(Service):
         """Get one account with its deals and its five most recent activities."""
         acc = self.get("accounts", account_id)
         deals = sorted(
-            (d for d in self.db["deals"].values() if d["account_id"] == account_id),
+            self.lookup("deals", "account_id", account_id),
             key=lambda d: (d["close_date"], d["id"]),
         )
         acts = sorted(
-            (a for a in self.db["activities"].values() if a["account_id"] == account_id),
+            self.lookup("activities", "account_id", account_id),
             key=lambda a: (a["date"], a["id"]),
             reverse=True,
         )

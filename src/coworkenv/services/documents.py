@@ -10,10 +10,8 @@ from typing import Annotated, Any
 from pydantic import Field, field_validator
 
 from coworkenv.services.base import (
-    Collections,
     Limit,
     Offset,
-    Record,
     RecordModel,
     Service,
     ToolError,
@@ -77,28 +75,15 @@ def _summary(d: dict[str, Any], query: str = "") -> dict[str, Any]:
     }
 
 
+def _search_text(d: dict[str, Any]) -> str:
+    return f"{d['title']} {d['path']} {d['content']}"
+
+
 class Documents(Service):
     name = "documents"
     description = "the shared document store (virtual folders and documents)"
     records = {"documents": Document}
     id_prefix = {"documents": "doc"}
-
-    def __init__(self, db: Collections) -> None:
-        super().__init__(db)
-        self._lowered: dict[str, tuple[Record, str]] = {}  # id -> (record, its searchable text lower-cased)
-
-    def _matches(self, d: Record, words: tuple[str, ...]) -> bool:
-        if not words:
-            return True
-        hit = self._lowered.get(d["id"])
-        if hit is None or hit[0] is not d:  # records are replaced, never mutated: identity means fresh
-            hit = (d, f"{d['title']} {d['path']} {d['content']}".lower())
-            self._lowered[d["id"]] = hit
-        hay = hit[1]
-        for w in words:  # noqa: SIM110 - hot path: a plain loop, no generator per record
-            if w not in hay:
-                return False
-        return True
 
     def _by_path(self, path: str) -> dict[str, Any] | None:
         for d in self.db["documents"].values():
@@ -117,7 +102,11 @@ class Documents(Service):
         """Search documents by words in title, path or content, optionally under a folder; returns snippets."""
         prefix = _folder(folder) if folder else "/"
         words = query_words(query)
-        hits = [d for d in self.db["documents"].values() if d["path"].startswith(prefix) and self._matches(d, words)]
+        hits = [
+            d
+            for d in self.db["documents"].values()
+            if d["path"].startswith(prefix) and self.matches(words, d, "search", _search_text)
+        ]
         hits.sort(key=lambda d: (d["path"], d["id"]))
         res = page(hits, limit, offset, key="documents")
         res["documents"] = [_summary(d, query) for d in res["documents"]]

@@ -10,8 +10,9 @@ from coworkenv.services.base import (
     RecordModel,
     Service,
     ToolError,
+    joined,
     page,
-    text_match,
+    query_words,
     tool,
 )
 
@@ -35,6 +36,10 @@ def _summary(m: dict[str, Any]) -> dict[str, Any]:
     return {k: m[k] for k in ("id", "sender", "to", "subject", "date", "folder", "unread", "labels")}
 
 
+def _search_text(m: dict[str, Any]) -> str:
+    return joined(m["sender"], m["subject"], m["body"])
+
+
 class Mail(Service):
     name = "mail"
     description = "the user's mailbox"
@@ -55,6 +60,7 @@ class Mail(Service):
         """Search messages by words in sender, subject or body; filter by folder, sender, unread, label.
         Newest first.
         """
+        words = query_words(query)
         hits = [
             m
             for m in self.db["messages"].values()
@@ -62,7 +68,7 @@ class Mail(Service):
             and (sender is None or sender.lower() in m["sender"].lower())
             and (unread is None or m["unread"] == unread)
             and (label is None or label in m["labels"])
-            and text_match(query, m["sender"], m["subject"], m["body"])
+            and self.matches(words, m, "search", _search_text)
         ]
         hits.sort(key=lambda m: (m["date"], m["id"]), reverse=True)
         res = page(hits, limit, offset, key="messages")

@@ -14,8 +14,9 @@ from coworkenv.services.base import (
     ToolError,
     check_datetime,
     check_email,
+    joined,
     page,
-    text_match,
+    query_words,
     tool,
 )
 
@@ -57,6 +58,10 @@ def _choice(value: str, allowed: tuple[str, ...], field: str) -> str:
     return value
 
 
+def _search_text(t: dict[str, Any]) -> str:
+    return joined(t["title"], t["description"], *t["comments"])
+
+
 class Tickets(Service):
     name = "tickets"
     description = "the issue tracker and on-call schedule"
@@ -79,6 +84,7 @@ class Tickets(Service):
         Newest first.
         """
         who = assignee.lower() if assignee else None
+        words = query_words(query)
         hits = [
             t
             for t in self.db["tickets"].values()
@@ -87,7 +93,7 @@ class Tickets(Service):
             and (who is None or (t["assignee"] or "").lower() == who)
             and (team is None or t["team"].lower() == team.lower())
             and (tag is None or tag in t["tags"])
-            and text_match(query, t["title"], t["description"], *t["comments"])
+            and self.matches(words, t, "search", _search_text)
         ]
         hits.sort(key=lambda t: (t["created"], t["id"]), reverse=True)
         res = page(hits, limit, offset, key="tickets")
