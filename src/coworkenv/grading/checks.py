@@ -8,7 +8,7 @@ simulator's replies; answer checks read what the agent told the user. Predicates
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -37,11 +37,16 @@ def _truthy(expr: str, ctx: dict[str, Any]) -> bool:
         return False
 
 
+def record_matches(where: str, rec: dict[str, Any]) -> bool:
+    """Whether a record satisfies a check's ``where`` (an expression that fails counts as false)."""
+    return _truthy(where, {"r": rec})
+
+
 def _matching(ws: Workspace, service: str, collection: str, where: str) -> list[dict[str, Any]]:
-    return [r for r in ws.records(service, collection).values() if _truthy(where, {"r": r})]
+    return [r for r in ws.records(service, collection).values() if record_matches(where, r)]
 
 
-_CMP: dict[str, Callable[[int, int], bool]] = {
+COMPARE: dict[str, Callable[[int, int], bool]] = {
     "==": lambda a, b: a == b,
     "!=": lambda a, b: a != b,
     "<": lambda a, b: a < b,
@@ -66,7 +71,7 @@ def state_check(check: Any, ws: Workspace) -> tuple[bool, str]:
         return rec.get(check.field) == check.value, f"{check.field}={rec.get(check.field)!r}"
     if isinstance(check, m.Count):
         n = len(_matching(ws, check.service, check.collection, check.where))
-        return _CMP[check.op](n, check.value), f"count={n}"
+        return COMPARE[check.op](n, check.value), f"count={n}"
     if isinstance(check, m.Unchanged):
         return _unchanged(check, ws)
     raise TypeError(f"not a state check: {check.kind}")
@@ -75,17 +80,25 @@ def state_check(check: Any, ws: Workspace) -> tuple[bool, str]:
 def _unchanged(check: m.Unchanged, ws: Workspace) -> tuple[bool, str]:
     before = ws.initial_records(check.service, check.collection)
     after = ws.records(check.service, check.collection)
+    bad = [rid for rid in set(before) | set(after) if collateral(check, before.get(rid), after.get(rid))]
+    return unchanged_result(check, bad)
 
-    def allowed(rec: dict[str, Any] | None) -> bool:
-        return rec is not None and check.allow is not None and _truthy(check.allow, {"r": rec})
 
-    for rid in set(before) | set(after):
-        old, new = before.get(rid), after.get(rid)
-        if old is new or old == new:
-            continue
-        if not (allowed(old) or allowed(new)):
-            return False, f"collateral change to {check.collection}/{rid}"
-    return True, "no collateral changes"
+def collateral(check: m.Unchanged, old: dict[str, Any] | None, new: dict[str, Any] | None) -> bool:
+    """Whether a record's change (``None``: absent) is collateral damage: a change ``allow`` does not cover."""
+    if old is new or old == new:
+        return False
+    return not any(
+        rec is not None and check.allow is not None and _truthy(check.allow, {"r": rec}) for rec in (old, new)
+    )
+
+
+def unchanged_result(check: m.Unchanged, bad: Iterable[str]) -> tuple[bool, str]:
+    """The verdict on the collateral changes found; the smallest id is named, so the detail is reproducible."""
+    first = min(bad, default=None)
+    if first is None:
+        return True, "no collateral changes"
+    return False, f"collateral change to {check.collection}/{first}"
 
 
 def _calls(log: EpisodeLog, tool: str, where: str | None) -> list[ToolCallRecord]:

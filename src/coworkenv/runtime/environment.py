@@ -14,15 +14,16 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from coworkenv.grading.checks import EpisodeLog, state_check
+from coworkenv.grading.checks import EpisodeLog
 from coworkenv.grading.score import grade as grade_episode
+from coworkenv.grading.tracking import CheckTracker
 from coworkenv.runtime.policy_monitor import PolicyMonitor
 from coworkenv.runtime.router import Outcome, ToolRouter, exposed_tools
 from coworkenv.runtime.turn import parse_turn
 from coworkenv.runtime.user import ScriptedUser
 from coworkenv.runtime.workspace import Workspace
 from coworkenv.services.base import ToolError, ToolInfo
-from coworkenv.spec.models import STATE_CHECKS, TRANSIENT_ERROR, Event, TaskSpec
+from coworkenv.spec.models import TRANSIENT_ERROR, Event, TaskSpec
 from coworkenv.trajectory import Grade, StepRecord, ToolCallRecord, Trajectory, UserReply, Violation
 
 NOTICE = "[environment]"
@@ -75,7 +76,7 @@ class Environment:
         self.workspace = Workspace(spec.services)
         self.router = ToolRouter(self.workspace, exposed_tools(list(spec.services), spec.tools))
         self.monitor = PolicyMonitor(spec.policies)
-        self._state_checks = [c for c in spec.checks if c.kind in STATE_CHECKS]
+        self.tracker = CheckTracker(spec.checks, self.workspace)  # step-0 results computed here, once
         self._system = system_prompt(spec)
         self.reset()
 
@@ -83,6 +84,7 @@ class Environment:
 
     def reset(self) -> Observation:
         self.workspace.reset()
+        self.tracker.reset()
         self.user = ScriptedUser(self.spec.user)
         self.rng = random.Random(self.seed)
         self.messages: list[dict[str, Any]] = [
@@ -92,7 +94,6 @@ class Environment:
         self.steps: list[StepRecord] = []
         self.log = EpisodeLog()
         self.violations: list[Violation] = []
-        self.state_first_true: dict[str, int] = {}
         self.tool_counts: dict[str, int] = {}
         self.fired: set[str] = set()
         self.confirmed = False
@@ -151,7 +152,9 @@ class Environment:
         """The grade so far; cached only once the episode is over (a mid-episode grade goes stale)."""
         if self._grade is not None and self.done:
             return self._grade
-        grade = grade_episode(self.spec, self.workspace, self.log, self.violations, self.state_first_true)
+        grade = grade_episode(
+            self.spec, self.workspace, self.log, self.violations, self.tracker.first_true, self.tracker.results()
+        )
         if self.done:
             self._grade = grade
         return grade
@@ -282,9 +285,7 @@ class Environment:
         return [_notice(f"Notification: {event.notify}")] if event.notify else []
 
     def _record_state_checks(self, step: int) -> None:
-        for check in self._state_checks:
-            if check.id not in self.state_first_true and state_check(check, self.workspace)[0]:
-                self.state_first_true[check.id] = step
+        self.tracker.record(step)
 
 
 def _tool_msg(call_id: str, name: str, content: str) -> dict[str, Any]:

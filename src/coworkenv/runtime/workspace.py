@@ -1,16 +1,17 @@
 """The Workspace: the state of every service in one episode.
 
-Holds the initial fixtures (validated once) and the live state. Because services write
-copy-on-write, a reset copies only the outer dicts, and a diff compares records by
-identity before equality.
+Holds the initial fixtures (validated once) and the live state. Every record change goes
+through a service's ``store``, which reports it here: the workspace keeps the keys changed
+since the reset, so a reset puts back only those records, a diff compares only those, and
+the state hash and the check tracker update from them. What a step costs therefore depends
+on what it changed, not on how big the workspace is.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import Any
 
+from coworkenv.runtime.digest import Key, StateDigest
 from coworkenv.services.base import Collections, Record, Service
 from coworkenv.services.registry import service_class
 from coworkenv.spec.models import Fixtures, Mutation
@@ -23,13 +24,39 @@ class Workspace:
         self.initial: State = {}
         for name, collections in fixtures.items():
             self.initial[name] = service_class(name).normalize_fixtures(collections)
-        self.state: State = {}
-        self.services: dict[str, Service] = {}
-        self.reset()
+        self.state: State = {name: {c: dict(recs) for c, recs in colls.items()} for name, colls in self.initial.items()}
+        self.services: dict[str, Service] = {
+            name: service_class(name)(db, self._changed) for name, db in self.state.items()
+        }
+        self.changes: list[Key] = []  # every record change since the reset, in order (repeats included)
+        self.epoch = 0  # counts resets: a reader of ``changes`` starts over when it moves
+        self._reordered: set[tuple[str, str]] = set()  # collections that lost an initial record
+        self._digest = StateDigest(self.initial)
+        self._hashed = 0  # how many of ``changes`` the digest has folded in
+
+    def _changed(self, service: str, collection: str, record_id: str, removed: bool) -> None:
+        self.changes.append((service, collection, record_id))
+        if removed and record_id in self.initial[service][collection]:
+            self._reordered.add((service, collection))
 
     def reset(self) -> None:
-        self.state = {name: {c: dict(recs) for c, recs in colls.items()} for name, colls in self.initial.items()}
-        self.services = {name: service_class(name)(db) for name, db in self.state.items()}
+        """Back to the initial state by putting back what changed (a deletion puts back its whole collection,
+        so records keep their order)."""
+        for service, collection in self._reordered:
+            self.services[service].restore(collection, self.initial[service][collection])
+        for service, collection, rid in self.changed_keys():
+            if (service, collection) not in self._reordered:
+                original = self.initial[service][collection].get(rid)
+                self.services[service].store(collection, rid, original, notify=False)
+        self.changes.clear()
+        self._reordered.clear()
+        self._digest.reset()
+        self._hashed = 0
+        self.epoch += 1
+
+    def changed_keys(self) -> list[Key]:
+        """The records changed since the reset, each once, in order of first change."""
+        return list(dict.fromkeys(self.changes))
 
     def records(self, service: str, collection: str) -> dict[str, Record]:
         return self.state.get(service, {}).get(collection, {})
@@ -43,7 +70,7 @@ class Workspace:
         if mutation.op == "insert":
             assert mutation.record is not None
             rec = svc._validated(mutation.collection, dict(mutation.record))
-            svc.db[mutation.collection][rec["id"]] = rec
+            svc.store(mutation.collection, rec["id"], rec)
         elif mutation.op == "update":
             assert mutation.id is not None and mutation.record is not None
             svc.update(mutation.collection, mutation.id, dict(mutation.record))
@@ -57,14 +84,20 @@ class Workspace:
 
     def diff(self) -> dict[str, Any]:
         """Records added, removed and changed since the initial state, per service.collection."""
+        touched: dict[tuple[str, str], set[str]] = {}
+        for service, collection, rid in self.changes:
+            touched.setdefault((service, collection), set()).add(rid)
         out: dict[str, Any] = {}
         for name, colls in self.state.items():
             for coll, recs in colls.items():
+                rids = touched.get((name, coll))
+                if not rids:
+                    continue
                 before = self.initial[name].get(coll, {})
-                added = sorted(set(recs) - set(before))
-                removed = sorted(set(before) - set(recs))
+                added = sorted(r for r in rids if r in recs and r not in before)
+                removed = sorted(r for r in rids if r in before and r not in recs)
                 changed = sorted(
-                    rid for rid, rec in recs.items() if rid in before and rec is not before[rid] and rec != before[rid]
+                    r for r in rids if r in recs and r in before and recs[r] is not before[r] and recs[r] != before[r]
                 )
                 if added or removed or changed:
                     out[f"{name}.{coll}"] = {
@@ -75,9 +108,11 @@ class Workspace:
         return out
 
     def state_hash(self) -> str:
-        """A stable content hash of the live state."""
-        blob = json.dumps(self.state, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        return hashlib.sha256(blob.encode()).hexdigest()
+        """A stable content hash of the live state: equal states, equal hashes (see :mod:`.digest`)."""
+        if self._hashed < len(self.changes):
+            self._digest.update(self.state, self.changes[self._hashed :])
+            self._hashed = len(self.changes)
+        return self._digest.hexdigest()
 
 
 def _changed_fields(old: Record, new: Record) -> dict[str, list[Any]]:

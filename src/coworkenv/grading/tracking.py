@@ -1,0 +1,108 @@
+"""Incremental check tracking: the live result of every state check, kept current from the
+records that changed rather than recomputed over the whole workspace.
+
+A state check's result depends on the records of one collection. At construction (once
+per environment, so once per spec's workspace) the tracker computes the step-0 picture:
+for each ``where`` check, the initial records that match. During the episode it reads
+the workspace's change log and re-evaluates a check only on the records a write
+changed, keeping just the differences from step 0; a reset drops them. The results
+equal :func:`coworkenv.grading.checks.state_check` on the same state, always (the tests
+compare both on random write sequences).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from coworkenv.grading.checks import COMPARE, collateral, record_matches, state_check, unchanged_result
+from coworkenv.spec import models as m
+from coworkenv.spec.models import STATE_CHECKS
+
+if TYPE_CHECKING:  # the runtime imports grading; grading only reads its workspace
+    from coworkenv.runtime.workspace import Workspace
+
+_WHERE = (m.RecordExists, m.RecordAbsent, m.Count)
+
+
+class CheckTracker:
+    """State-check results and the step each first held, updated from the workspace's changes."""
+
+    def __init__(self, checks: Iterable[Any], ws: Workspace) -> None:
+        self.ws = ws
+        self.checks = [c for c in checks if c.kind in STATE_CHECKS]
+        self._baseline: dict[str, set[str]] = {}  # where-check id -> initial records that match (step 0)
+        self._watch: dict[tuple[str, str], list[Any]] = {}  # collection -> the checks that read its records
+        for check in self.checks:
+            if isinstance(check, _WHERE):
+                initial = ws.initial_records(check.service, check.collection)
+                self._baseline[check.id] = {rid for rid, r in initial.items() if record_matches(check.where, r)}
+            if isinstance(check, (*_WHERE, m.Unchanged)):
+                self._watch.setdefault((check.service, check.collection), []).append(check)
+        self.first_true: dict[str, int] = {}
+        self.reset()
+
+    def reset(self) -> None:
+        """Back to step 0: the baselines hold again, nothing has been seen."""
+        # where checks: record id -> matches now (only where that differs from the baseline);
+        # unchanged checks: record id -> True for each collateral change
+        self._delta: dict[str, dict[str, bool]] = {c.id: {} for c in self.checks}
+        self.first_true = {}
+        self._epoch = self.ws.epoch
+        self._seen = 0  # the deltas are relative to step 0, so every change since the reset counts
+
+    def _sync(self) -> None:
+        ws = self.ws
+        if self._epoch != ws.epoch:  # the workspace was reset under us
+            self.reset()
+        if self._seen == len(ws.changes):
+            return
+        for service, collection, rid in dict.fromkeys(ws.changes[self._seen :]):
+            for check in self._watch.get((service, collection), ()):
+                self._refresh(check, rid)
+        self._seen = len(ws.changes)
+
+    def _refresh(self, check: Any, rid: str) -> None:
+        rec = self.ws.records(check.service, check.collection).get(rid)
+        delta = self._delta[check.id]
+        if isinstance(check, m.Unchanged):
+            if collateral(check, self.ws.initial_records(check.service, check.collection).get(rid), rec):
+                delta[rid] = True
+            else:
+                delta.pop(rid, None)
+            return
+        now = rec is not None and record_matches(check.where, rec)
+        if now == (rid in self._baseline[check.id]):
+            delta.pop(rid, None)
+        else:
+            delta[rid] = now
+
+    def _count(self, check: Any) -> int:
+        delta = self._delta[check.id]
+        gained = sum(1 for v in delta.values() if v)
+        return len(self._baseline[check.id]) + gained - (len(delta) - gained)
+
+    def result(self, check: Any) -> tuple[bool, str]:
+        """(passed, detail) of one state check on the live state, as :func:`state_check` gives it."""
+        self._sync()
+        if isinstance(check, m.RecordExists):
+            n = self._count(check)
+            return n > 0, f"{n} matching record(s)"
+        if isinstance(check, m.RecordAbsent):
+            n = self._count(check)
+            return n == 0, f"{n} matching record(s)"
+        if isinstance(check, m.Count):
+            n = self._count(check)
+            return COMPARE[check.op](n, check.value), f"count={n}"
+        if isinstance(check, m.Unchanged):
+            return unchanged_result(check, self._delta[check.id])
+        return state_check(check, self.ws)  # field_equals: one record lookup already
+
+    def results(self) -> dict[str, tuple[bool, str]]:
+        return {c.id: self.result(c) for c in self.checks}
+
+    def record(self, step: int) -> None:
+        """Note the checks that hold now and had not held before: they first held at ``step``."""
+        for check in self.checks:
+            if check.id not in self.first_true and self.result(check)[0]:
+                self.first_true[check.id] = step
