@@ -37,9 +37,9 @@ class CheckTracker:
             if isinstance(check, _WHERE):
                 initial = ws.initial_records(check.service, check.collection)
                 self._baseline[check.id] = {rid for rid, r in initial.items() if record_matches(check.where, r)}
-            if isinstance(check, (*_WHERE, m.Unchanged)):
-                self._watch.setdefault((check.service, check.collection), []).append(check)
+            self._watch.setdefault((check.service, check.collection), []).append(check)
         self.first_true: dict[str, int] = {}
+        self._step0: dict[str, int] | None = None  # the checks true on the initial state: the same every reset
         self.reset()
 
     def reset(self) -> None:
@@ -50,6 +50,7 @@ class CheckTracker:
         self.first_true = {}
         self._epoch = self.ws.epoch
         self._seen = 0  # the deltas are relative to step 0, so every change since the reset counts
+        self._dirty: set[tuple[str, str]] | None = None  # collections changed since the last record(); None: all
 
     def _sync(self) -> None:
         ws = self.ws
@@ -60,9 +61,13 @@ class CheckTracker:
         for service, collection, rid in dict.fromkeys(ws.changes[self._seen :]):
             for check in self._watch.get((service, collection), ()):
                 self._refresh(check, rid)
+            if self._dirty is not None:
+                self._dirty.add((service, collection))
         self._seen = len(ws.changes)
 
     def _refresh(self, check: Any, rid: str) -> None:
+        if isinstance(check, m.FieldEquals):
+            return  # read directly when asked
         rec = self.ws.records(check.service, check.collection).get(rid)
         delta = self._delta[check.id]
         if isinstance(check, m.Unchanged):
@@ -102,7 +107,20 @@ class CheckTracker:
         return {c.id: self.result(c) for c in self.checks}
 
     def record(self, step: int) -> None:
-        """Note the checks that hold now and had not held before: they first held at ``step``."""
-        for check in self.checks:
-            if check.id not in self.first_true and self.result(check)[0]:
-                self.first_true[check.id] = step
+        """Note the checks that hold now and had not held before: they first held at ``step``. Only checks on a
+        collection that changed since the last call can have turned true."""
+        self._sync()
+        if self._dirty is None and not self.ws.changes and self._step0 is not None:
+            self.first_true = {cid: step for cid in self._step0}  # the initial state: known from the first reset
+        else:
+            dirty = self._dirty
+            for check in self.checks if dirty is None else self._dirty_checks(dirty):
+                if check.id not in self.first_true and self.result(check)[0]:
+                    self.first_true[check.id] = step
+            if dirty is None and not self.ws.changes:
+                self._step0 = dict(self.first_true)
+        self._dirty = set()
+
+    def _dirty_checks(self, dirty: set[tuple[str, str]]) -> Iterable[Any]:
+        for collection in dirty:
+            yield from self._watch.get(collection, ())
