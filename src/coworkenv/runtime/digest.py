@@ -28,67 +28,73 @@ def record_digest(key: Key, rec: Record) -> int:
     return int.from_bytes(hashlib.blake2b(blob, digest_size=64).digest(), "big")
 
 
-class StateDigest:
-    """The running hash of a workspace whose changes are reported key by key."""
+class InitialDigest:
+    """The contributions of an initial state's records: computed once, on first use (many episodes never
+    hash), and shared by every workspace built from the same fixtures."""
 
     def __init__(self, initial: State) -> None:
-        self._layout = _JSON.encode(sorted((s, sorted(colls)) for s, colls in initial.items())).encode()
-        self._initial = initial
-        self._initial_parts: dict[Key, int] | None = None  # computed on first use: many episodes never hash
-        self._initial_sum = 0
-        self._parts: dict[Key, int] = {}  # contributions that differ from the initial state's
-        self._sum = 0
-        self._hex: str | None = None
+        self.state = initial
+        self.layout = _JSON.encode(sorted((s, sorted(colls)) for s, colls in initial.items())).encode()
+        self._parts: dict[Key, int] | None = None
+        self._total = 0
 
-    def _ensure_initial(self) -> dict[Key, int]:
-        if self._initial_parts is None:
-            parts = {
+    @property
+    def parts(self) -> dict[Key, int]:
+        if self._parts is None:
+            self._parts = {
                 (s, c, rid): record_digest((s, c, rid), rec)
-                for s, colls in self._initial.items()
+                for s, colls in self.state.items()
                 for c, recs in colls.items()
                 for rid, rec in recs.items()
             }
-            self._initial_parts = parts
-            self._initial_sum = sum(parts.values()) % MODULUS
-            self._sum = (self._sum + self._initial_sum) % MODULUS
-        return self._initial_parts
+            self._total = sum(self._parts.values()) % MODULUS
+        return self._parts
+
+    @property
+    def total(self) -> int:
+        """The initial state's sum of contributions."""
+        self.parts  # noqa: B018 - computed on first use
+        return self._total
+
+
+class StateDigest:
+    """The running hash of a workspace whose changes are reported key by key."""
+
+    def __init__(self, initial: InitialDigest) -> None:
+        self._initial = initial
+        self._parts: dict[Key, int] = {}  # contributions that differ from the initial state's
+        self._delta = 0  # the sum of (current - initial) contributions
+        self._hex: str | None = None
 
     def reset(self) -> None:
         self._parts.clear()
-        self._sum = self._initial_sum
+        self._delta = 0
         self._hex = None
 
     def update(self, state: State, keys: Iterable[Key]) -> None:
         """Fold in the current content of the records under ``keys`` (changed, added or removed)."""
-        initial = self._ensure_initial()
+        initial = self._initial.parts
         for key in keys:
             service, collection, rid = key
             rec = state[service][collection].get(rid)
             old = self._parts.get(key, initial.get(key, 0))
             if rec is None:
                 new = 0
-            elif rec is self._initial[service][collection].get(rid):
+            elif rec is self._initial.state[service][collection].get(rid):
                 new = initial[key]
             else:
                 new = record_digest(key, rec)
             self._parts[key] = new
-            self._sum = (self._sum + new - old) % MODULUS
+            self._delta = (self._delta + new - old) % MODULUS
         self._hex = None
 
     def hexdigest(self) -> str:
-        self._ensure_initial()
         if self._hex is None:
-            self._hex = hashlib.sha256(self._layout + self._sum.to_bytes(64, "big")).hexdigest()
+            total = (self._initial.total + self._delta) % MODULUS
+            self._hex = hashlib.sha256(self._initial.layout + total.to_bytes(64, "big")).hexdigest()
         return self._hex
 
 
 def full_digest(state: State) -> str:
     """The same hash computed from scratch: the reference the incremental one must always equal."""
-    parts = (
-        record_digest((s, c, rid), rec)
-        for s, colls in state.items()
-        for c, recs in colls.items()
-        for rid, rec in recs.items()
-    )
-    layout = _JSON.encode(sorted((s, sorted(colls)) for s, colls in state.items())).encode()
-    return hashlib.sha256(layout + (sum(parts) % MODULUS).to_bytes(64, "big")).hexdigest()
+    return StateDigest(InitialDigest(state)).hexdigest()

@@ -9,21 +9,52 @@ on what it changed, not on how big the workspace is.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
-from coworkenv.runtime.digest import Key, StateDigest
+from coworkenv.runtime.digest import InitialDigest, Key, StateDigest
 from coworkenv.services.base import Collections, Record, Service
 from coworkenv.services.registry import service_class
 from coworkenv.spec.models import Fixtures, Mutation
 
 State = dict[str, Collections]
+_CACHE_SIZE = 64
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What every workspace of the same fixtures shares: the validated initial records and their digests."""
+
+    fixtures: Fixtures  # held, so its id cannot be reused while the entry lives
+    state: State
+    digest: InitialDigest
+
+
+_PREPARED: OrderedDict[int, Prepared] = OrderedDict()
+
+
+def _prepared(fixtures: Fixtures) -> Prepared:
+    """The fixtures validated once per spec, not once per episode (a rollout builds a workspace per episode).
+
+    Keyed by identity: a spec is data that nothing edits in place, so the same fixtures object means
+    the same records. Only the most recent few are kept."""
+    hit = _PREPARED.get(id(fixtures))
+    if hit is not None and hit.fixtures is fixtures:
+        _PREPARED.move_to_end(id(fixtures))
+        return hit
+    state = {name: service_class(name).normalize_fixtures(colls) for name, colls in fixtures.items()}
+    entry = Prepared(fixtures, state, InitialDigest(state))
+    _PREPARED[id(fixtures)] = entry
+    while len(_PREPARED) > _CACHE_SIZE:
+        _PREPARED.popitem(last=False)
+    return entry
 
 
 class Workspace:
     def __init__(self, fixtures: Fixtures) -> None:
-        self.initial: State = {}
-        for name, collections in fixtures.items():
-            self.initial[name] = service_class(name).normalize_fixtures(collections)
+        prepared = _prepared(fixtures)
+        self.initial: State = prepared.state
         self.state: State = {name: {c: dict(recs) for c, recs in colls.items()} for name, colls in self.initial.items()}
         self.services: dict[str, Service] = {
             name: service_class(name)(db, self._changed) for name, db in self.state.items()
@@ -31,7 +62,7 @@ class Workspace:
         self.changes: list[Key] = []  # every record change since the reset, in order (repeats included)
         self.epoch = 0  # counts resets: a reader of ``changes`` starts over when it moves
         self._reordered: set[tuple[str, str]] = set()  # collections that lost an initial record
-        self._digest = StateDigest(self.initial)
+        self._digest = StateDigest(prepared.digest)
         self._hashed = 0  # how many of ``changes`` the digest has folded in
 
     def _changed(self, service: str, collection: str, record_id: str, removed: bool) -> None:
