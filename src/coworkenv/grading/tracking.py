@@ -31,12 +31,11 @@ class CheckTracker:
     def __init__(self, checks: Iterable[Any], ws: Workspace) -> None:
         self.ws = ws
         self.checks = [c for c in checks if c.kind in STATE_CHECKS]
-        self._baseline: dict[str, set[str]] = {}  # where-check id -> initial records that match (step 0)
+        self._baseline: dict[str, frozenset[str]] = {}  # where-check id -> initial records that match (step 0)
         self._watch: dict[tuple[str, str], list[Any]] = {}  # collection -> the checks that read its records
         for check in self.checks:
             if isinstance(check, _WHERE):
-                initial = ws.initial_records(check.service, check.collection)
-                self._baseline[check.id] = {rid for rid, r in initial.items() if record_matches(check.where, r)}
+                self._baseline[check.id] = _initial_matches(ws, check.service, check.collection, check.where)
             self._watch.setdefault((check.service, check.collection), []).append(check)
         self.first_true: dict[str, int] = {}
         self._step0: dict[str, int] | None = None  # the checks true on the initial state: the same every reset
@@ -124,3 +123,13 @@ class CheckTracker:
     def _dirty_checks(self, dirty: set[tuple[str, str]]) -> Iterable[Any]:
         for collection in dirty:
             yield from self._watch.get(collection, ())
+
+
+def _initial_matches(ws: Workspace, service: str, collection: str, where: str) -> frozenset[str]:
+    """The initial records that satisfy ``where``: computed once per fixtures, as every episode starts there."""
+    key = ("matches", service, collection, where)
+    hit = ws.initial_memo.get(key)
+    if hit is None:
+        initial = ws.initial_records(service, collection)
+        hit = ws.initial_memo[key] = frozenset(rid for rid, r in initial.items() if record_matches(where, r))
+    return hit

@@ -170,13 +170,15 @@ class Environment:
         return self.grade()
 
     def trajectory(self, policy: str = "", sample: int = 0) -> Trajectory:
-        return Trajectory(
+        """The episode as a Trajectory. Built without re-validation (every field is given, from values this
+        class made and typed): validating the messages and tool schemas again cost more than the episode."""
+        return Trajectory.model_construct(
             spec_id=self.spec.id,
             seed=self.seed,
             policy=policy,
             sample=sample,
             messages=list(self.messages),
-            tools=self.router.schemas(),
+            tools=list(self.router.schemas()),
             steps=list(self.steps),
             calls=list(self.log.calls),
             grade=self.grade(),
@@ -186,6 +188,8 @@ class Environment:
             blueprint=self.spec.provenance.blueprint,
             multi_turn=self.spec.is_multi_turn,
             usage=dict(self.usage),
+            seconds=0.0,
+            error=None,
         )
 
     # --- internals ------------------------------------------------------------------------

@@ -10,7 +10,7 @@ on what it changed, not on how big the workspace is.
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from coworkenv.runtime.digest import InitialDigest, Key, StateDigest
@@ -29,6 +29,7 @@ class Prepared:
     fixtures: Fixtures  # held, so its id cannot be reused while the entry lives
     state: State
     digest: InitialDigest
+    memo: dict[Any, Any] = field(default_factory=dict)  # facts about the initial state, e.g. which records match
 
 
 _PREPARED: OrderedDict[int, Prepared] = OrderedDict()
@@ -55,6 +56,7 @@ class Workspace:
     def __init__(self, fixtures: Fixtures) -> None:
         prepared = _prepared(fixtures)
         self.initial: State = prepared.state
+        self.initial_memo = prepared.memo  # shared by every workspace of these fixtures: facts about ``initial``
         self.state: State = {name: {c: dict(recs) for c, recs in colls.items()} for name, colls in self.initial.items()}
         self.services: dict[str, Service] = {
             name: service_class(name)(db, self._changed) for name, db in self.state.items()
