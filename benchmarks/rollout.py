@@ -1,16 +1,21 @@
-"""Rollout throughput: oracle episodes per second per core (inline, process pool, Ray), and the
-runtime's overhead per model call.
+"""Rollout throughput: oracle episodes per second per core in one process, and how it scales to
+a process pool and to Ray (scaling = their rate over one process's; efficiency = scaling per
+worker), plus the runtime's overhead per model call.
 
 The oracle costs microseconds per turn, so these figures are the ceiling the rollout machinery
 itself allows; with a real model the model call dominates and the overhead per call below is
-what the environment adds to it.
+what the environment adds to it. Each round measures every mode once (interleaved, so load
+from other jobs falls on all of them); the figures are medians over the rounds.
 
-    python benchmarks/rollout.py [--bank examples] [--samples 60] [--workers 2] [--no-ray]
+Targets: >= 1,000 oracle episodes/s/core in one process; 2 processes >= 1.8x one.
+
+    python benchmarks/rollout.py [--bank examples] [--samples 60] [--workers 2] [--rounds 3] [--no-ray] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import tempfile
 import time
@@ -63,32 +68,61 @@ def throughput(specs: list[TaskSpec], samples: int, **kw: Any) -> float:
         return summary.episodes_per_second
 
 
+def measure(specs: list[TaskSpec], samples: int, workers: int, ray: bool) -> dict[str, float]:
+    """One round: episodes/s inline, with a process pool and (when asked) with Ray actors."""
+    out = {"inline": throughput(specs, samples), "pool": throughput(specs, samples, workers=workers)}
+    if ray:
+        out["ray"] = throughput(specs, samples, workers=workers, ray_address="local")
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bank", default="examples", help="bank folder or folder of specs")
     parser.add_argument("--samples", type=int, default=60, help="episodes per spec")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-ray", action="store_true", help="skip the Ray measurement")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     args = parser.parse_args()
     specs = load_specs(args.bank)
-    episodes = len(specs) * args.samples
-    print(f"{len(specs)} specs x {args.samples} samples = {episodes} oracle episodes per measurement")
-    runtime_us, oracle_us = overhead_per_call(specs, repeats=20)
-    print(f"runtime overhead per model call: {runtime_us:.0f} µs median (the oracle itself: {oracle_us:.0f} µs)")
-    inline = throughput(specs, args.samples)
-    print(f"inline, 1 process:            {inline:8.1f} episodes/s  ({inline:.1f} per core)")
     w = args.workers
-    pooled = throughput(specs, args.samples, workers=w)
-    print(f"process pool, {w} workers:     {pooled:8.1f} episodes/s  ({pooled / w:.1f} per core, "
-          f"x{pooled / inline:.2f} vs inline)")
+    runtime_us, oracle_us = overhead_per_call(specs, repeats=20)
     if not args.no_ray:
         import ray
 
         ray.init(num_cpus=w, include_dashboard=False, log_to_driver=False)
-        ray_eps = throughput(specs, args.samples, workers=w, ray_address="local")
+    rounds = [measure(specs, args.samples, w, not args.no_ray) for _ in range(args.rounds)]
+    if not args.no_ray:
         ray.shutdown()
-        print(f"Ray, {w} actors:               {ray_eps:8.1f} episodes/s  ({ray_eps / w:.1f} per core, "
-              f"x{ray_eps / pooled:.2f} vs process pool)")
+    rate = {mode: statistics.median(r[mode] for r in rounds) for mode in rounds[0]}
+    report: dict[str, float] = {
+        "episodes": len(specs) * args.samples,
+        "workers": w,
+        "runtime_us_per_call": round(runtime_us, 1),
+        "oracle_us_per_call": round(oracle_us, 1),
+        "inline_eps_per_core": round(rate["inline"], 1),
+    }
+    for mode in ("pool", "ray"):
+        if mode in rate:
+            report[f"{mode}_eps"] = round(rate[mode], 1)
+            report[f"{mode}_scaling"] = round(rate[mode] / rate["inline"], 3)
+            report[f"{mode}_efficiency"] = round(rate[mode] / rate["inline"] / w, 3)
+    if args.json:
+        print(json.dumps(report))
+        return
+    print(
+        f"{len(specs)} specs x {args.samples} samples = {report['episodes']} oracle episodes per measurement, "
+        f"medians of {args.rounds} interleaved rounds"
+    )
+    print(f"runtime overhead per model call: {runtime_us:.0f} µs median (the oracle itself: {oracle_us:.0f} µs)")
+    print(f"one process:          {rate['inline']:8.1f} episodes/s per core")
+    for mode, label in (("pool", f"process pool, {w} workers"), ("ray", f"Ray, {w} actors")):
+        if mode in rate:
+            print(
+                f"{label + ':':<22}{rate[mode]:8.1f} episodes/s ({rate[mode] / w:.1f} per core): "
+                f"x{report[f'{mode}_scaling']:.2f} one process, efficiency {report[f'{mode}_efficiency']:.0%}"
+            )
 
 
 if __name__ == "__main__":
