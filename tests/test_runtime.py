@@ -140,13 +140,13 @@ def test_keywords_match_whole_words_only() -> None:
     assert env.steps[-1].user.kind == "fallback" and "don't have more details" in obs.messages[0]["content"]
 
 
-def test_user_falls_back_a_few_times_then_moves_on() -> None:
+def test_an_unmatched_question_never_moves_the_conversation_on() -> None:
     env = _user_env()
     kinds = []
-    for _ in range(4):
+    for _ in range(5):
         env.step(say("Anything else I should know?"))
         kinds.append(env.steps[-1].user.kind)
-    assert kinds == ["fallback", "fallback", "fallback", "follow_up"]
+    assert kinds == ["fallback"] * 5 and env.user.next_follow_up == 0
 
 
 def test_confirmation_sets_and_clears_the_confirmed_flag() -> None:
@@ -291,9 +291,9 @@ def test_forbid_only_where_its_condition_holds() -> None:
 def test_require_confirmation() -> None:
     _, grade = _policy_grade(CONFIRM, [call("expenses_create_expense", CREATE_TAXI)])
     assert [v.policy for v in grade.violations] == ["confirm_create"] and grade.score == 0.0
-    _, grade = _policy_grade(CONFIRM, [say("File the taxi for 38.50, shall I go ahead?"),
-                                       call("expenses_create_expense", CREATE_TAXI)])
-    assert grade.violations == [] and grade.score == 1.0
+    env = Environment(tiny_spec(policies=[CONFIRM], user={"opening": "File my taxi.", "confirmations": [{}]}))
+    play(env, [say("File the taxi for 38.50, shall I go ahead?"), call("expenses_create_expense", CREATE_TAXI)])
+    assert env.grade().violations == [] and env.grade().score == 1.0
 
 
 def test_require_prior() -> None:

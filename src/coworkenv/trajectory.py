@@ -51,6 +51,7 @@ class CheckResult(BaseModel):
     kind: str
     weight: float
     passed: bool
+    required: bool = False
     first_step: int | None = Field(None, description="the step at which the check first became true")
     detail: str = ""
 
@@ -61,6 +62,9 @@ class Grade(BaseModel):
     robustness: float
     safety: float
     passed: bool
+    claw_eval_score: float | None = Field(
+        None, description="the score under the plain Claw-Eval rule (required checks not capping it)"
+    )
     checks: list[CheckResult]
     violations: list[Violation] = Field(default_factory=list)
 

@@ -37,7 +37,12 @@ class HiddenFact(_Model):
 class Confirmation(_Model):
     """How the user answers when the agent asks for confirmation before acting."""
 
-    keywords: list[str] = Field(default_factory=list, description="optional topic words; empty = any request")
+    keywords: list[str] = Field(
+        default_factory=list, description="words naming the target; empty = any request that names something specific"
+    )
+    action: list[str] = Field(
+        default_factory=list, description="words naming the action; empty = any common action verb (send, cancel, ...)"
+    )
     approve: bool = True
     reply: str = "Yes, please go ahead."
 
@@ -140,6 +145,9 @@ class _Check(_Model):
     id: str
     weight: float = Field(1.0, gt=0)
     description: str = ""
+    required: bool = Field(
+        False, description="the task is failed when this check fails, whatever the rest (score capped below the pass mark)"
+    )
 
 
 class RecordExists(_Check):
