@@ -50,6 +50,8 @@ class Draft:
     events: list[dict[str, Any]] = field(default_factory=list)
     faults: list[dict[str, Any]] = field(default_factory=list)
     follow_ups: list[str] = field(default_factory=list)
+    confirmations: list[dict[str, Any]] = field(default_factory=list)
+    """How the user answers confirmation requests (the request must name the action and the target)."""
     withheld: list[str] = field(default_factory=list)
     modifiers: list[str] = field(default_factory=list)
     readable: list[tuple[str, str, str, str]] = field(default_factory=list)
@@ -214,6 +216,7 @@ def finalize(
             "opening": opening(draft, phrasing),
             "hidden_facts": hidden,
             "follow_ups": [{"message": m} for m in draft.follow_ups],
+            "confirmations": draft.confirmations,
         },
         "policies": draft.policies,
         "events": draft.events,

@@ -1,8 +1,9 @@
 """workflow_compliance: the key write needs the user's confirmation first.
 
 Adds a ``require_confirmation`` policy on the tool of the draft's main write, a
-confirmation step before every call of it that is not already covered, and a
-``confirmed_before`` check.
+confirmation step before every call of it that is not already covered (naming the action
+and its target, as the scripted user needs before it approves), the user's scripted
+approval, and a ``confirmed_before`` check.
 """
 
 from __future__ import annotations
@@ -14,6 +15,14 @@ from coworkenv.synth.modifiers.base import Modifier
 from coworkenv.synth.world import World
 
 _USER_TURN = ("ask", "confirm", "answer")
+
+
+def target(draft: Draft) -> tuple[str, str] | None:
+    """What the main write acts on, as (reference text, the user's keyword): a request fact, else a key result."""
+    for slot, fact in draft.facts.items():
+        if isinstance(fact.value, str) and fact.value.strip() and "${" not in fact.value:
+            return "${facts." + slot + "}", fact.value
+    return (draft.summary[0], draft.summary[0]) if draft.summary else None
 
 
 def confirm_first(draft: Draft, world: World) -> bool:
@@ -35,13 +44,18 @@ def confirm_first(draft: Draft, world: World) -> bool:
             "rule": "require_confirmation",
         }
     )
+    about = target(draft)
+    what = f" for {about[0]}" if about else ""
+    draft.confirmations.append(
+        {"keywords": [about[1]] if about else [], "action": [action.split()[0]], "reply": "Yes, please go ahead."}
+    )
     steps: list[dict[str, Any]] = []
     confirmed = False
     for step in draft.reference:
         if any(k in step for k in _USER_TURN):
             confirmed = False
         if step.get("call") == tool and not confirmed:
-            steps.append({"confirm": f"Everything is ready for the {action} with {tool}. Shall I go ahead?"})
+            steps.append({"confirm": f"Everything is ready to {action}{what} with {tool}. Shall I go ahead?"})
             confirmed = True
         steps.append(step)
     draft.reference = steps
