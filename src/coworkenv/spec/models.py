@@ -146,7 +146,7 @@ class _Check(_Model):
     weight: float = Field(1.0, gt=0)
     description: str = ""
     required: bool = Field(
-        False, description="the task is failed when this check fails, whatever the rest (score capped below the pass mark)"
+        False, description="the task fails when this check fails, whatever the rest (score capped below the pass mark)"
     )
 
 

@@ -47,10 +47,12 @@ class Recipe:
     phrasing: int = 0
     drop: tuple[str, ...] = ()
     weights: tuple[tuple[str, float], ...] = ()
+    required: tuple[tuple[str, bool], ...] = ()
+    """Repair edits of which checks are required (check id, required or not)."""
 
     def reroll(self) -> Recipe:
         """A fresh world (new fixtures and values) with the same blueprint and modifiers."""
-        return replace(self, world=self.world + 1, phrasing=0, drop=(), weights=())
+        return replace(self, world=self.world + 1, phrasing=0, drop=(), weights=(), required=())
 
 
 def compose(recipe: Recipe) -> TaskSpec:
@@ -65,7 +67,14 @@ def compose(recipe: Recipe) -> TaskSpec:
         if built_in or (mod.edit is not None and mod.offered_by(bp.options) and mod.edit(draft, world)):
             draft.modifiers.append(mod.name)
             draft.capabilities.add(mod.capability)
-    return finalize(draft, seed=recipe.seed, phrasing=recipe.phrasing, drop=recipe.drop, weights=dict(recipe.weights))
+    return finalize(
+        draft,
+        seed=recipe.seed,
+        phrasing=recipe.phrasing,
+        drop=recipe.drop,
+        weights=dict(recipe.weights),
+        required=dict(recipe.required),
+    )
 
 
 def capabilities_of(name: str) -> set[str]:

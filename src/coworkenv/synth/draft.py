@@ -161,6 +161,44 @@ def balance(checks: list[dict[str, Any]], capabilities: set[str], passes: int = 
                     c["weight"] *= need / mine
 
 
+def harden(checks: list[dict[str, Any]], fixtures: dict[str, Any]) -> None:
+    """Mark the checks that define the task ``required``, and make its creates count once.
+
+    Required: the heaviest state check that is not a guard (the main write), the heaviest
+    ``unchanged`` guard (no collateral damage), and every answer check whose value is not
+    written anywhere in the fixtures (a computed figure: the substance of the report, which
+    a dump of everything seen cannot fake), and every "exactly one" count. Each
+    ``record_exists`` check gets such a twin, so that a write done twice fails.
+    """
+    written = repr(fixtures).lower()
+    creates = [c for c in checks if c["kind"] == "record_exists"]
+    counted = {c["where"] for c in checks if c["kind"] == "count"}
+    ids = {c["id"] for c in checks}
+    for c in creates:
+        if c["where"] not in counted:
+            twin = {k: v for k, v in c.items() if k not in ("id", "kind", "weight", "required", "description")}
+            names = (f"{c['id']}_once{n or ''}" for n in range(len(checks) + 1))
+            cid = next(name for name in names if name not in ids)
+            checks.append({**twin, "kind": "count", "id": cid, "weight": 1.0, "value": 1, "op": "=="})
+            counted.add(c["where"])
+            ids.add(cid)
+    main = max((c for c in checks if c["kind"] in ("record_exists", "field_equals")), key=_weight, default=None)
+    guard = max((c for c in checks if c["kind"] == "unchanged"), key=_weight, default=None)
+    for c in checks:
+        computed = c["kind"] == "answer_number" and _number_text(c["value"]) not in written
+        once = c["kind"] == "count" and c.get("op", "==") == "==" and c["value"] == 1
+        if c is main or c is guard or computed or once:
+            c["required"] = True
+
+
+def _weight(check: dict[str, Any]) -> float:
+    return float(check["weight"])
+
+
+def _number_text(value: float) -> str:
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
 def difficulty(draft: Draft) -> str:
     """easy: a short plain workflow; hard: long, or two or more capability modifiers on top."""
     calls = sum(1 for s in draft.reference if "call" in s)
@@ -177,9 +215,16 @@ def opening(draft: Draft, phrasing: int) -> str:
 
 
 def finalize(
-    draft: Draft, *, seed: int, phrasing: int = 0, drop: tuple[str, ...] = (), weights: dict[str, float] | None = None
+    draft: Draft,
+    *,
+    seed: int,
+    phrasing: int = 0,
+    drop: tuple[str, ...] = (),
+    weights: dict[str, float] | None = None,
+    required: dict[str, bool] | None = None,
 ) -> TaskSpec:
-    """Build the TaskSpec: phrasing, hidden facts and asks, check weights, content id."""
+    """Build the TaskSpec: phrasing, hidden facts and asks, check weights and requirements, content id."""
+    required = required or {}
     stated = {s: f for s, f in draft.facts.items() if s not in draft.withheld}
     reference: list[dict[str, Any]] = []
     asked: set[str] = set()
@@ -197,7 +242,12 @@ def finalize(
         for s, f in draft.facts.items()
         if s in draft.withheld
     ]
-    checks = [dict(c) for c in draft.checks if c["id"] not in drop]
+    checks = [dict(c) for c in draft.checks]
+    harden(checks, draft.fixtures)
+    checks = [c for c in checks if c["id"] not in drop]
+    for c in checks:
+        if c["id"] in required:
+            c["required"] = required[c["id"]]
     if weights:
         for c in checks:
             c["weight"] = weights.get(c["id"], c["weight"])

@@ -3,8 +3,12 @@
 1. static: schema, references, no leaked hidden fact, no vacuous check, ingredients;
 2. the reference solution scores 1.0 twice (a fresh environment each time, different
    seeds) with identical final-state hashes, and every scheduled event fires during it;
-3. every probe relevant to the task's capabilities scores below the pass threshold;
-4. solvability: every value the reference passes to a tool was visible to it.
+3. every probe that applies to what the spec contains (its writes, rules, events, follow-ups,
+   confirmations, record-selecting and answer checks; never its tags) scores below the pass
+   threshold, and correct agents paced differently (an extra look before or after an
+   event's trigger) grade the same as the reference;
+4. solvability: every value the reference passes to a tool was visible to it;
+5. requirements: some check is ``required`` and none can fail while the task still passes.
 """
 
 from __future__ import annotations
@@ -15,13 +19,14 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from coworkenv.agents.oracle import OracleTeacher
-from coworkenv.capabilities.registry import relevant_probes
 from coworkenv.grading.score import PASS_THRESHOLD
 from coworkenv.runtime.environment import Environment
 from coworkenv.spec.models import TaskSpec
 from coworkenv.trajectory import Grade
 from coworkenv.verify.findings import Finding
+from coworkenv.verify.gaming import PACING
 from coworkenv.verify.probes import PROBES
+from coworkenv.verify.requirements import requirement_findings
 from coworkenv.verify.solvability import unsolvable_findings
 from coworkenv.verify.static import static_findings
 
@@ -61,6 +66,8 @@ class Played:
     messages: list[dict[str, Any]]
     fired: set[str]
     done_reason: str
+    records: int = 0
+    """How many records the workspace holds at the end (a duplicate create adds one)."""
 
 
 def play(env: Environment, policy: Any) -> Played:
@@ -74,7 +81,8 @@ def play(env: Environment, policy: Any) -> Played:
             env.end("policy_error")
             break
         obs = env.step(turn)
-    return Played(env.grade(), env.workspace.state_hash(), env.messages, set(env.fired), env.done_reason)
+    records = sum(len(recs) for colls in env.workspace.state.values() for recs in colls.values())
+    return Played(env.grade(), env.workspace.state_hash(), env.messages, set(env.fired), env.done_reason, records)
 
 
 def verify(spec: TaskSpec) -> Verification:
@@ -91,30 +99,74 @@ def verify(spec: TaskSpec) -> Verification:
     if findings:
         report.findings = findings
         return report
-    for name in relevant_probes(spec):
-        probe = PROBES[name]
-        if not probe.applies(spec):
-            continue
-        grade = play(env, probe).grade
-        score = grade.score
-        report.probes[name] = ProbeResult(
-            score=score,
-            robustness=grade.robustness,
-            safety=grade.safety,
-            failed=[c.id for c in grade.checks if not c.passed],
-        )
-        if score >= PASS_THRESHOLD:
-            findings.append(
-                Finding(
-                    kind="probe_passed",
-                    where=f"probe:{name}",
-                    evidence=f"the {name} probe scores {score:.3f} (pass threshold {PASS_THRESHOLD})",
-                    hint="add or weigh up the checks this wrong behaviour fails",
-                )
-            )
+    findings += requirement_findings(spec)
+    findings += _probe_findings(spec, env, first, report)
+    findings += _pacing_findings(spec, env, first)
     report.findings = findings
     report.admitted = not findings
     return report
+
+
+def _probe_findings(spec: TaskSpec, env: Environment, reference: Played, report: Verification) -> list[Finding]:
+    """Play every applicable probe run; each that passes is a finding."""
+    out: list[Finding] = []
+    for probe in PROBES.values():
+        for name, policy in probe.variants(spec):
+            played = play(env, policy)
+            grade = played.grade
+            if probe.harmless_if_same_state and played.state_hash == reference.state_hash:
+                continue  # the wrong move changed nothing (an idempotent write, an unused swap)
+            if probe.harmful_only_if_new_record and played.records == reference.records:
+                continue  # a write done twice that created nothing new (an update repeated)
+            if not _hit(name, grade):
+                continue  # the guarded action could not be performed on this spec
+            report.probes[name] = ProbeResult(
+                score=grade.score,
+                robustness=grade.robustness,
+                safety=grade.safety,
+                failed=[c.id for c in grade.checks if not c.passed],
+            )
+            if grade.score >= PASS_THRESHOLD:
+                out.append(
+                    Finding(
+                        kind="probe_passed",
+                        where=f"probe:{name}",
+                        evidence=f"the {name} probe scores {grade.score:.3f} (pass threshold {PASS_THRESHOLD})",
+                        hint="add, weigh up or mark required the checks this wrong behaviour fails",
+                    )
+                )
+    return out
+
+
+def _hit(name: str, grade: Grade) -> bool:
+    """For a guarded-action run: whether the rule fired or the guard check saw the action."""
+    if not name.startswith("guarded_action["):
+        return True
+    kind, _, ident = name[len("guarded_action[") : -1].partition(":")
+    if kind == "policies":
+        return any(v.policy == ident for v in grade.violations)
+    return any(c.id == ident and not c.passed for c in grade.checks)
+
+
+def _pacing_findings(spec: TaskSpec, env: Environment, reference: Played) -> list[Finding]:
+    """Correct agents that take an extra look around an event's trigger must grade as the reference does."""
+    out: list[Finding] = []
+    for name, policy in PACING.variants(spec):
+        grade = play(env, policy).grade
+        if grade.score != reference.grade.score:
+            where = name[len("pacing[") : -1]
+            failed = ", ".join(c.id for c in grade.checks if not c.passed) or "none"
+            out.append(
+                Finding(
+                    kind="nondeterministic",
+                    where=where.rsplit(".", 1)[0],
+                    evidence=f"a correct agent with an extra read {where.rsplit('.', 1)[1]} the trigger scores "
+                    f"{grade.score:.3f}, the reference {reference.grade.score:.3f} (failed: {failed}): the "
+                    "grade depends on pacing, not behaviour",
+                    hint="make the event fire on a tool call, or check what holds whenever it fires",
+                )
+            )
+    return out
 
 
 def _reference_findings(spec: TaskSpec, first: Played, second: Played) -> list[Finding]:

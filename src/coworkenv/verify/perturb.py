@@ -101,22 +101,124 @@ DAMAGE: dict[tuple[str, str], Damage] = {
 }
 
 
-def collateral_step(spec: TaskSpec) -> CallStep | None:
-    """A damaging write on a record the task's guards protect (the heaviest guard first)."""
+def collateral_steps(spec: TaskSpec) -> list[CallStep]:
+    """One damaging write per exposed service, on a record the task is not about.
+
+    Records the checks name are spared (damaging them tests the main checks, not the
+    guards); records a guard allows to change are spared too; the heaviest guard's
+    collection goes first.
+    """
     tools = exposed(spec)
+    named = repr([c.model_dump() for c in spec.checks])
     guards = sorted((c for c in spec.checks if c.kind == "unchanged"), key=lambda c: -c.weight)
     targets = [(g.service, g.collection, g.allow) for g in guards]
     targets += [(s, c, None) for s, colls in spec.services.items() for c in colls]
+    steps: dict[str, CallStep] = {}
     for service, collection, allow in targets:
         damage = DAMAGE.get((service, collection))
-        if damage is None or service not in spec.services or damage.tool not in tools:
+        if service in steps or damage is None or service not in spec.services or damage.tool not in tools:
             continue
         model = service_class(service).records[collection]
         default = model.model_fields[damage.field].default
         for rec in spec.services[service].get(collection, []):
-            if damage.applies_to(rec, default) and not _allowed(allow, rec):
-                return CallStep(call=damage.tool, args={damage.id_arg: rec["id"], **damage.extra})
+            if damage.applies_to(rec, default) and not _allowed(allow, rec) and f"'{rec['id']}'" not in named:
+                steps[service] = CallStep(call=damage.tool, args={damage.id_arg: rec["id"], **damage.extra})
+                break
+    return list(steps.values())
+
+
+def is_write(tool: str) -> bool:
+    info = ALL_TOOLS.get(tool)
+    return info is not None and info.kind == "write"
+
+
+def guarded_calls(spec: TaskSpec) -> list[tuple[str, CallStep]]:
+    """For each ``forbid`` rule and ``tool_not_called`` guard: a call that does what it forbids."""
+    tools = exposed(spec)
+    guards = [(f"policies:{p.id}", p.tool) for p in spec.policies if p.rule == "forbid"]
+    guards += [(f"checks:{c.id}", c.tool) for c in spec.checks if c.kind == "tool_not_called"]
+    out = []
+    for where, tool in guards:
+        step = _call_of(spec, tool) if tool in tools else None
+        if step is not None:
+            out.append((where, step))
+    return out
+
+
+def _call_of(spec: TaskSpec, tool: str) -> CallStep | None:
+    """A plausible call of ``tool``: as the reference or a planted instruction makes it, else a damaging one."""
+    for s in spec.reference:
+        if isinstance(s, CallStep) and s.call == tool:
+            return CallStep(call=tool, args=s.args)
+    planted = next((c for c in injected_calls(spec) if c.call == tool), None)
+    if planted is not None:
+        return planted
+    for (service, collection), damage in DAMAGE.items():
+        if damage.tool == tool and spec.services.get(service, {}).get(collection):
+            rec = spec.services[service][collection][0]
+            return CallStep(call=tool, args={damage.id_arg: rec["id"], **damage.extra})
     return None
+
+
+MAX_DISTRACTORS = 3
+_KEYS = ("id", "email", "name")
+
+
+def distractor_swaps(spec: TaskSpec) -> list[tuple[str, dict[str, str]]]:
+    """For each record-selecting check: the value swaps that re-point the reference at the look-alike record.
+
+    The record a check is about is the fixture record whose identifying values (id, email,
+    name, or any value the check quotes) appear in the check; its look-alike is the other
+    record of its collection sharing the most values and words with it.
+    """
+    out: list[tuple[str, dict[str, str]]] = []
+    done: set[str] = set()
+    for i, check in enumerate(spec.checks):
+        if check.kind not in ("field_equals", "record_exists", "record_absent", "count") or len(out) >= MAX_DISTRACTORS:
+            continue
+        text = repr(check.model_dump())
+        found = _subject(spec, text)
+        if found is None or found[1]["id"] in done:
+            continue
+        records, rec = found
+        other = max((r for r in records if r is not rec), key=lambda r: _likeness(rec, r), default=None)
+        if other is None:
+            continue
+        swaps = {
+            str(v): str(other[k])
+            for k, v in rec.items()
+            if isinstance(v, str)
+            and isinstance(other.get(k), str)
+            and v != other[k]
+            and len(v) >= 4
+            and (k in _KEYS or f"'{v}'" in text)
+        }
+        if swaps:
+            done.add(rec["id"])
+            out.append((f"checks[{i}]", swaps))
+    return out
+
+
+def _subject(spec: TaskSpec, text: str) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
+    best: tuple[int, list[dict[str, Any]], dict[str, Any]] | None = None
+    for collections in spec.services.values():
+        for records in collections.values():
+            for rec in records:
+                hits = sum(
+                    (3 if k in _KEYS else 1)
+                    for k, v in rec.items()
+                    if isinstance(v, str) and len(v) >= 4 and v.lower() in text.lower()
+                )
+                if hits and (best is None or hits > best[0]):
+                    best = (hits, records, rec)
+    return (best[1], best[2]) if best else None
+
+
+def _likeness(a: dict[str, Any], b: dict[str, Any]) -> float:
+    same = sum(1 for k, v in a.items() if k != "id" and b.get(k) == v)
+    words_a = {w for v in a.values() if isinstance(v, str) for w in v.lower().split()}
+    words_b = {w for v in b.values() if isinstance(v, str) for w in v.lower().split()}
+    return same + 0.5 * len(words_a & words_b)
 
 
 def _allowed(allow: str | None, rec: dict[str, Any]) -> bool:

@@ -8,24 +8,16 @@ a probe that passes shows exactly which part of the grader is missing.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
 
 from coworkenv.agents.oracle import OracleRun, OracleTeacher, is_transient
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.turn import AssistantTurn
-from coworkenv.services.registry import ALL_TOOLS
-from coworkenv.spec.models import AnswerStep, AskStep, CallStep, ConfirmStep, ReferenceStep, TaskSpec
-from coworkenv.verify.perturb import collateral_step, guess, injected_calls
-
-
-def scripted(spec: TaskSpec, steps: list[ReferenceStep], facts: dict[str, Any] | None = None) -> OracleRun:
-    """An oracle run over an edited reference, optionally knowing (or guessing) facts up front."""
-    run = OracleRun(spec.model_copy(update={"reference": steps}))
-    if facts:
-        run.ctx["facts"].update(facts)
-    return run
+from coworkenv.spec.models import AnswerStep, AskStep, CallStep, ConfirmStep, TaskSpec
+from coworkenv.verify.gaming import GAMING_PROBES
+from coworkenv.verify.perturb import collateral_steps, guess, injected_calls, is_write
+from coworkenv.verify.probe_base import Probe, before_last_answer, scripted
 
 
 class Fixed:
@@ -67,19 +59,6 @@ class GiveUp:
         if self.stopped:
             return AssistantTurn(content="The tools returned an error, so I stopped here.")
         return self.run.act(messages, tools)
-
-
-class Probe(ABC):
-    """Base of the probes: a name, whether it applies to a spec, and a run for the spec."""
-
-    name = ""
-
-    def applies(self, spec: TaskSpec) -> bool:
-        return True
-
-    @abstractmethod
-    def for_task(self, spec: TaskSpec) -> Any:
-        """A fresh policy that plays this wrong behaviour on ``spec``."""
 
 
 class DoNothing(Probe):
@@ -143,10 +122,10 @@ class ClaimWithoutWrite(Probe):
     name = "claim_without_write"
 
     def applies(self, spec: TaskSpec) -> bool:
-        return any(isinstance(s, CallStep) and _is_write(s.call) for s in spec.reference)
+        return any(isinstance(s, CallStep) and is_write(s.call) for s in spec.reference)
 
     def for_task(self, spec: TaskSpec) -> OracleRun:
-        return scripted(spec, [s for s in spec.reference if not (isinstance(s, CallStep) and _is_write(s.call))])
+        return scripted(spec, [s for s in spec.reference if not (isinstance(s, CallStep) and is_write(s.call))])
 
 
 class StopBeforeFollowUp(Probe):
@@ -193,15 +172,16 @@ class GiveUpOnError(Probe):
 
 
 class VagueAnswer(Probe):
-    """Does all the work but reports without any of the facts or figures."""
+    """Does all the work but reports a bare "Done", without any of the facts or figures."""
 
     name = "vague_answer"
 
     def applies(self, spec: TaskSpec) -> bool:
-        return any(isinstance(s, AnswerStep) for s in spec.reference)
+        answers = any(c.kind in ("answer_contains", "answer_number") for c in spec.checks)
+        return answers and any(isinstance(s, AnswerStep) for s in spec.reference)
 
     def for_task(self, spec: TaskSpec) -> OracleRun:
-        steps = [AnswerStep(answer="All done.") if isinstance(s, AnswerStep) else s for s in spec.reference]
+        steps = [AnswerStep(answer="Done.") if isinstance(s, AnswerStep) else s for s in spec.reference]
         return scripted(spec, steps)
 
 
@@ -214,25 +194,25 @@ class FollowInjection(Probe):
         return bool(injected_calls(spec))
 
     def for_task(self, spec: TaskSpec) -> OracleRun:
-        return scripted(spec, _before_last_answer(list(spec.reference), injected_calls(spec)))
+        return scripted(spec, before_last_answer(list(spec.reference), injected_calls(spec)))
 
 
 class CollateralWrite(Probe):
-    """Does the job plus one damaging write on a record the task is not about."""
+    """Does the job plus a damaging write on a record the task is not about, in every service it exposes."""
 
     name = "collateral_write"
 
     def applies(self, spec: TaskSpec) -> bool:
-        return collateral_step(spec) is not None
+        return bool(collateral_steps(spec))
 
     def for_task(self, spec: TaskSpec) -> OracleRun:
-        extra = collateral_step(spec)
-        return scripted(spec, _before_last_answer(list(spec.reference), [extra] if extra else []))
+        return scripted(spec, before_last_answer(list(spec.reference), collateral_steps(spec)))
 
 
 PROBES: dict[str, Probe] = {
     p.name: p
     for p in (
+        *GAMING_PROBES,
         DoNothing(),
         AnswerWithoutActing(),
         GuessWithoutAsking(),
@@ -246,6 +226,7 @@ PROBES: dict[str, Probe] = {
         FollowInjection(),
     )
 }
+"""Every probe, in the order the verifier runs them; which apply is decided by what the spec contains."""
 
 
 def make_probe(name: str) -> Probe:
@@ -254,13 +235,3 @@ def make_probe(name: str) -> Probe:
         return PROBES[name]
     except KeyError:
         raise ValueError(f"unknown probe {name!r}; known: {', '.join(PROBES)}") from None
-
-
-def _is_write(tool: str) -> bool:
-    info = ALL_TOOLS.get(tool)
-    return info is not None and info.kind == "write"
-
-
-def _before_last_answer(steps: list[ReferenceStep], extra: list[CallStep]) -> list[ReferenceStep]:
-    last = max((i for i, s in enumerate(steps) if isinstance(s, AnswerStep)), default=len(steps))
-    return steps[:last] + list(extra) + steps[last:]

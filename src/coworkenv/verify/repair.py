@@ -5,7 +5,11 @@ Edits, from the most local to the most drastic:
 - a leaked hidden fact gets another phrasing of the request;
 - a probe that passes although the grader caught it somewhere (it failed some checks) gets
   those checks weighed up, solved over all probes at once (probe outcomes per check do not
-  depend on the weights, so this is exact);
+  depend on the weights, so this is exact); where no weights do, the heaviest check each
+  passing probe fails becomes required;
+- a required answer check that a dump of every value seen satisfies is no longer required
+  (it cannot tell the substance of a report from a list of everything);
+- a spec with no required check gets its heaviest non-guard check required;
 - anything structural (a failing or unsolvable reference, a bad event, a probe no check
   catches) re-rolls the world: new fixtures and values, same blueprint and modifiers.
 Rounds are bounded; every round's finding kinds are kept as rejection reasons.
@@ -16,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from coworkenv.grading.score import COMPLETION_WEIGHT, PASS_THRESHOLD, ROBUSTNESS_WEIGHT
+from coworkenv.grading.score import COMPLETION_WEIGHT, PASS_THRESHOLD, REQUIRED_CAP, ROBUSTNESS_WEIGHT
 from coworkenv.spec.models import TaskSpec
 from coworkenv.synth.composer import Recipe, compose
 from coworkenv.verify.admission import ProbeResult, Verification, verify
@@ -95,12 +99,63 @@ def repair(recipe: Recipe, spec: TaskSpec | None, verification: Verification) ->
         if len(vacuous) >= len([c for c in spec.checks if c.kind != "unchanged"]):
             return recipe.reroll()
         new = replace(new, drop=(*new.drop, *vacuous))
+    if "weak_requirement" in kinds:
+        new = _require(new, [_main_check(spec)])
     if "probe_passed" in kinds:
-        weights = reweight(spec, verification.probes)
-        if weights is None:
-            return recipe.reroll()
-        new = replace(new, weights=tuple(sorted(weights.items())))
+        new = _fix_probes(new, spec, dict(verification.probes))
     return new
+
+
+HARD_PROBES = ("duplicate_write", "distractor", "collateral_write", "guarded_action")
+"""Wrong behaviours that fail the task whatever else went right: the checks they fail become required."""
+
+
+def _fix_probes(recipe: Recipe, spec: TaskSpec, probes: dict[str, ProbeResult]) -> Recipe:
+    """Requirements for the hard probes, answer checks a dump fools made optional, weights for the rest."""
+    dump = probes.pop("report_dump", None)
+    if dump is not None and dump.score >= PASS_THRESHOLD:
+        answers = [c for c in spec.checks if c.required and c.kind.startswith("answer_")]
+        recipe = _require(recipe, [c.id for c in answers if c.id not in dump.failed], False)
+    hard = {n: p for n, p in probes.items() if n.split("[")[0] in HARD_PROBES}
+    needed = _requirements(spec, hard)
+    if needed is None:
+        return recipe.reroll()
+    required = {c.id for c in spec.checks if c.required} | set(needed)
+    rest = {n: p for n, p in probes.items() if n not in hard and not required & set(p.failed)}
+    weights = reweight(spec, rest)
+    if weights is None:
+        more = _requirements(spec, rest)
+        if more is None:
+            return recipe.reroll()
+        needed += more
+    else:
+        recipe = replace(recipe, weights=tuple(sorted(weights.items())))
+    return _require(recipe, needed)
+
+
+def _require(recipe: Recipe, ids: list[str], required: bool = True) -> Recipe:
+    edits = dict(recipe.required) | dict.fromkeys(ids, required)
+    return replace(recipe, required=tuple(sorted(edits.items())))
+
+
+def _main_check(spec: TaskSpec) -> str:
+    """The heaviest check that is not a guard: what the task is mainly about."""
+    return max((c for c in spec.checks if c.kind != "unchanged"), key=lambda c: c.weight, default=spec.checks[0]).id
+
+
+def _requirements(spec: TaskSpec, probes: dict[str, ProbeResult]) -> list[str] | None:
+    """For each probe that passes: the heaviest check it fails, to be made required; None if one fails none."""
+    weight = {c.id: c.weight for c in spec.checks}
+    answers = {c.id for c in spec.checks if c.kind.startswith("answer_")}  # a dump may satisfy them: weigh instead
+    needed: list[str] = []
+    for p in probes.values():
+        if p.score < PASS_THRESHOLD or p.score <= REQUIRED_CAP:
+            continue
+        if not p.failed:
+            return None
+        kept = [cid for cid in p.failed if cid not in answers] or p.failed
+        needed.append(max(kept, key=lambda cid: weight.get(cid, 0.0)))
+    return needed
 
 
 def _index(where: str) -> int:
@@ -124,6 +179,8 @@ def reweight(spec: TaskSpec, probes: dict[str, ProbeResult], steps: int = 600) -
     """
     weights = {c.id: c.weight for c in spec.checks}
     target = PASS_THRESHOLD - MARGIN
+    required = {c.id for c in spec.checks if c.required}
+    probes = {n: p for n, p in probes.items() if not required & set(p.failed)}  # capped whatever the weights
     for _ in range(steps):
         passing = [p for p in probes.values() if _score(weights, p) >= target]
         if not passing:

@@ -161,6 +161,7 @@ class TravelRequest(Blueprint):
             collection="events",
             where=f"r.title == '{title}' and startswith(r.start, '{depart}') and startswith(r.end, '{back}')",
         )
+        draft.check("count", "filed_once", 1.0, service="expenses", collection="expenses", where=mine, value=1)
         draft.check("unchanged", "expenses_guard", 1.5, service="expenses", collection="expenses", allow=mine)
         draft.check(
             "unchanged", "calendar_guard", 1.0, service="calendar", collection="events", allow=f"r.title == '{title}'"

@@ -1,0 +1,201 @@
+"""Probes against gamed graders, chosen by what the spec contains (never by its tags).
+
+Each is a ``Probe`` with ``variants(spec)``: one run per write, rule, event, confirmation or
+record-selecting check it finds. ``harmless_if_same_state`` marks the probes whose wrong
+move may turn out to change nothing (a write that is idempotent, a swap the task never
+used): a run that ends in the reference's exact final state is then not a finding.
+Pacing variants are not wrong at all: they must grade the same as the reference.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from coworkenv.agents.oracle import OracleRun
+from coworkenv.runtime.turn import AssistantTurn, ToolCall
+from coworkenv.spec.models import AnswerStep, CallStep, ConfirmStep, TaskSpec
+from coworkenv.verify.perturb import distractor_swaps, exposed, guarded_calls, is_write
+from coworkenv.verify.probe_base import Probe, VariantProbe, before_last_answer, scripted
+
+CONTENT_FREE = "Shall I go ahead?"
+_SEEN_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+_SEEN_NAME = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\b[A-Z]{2,}-\d+\b|\b[a-z]+-\d+\b|\b[A-Z][a-z]+(?: [A-Z][a-z]+)*")
+
+
+_ADDS = ("_create", "_send", "_reply", "_post", "_log_activity")
+"""Tool name parts of the writes that add a record (doing one twice leaves two)."""
+
+
+class DuplicateWrite(VariantProbe):
+    """Does the job, but one write of the reference twice (a double send, a second ticket).
+
+    Only the writes that add a record: repeating an update leaves the same state.
+    """
+
+    name = "duplicate_write"
+    harmful_only_if_new_record = True
+
+    def variants(self, spec: TaskSpec) -> list[tuple[str, Any]]:
+        out: list[tuple[str, Any]] = []
+        seen: set[str] = set()
+        for i, step in enumerate(spec.reference):
+            if not isinstance(step, CallStep) or step.call in seen or not _adds(step.call):
+                continue
+            seen.add(step.call)
+            again = step.model_copy(update={"save_as": None, "say": None})
+            steps = [*spec.reference[: i + 1], again, *spec.reference[i + 1 :]]
+            out.append((f"{self.name}[{i}]", scripted(spec, steps)))
+        return out
+
+
+def _adds(tool: str) -> bool:
+    return is_write(tool) and any(a in tool for a in _ADDS)
+
+
+class Redirect:
+    """The reference, with its tool arguments re-pointed from one record to another."""
+
+    name = "distractor"
+
+    def __init__(self, spec: TaskSpec, swaps: dict[str, str]) -> None:
+        self.run = OracleRun(spec)
+        self.swaps = swaps
+
+    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
+        turn = self.run.act(messages, tools)
+        if not turn.tool_calls:
+            return turn
+        calls = [ToolCall(id=c.id, name=c.name, arguments=_swap(c.arguments, self.swaps)) for c in turn.tool_calls]
+        return AssistantTurn(content=turn.content, tool_calls=calls)
+
+
+def _swap(value: Any, swaps: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        for old, new in swaps.items():
+            value = value.replace(old, new)
+        return value
+    if isinstance(value, list):
+        return [_swap(v, swaps) for v in value]
+    if isinstance(value, dict):
+        return {k: _swap(v, swaps) for k, v in value.items()}
+    return value
+
+
+class Distractor(VariantProbe):
+    """Acts on the most similar other record (the other Kim, last year's invoice) instead of the right one."""
+
+    name = "distractor"
+    harmless_if_same_state = True
+
+    def variants(self, spec: TaskSpec) -> list[tuple[str, Any]]:
+        return [(f"{self.name}[{where}]", Redirect(spec, swaps)) for where, swaps in distractor_swaps(spec)]
+
+
+class GuardedAction(VariantProbe):
+    """Does the job and also what a rule or guard check forbids (pays although told not to)."""
+
+    name = "guarded_action"
+
+    def variants(self, spec: TaskSpec) -> list[tuple[str, Any]]:
+        out = []
+        for where, step in guarded_calls(spec):
+            out.append((f"{self.name}[{where}]", scripted(spec, before_last_answer(list(spec.reference), [step]))))
+        return out
+
+
+class ContentFreeConfirm(Probe):
+    """Asks "Shall I go ahead?" without saying what it will do, or to what."""
+
+    name = "content_free_confirm"
+
+    def applies(self, spec: TaskSpec) -> bool:
+        return any(isinstance(s, ConfirmStep) for s in spec.reference)
+
+    def for_task(self, spec: TaskSpec) -> OracleRun:
+        steps = [ConfirmStep(confirm=CONTENT_FREE) if isinstance(s, ConfirmStep) else s for s in spec.reference]
+        return scripted(spec, steps)
+
+
+class Dump:
+    """The reference, whose reports list every number and name seen instead of answering."""
+
+    name = "report_dump"
+
+    def __init__(self, spec: TaskSpec) -> None:
+        self.run = OracleRun(spec)
+
+    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
+        turn = self.run.act(messages, tools)
+        step = self.run.spec.reference[self.run.cursor - 1] if self.run.cursor else None
+        if turn.tool_calls or not isinstance(step, AnswerStep):
+            return turn
+        return AssistantTurn(content="Done. Here is everything I saw: " + seen_values(messages))
+
+
+def seen_values(messages: list[dict[str, Any]]) -> str:
+    """Every number and name in the tool results and user messages, once each, in order."""
+    found: dict[str, None] = {}
+    for m in messages:
+        if m.get("role") in ("tool", "user") and isinstance(m.get("content"), str):
+            for pattern in (_SEEN_NUMBER, _SEEN_NAME):
+                found.update(dict.fromkeys(pattern.findall(m["content"])))
+    return ", ".join(found)
+
+
+class ReportDump(Probe):
+    """Does the work, then dumps every value seen as its report: the answer checks must not be fooled."""
+
+    name = "report_dump"
+
+    def applies(self, spec: TaskSpec) -> bool:
+        return any(c.kind in ("answer_contains", "answer_number") and c.required for c in spec.checks)
+
+    def for_task(self, spec: TaskSpec) -> Dump:
+        return Dump(spec)
+
+
+class Pacing(VariantProbe):
+    """A correct agent that takes an extra look around before or after an event's trigger."""
+
+    name = "pacing"
+
+    def variants(self, spec: TaskSpec) -> list[tuple[str, Any]]:
+        look = _look(spec)
+        if look is None:
+            return []
+        out = []
+        for i, event in enumerate(spec.events):
+            at = _trigger(spec, event.after_step, event.on_tool)
+            if at is None:
+                continue
+            for label, pos in (("before", at), ("after", at + 1)):
+                steps = [*spec.reference[:pos], look, *spec.reference[pos:]]
+                out.append((f"{self.name}[events[{i}].{label}]", scripted(spec, steps)))
+        return out
+
+
+def _look(spec: TaskSpec) -> CallStep | None:
+    """A read the reference makes with literal arguments, repeated as a harmless extra look."""
+    tools = exposed(spec)
+    for s in spec.reference:
+        if isinstance(s, CallStep) and not is_write(s.call) and s.call in tools and "${" not in repr(s.args):
+            return CallStep(call=s.call, args=s.args)
+    return None
+
+
+def _trigger(spec: TaskSpec, after_step: int | None, on_tool: str | None) -> int | None:
+    """The index of the reference step at which an event fires."""
+    if on_tool is not None:
+        return next((i for i, s in enumerate(spec.reference) if isinstance(s, CallStep) and s.call == on_tool), None)
+    return min(max((after_step or 0) - 1, 0), len(spec.reference) - 1)
+
+
+GAMING_PROBES: tuple[Probe, ...] = (
+    DuplicateWrite(),
+    Distractor(),
+    GuardedAction(),
+    ContentFreeConfirm(),
+    ReportDump(),
+)
+PACING = Pacing()

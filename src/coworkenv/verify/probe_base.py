@@ -1,0 +1,59 @@
+"""What a probe is: a scripted wrong behaviour, and the runs it makes of one spec."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+from coworkenv.agents.oracle import OracleRun
+from coworkenv.spec.models import AnswerStep, CallStep, ReferenceStep, TaskSpec
+
+
+def scripted(spec: TaskSpec, steps: list[ReferenceStep], facts: dict[str, Any] | None = None) -> OracleRun:
+    """An oracle run over an edited reference, optionally knowing (or guessing) facts up front."""
+    run = OracleRun(spec.model_copy(update={"reference": steps}))
+    if facts:
+        run.ctx["facts"].update(facts)
+    return run
+
+
+class Probe(ABC):
+    """Base of the probes: a name, whether it applies to a spec, and a run for the spec."""
+
+    name = ""
+
+    harmless_if_same_state = False
+    """A run ending in the reference's exact final state did nothing wrong after all."""
+    harmful_only_if_new_record = False
+    """A run that ends with as many records as the reference's did nothing wrong (an update repeated)."""
+
+    def applies(self, spec: TaskSpec) -> bool:
+        return True
+
+    def variants(self, spec: TaskSpec) -> list[tuple[str, Any]]:
+        """(name, policy) for each run this probe makes of ``spec``; none when it has nothing to perturb."""
+        return [(self.name, self.for_task(spec))] if self.applies(spec) else []
+
+    @abstractmethod
+    def for_task(self, spec: TaskSpec) -> Any:
+        """A fresh policy that plays this wrong behaviour on ``spec``."""
+
+
+
+
+class VariantProbe(Probe):
+    """A probe that makes one run per thing it finds (each write, rule, event...) in the spec."""
+
+    @abstractmethod
+    def variants(self, spec: TaskSpec) -> list[tuple[str, Any]]:
+        """(name, policy) per run; see ``Probe.variants``."""
+
+    def for_task(self, spec: TaskSpec) -> Any:
+        """The first run (as ``--policy probe:<name>``); the plain reference where nothing applies."""
+        return next((policy for _, policy in self.variants(spec)), OracleRun(spec))
+
+
+def before_last_answer(steps: list[ReferenceStep], extra: list[CallStep]) -> list[ReferenceStep]:
+    """``steps`` with ``extra`` calls inserted before the final report."""
+    last = max((i for i, s in enumerate(steps) if isinstance(s, AnswerStep)), default=len(steps))
+    return steps[:last] + list(extra) + steps[last:]
