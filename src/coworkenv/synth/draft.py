@@ -145,7 +145,7 @@ def balance(checks: list[dict[str, Any]], capabilities: set[str], passes: int = 
     if guards and capabilities & {"workflow_compliance", "safety"}:
         groups.append(([max(guards, key=lambda c: c["weight"])], 0.36))
     answers = [c for c in checks if c["kind"] in ("answer_contains", "answer_number")]
-    if answers and "information_synthesis" in capabilities:
+    if answers:
         groups.append((answers, 0.36))
     for name, share in (("follow_up", 0.36), ("event", 0.36), ("asked", 0.2)):
         members = [c for c in checks if c.get("_group") == name]

@@ -112,6 +112,8 @@ def _probe_findings(spec: TaskSpec, env: Environment, reference: Played, report:
     out: list[Finding] = []
     for probe in PROBES.values():
         for name, policy in probe.variants(spec):
+            if not getattr(policy, "relevant", lambda _: True)(reference.messages):
+                continue  # the run would replay the reference unchanged
             played = play(env, policy)
             grade = played.grade
             if probe.harmless_if_same_state and played.state_hash == reference.state_hash:

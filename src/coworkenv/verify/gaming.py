@@ -9,6 +9,7 @@ Pacing variants are not wrong at all: they must grade the same as the reference.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -61,6 +62,11 @@ class Redirect:
     def __init__(self, spec: TaskSpec, swaps: dict[str, str]) -> None:
         self.run = OracleRun(spec)
         self.swaps = swaps
+
+    def relevant(self, reference: list[dict[str, Any]]) -> bool:
+        """Whether the reference's calls use any swapped value at all (else this run changes nothing)."""
+        calls = json.dumps([m.get("tool_calls") for m in reference if m.get("role") == "assistant"])
+        return any(json.dumps(old)[1:-1] in calls for old in self.swaps)
 
     def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
         turn = self.run.act(messages, tools)

@@ -160,7 +160,7 @@ def _call_of(spec: TaskSpec, tool: str) -> CallStep | None:
     return None
 
 
-MAX_DISTRACTORS = 3
+MAX_DISTRACTORS = 2
 _KEYS = ("id", "email", "name")
 
 
