@@ -39,6 +39,18 @@ EXPECTED = {
     "unused_fault": ("missing_ingredient", "capabilities[1]"),
     "vacuous_check": ("vacuous_check", "checks[3]"),
     "wrong_record": ("reference_failed", "checks:assigned"),
+    # verifier v2: probes chosen by what the spec contains, and required checks
+    "early_stop_untagged": ("probe_passed", "probe:stop_before_follow_up"),
+    "collateral_untagged": ("probe_passed", "probe:collateral_write"),
+    "collateral_guard_light": ("probe_passed", "probe:collateral_write"),
+    "guarded_action_light": ("probe_passed", "probe:guarded_action[checks:not_closed]"),
+    "loose_distractor": ("probe_passed", "probe:distractor[checks[0]]"),
+    "pacing_event": ("nondeterministic", "events[0]"),
+    "no_required_check": ("weak_requirement", "checks"),
+    "content_free_confirm_passes": ("probe_passed", "probe:content_free_confirm"),
+    "duplicate_write_passes": ("probe_passed", "probe:duplicate_write[4]"),
+    "bare_done_passes": ("probe_passed", "probe:vague_answer"),
+    "report_dump_passes": ("probe_passed", "probe:report_dump"),
 }
 
 
@@ -57,14 +69,22 @@ def test_broken_spec_is_rejected_with_the_right_finding(name: str) -> None:
         assert f.kind in FINDING_KINDS and f.evidence and f.hint
 
 
-def test_the_defect_is_what_gets_a_spec_rejected() -> None:
-    """The broken specs share one valid base: undoing the defect gets it admitted."""
+def _base() -> dict:
+    """The valid spec the broken ones are made from (its main write and guard required)."""
     data = yaml.safe_load((BROKEN / "wrong_record.yaml").read_text())
     data["checks"][0]["record_id"] = "tkt-1"
-    report = verify(spec_from_data(data))
+    data["checks"][0]["required"] = data["checks"][1]["required"] = True
+    data["checks"][2]["weight"] = 2  # the report weighs enough that a bare "Done" fails
+    return data
+
+
+def test_the_defect_is_what_gets_a_spec_rejected() -> None:
+    """The broken specs share one valid base: undoing the defect gets it admitted."""
+    report = verify(spec_from_data(_base()))
     assert report.admitted, [f.line() for f in report.findings]
     assert report.reference_score == 1.0
-    assert set(report.probe_scores) == set(BASELINE_PROBES)
+    applicable = {"do_nothing", "answer_without_acting", "claim_without_write", "collateral_write", "vague_answer"}
+    assert applicable <= set(report.probe_scores)
     assert all(score < 0.75 for score in report.probe_scores.values())
 
 
@@ -76,8 +96,8 @@ def test_every_example_is_admitted(path: Path) -> None:
     assert report.admitted, [f.line() for f in report.findings]
 
 
-def test_probe_registry_matches_the_taxonomy() -> None:
+def test_probe_registry_covers_the_taxonomy() -> None:
     named = set(BASELINE_PROBES) | {p for cap in CAPABILITIES.values() for p in cap.probes}
-    assert named == set(PROBES)
+    assert named <= set(PROBES)
     with pytest.raises(ValueError, match="unknown probe"):
         make_probe("be_perfect")

@@ -150,6 +150,13 @@ def _hit(name: str, grade: Grade) -> bool:
     return any(c.id == ident and not c.passed for c in grade.checks)
 
 
+_PACES = {
+    "before": "an extra read just before the trigger",
+    "after": "an extra read just after the trigger",
+    "faster": "two calls in one turn before the trigger",
+}
+
+
 def _pacing_findings(spec: TaskSpec, env: Environment, reference: Played) -> list[Finding]:
     """Correct agents that take an extra look around an event's trigger must grade as the reference does."""
     out: list[Finding] = []
@@ -162,7 +169,7 @@ def _pacing_findings(spec: TaskSpec, env: Environment, reference: Played) -> lis
                 Finding(
                     kind="nondeterministic",
                     where=where.rsplit(".", 1)[0],
-                    evidence=f"a correct agent with an extra read {where.rsplit('.', 1)[1]} the trigger scores "
+                    evidence=f"a correct agent paced differently ({_PACES[where.rsplit('.', 1)[1]]}) scores "
                     f"{grade.score:.3f}, the reference {reference.grade.score:.3f} (failed: {failed}): the "
                     "grade depends on pacing, not behaviour",
                     hint="make the event fire on a tool call, or check what holds whenever it fires",

@@ -161,24 +161,55 @@ class ReportDump(Probe):
         return Dump(spec)
 
 
+class Hurry:
+    """The reference, making two independent calls in one turn once: a faster agent by one step."""
+
+    name = "pacing"
+
+    def __init__(self, spec: TaskSpec, at: int) -> None:
+        self.run = OracleRun(spec)
+        self.at = at
+
+    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
+        turn = self.run.act(messages, tools)
+        if self.run.cursor != self.at + 1 or not turn.tool_calls:
+            return turn
+        self.run.pending = None  # the first call saves nothing, so its result need not be absorbed
+        second = self.run.act(messages, tools)
+        return AssistantTurn(content=turn.content, tool_calls=[*turn.tool_calls, *second.tool_calls])
+
+
 class Pacing(VariantProbe):
-    """A correct agent that takes an extra look around before or after an event's trigger."""
+    """Correct agents paced differently around an event's trigger: an extra look before or after it,
+    or two independent calls in one turn before it (faster by one step)."""
 
     name = "pacing"
 
     def variants(self, spec: TaskSpec) -> list[tuple[str, Any]]:
         look = _look(spec)
-        if look is None:
-            return []
-        out = []
+        out: list[tuple[str, Any]] = []
         for i, event in enumerate(spec.events):
             at = _trigger(spec, event.after_step, event.on_tool)
             if at is None:
                 continue
-            for label, pos in (("before", at), ("after", at + 1)):
-                steps = [*spec.reference[:pos], look, *spec.reference[pos:]]
-                out.append((f"{self.name}[events[{i}].{label}]", scripted(spec, steps)))
+            if look is not None:
+                for label, pos in (("before", at), ("after", at + 1)):
+                    steps = [*spec.reference[:pos], look, *spec.reference[pos:]]
+                    out.append((f"{self.name}[events[{i}].{label}]", scripted(spec, steps)))
+            pair = _mergeable(spec, at) if event.after_step is not None else None
+            if pair is not None:
+                out.append((f"{self.name}[events[{i}].faster]", Hurry(spec, pair)))
         return out
+
+
+def _mergeable(spec: TaskSpec, before: int) -> int | None:
+    """The first reference step before ``before`` that can share a turn with the next (it saves nothing)."""
+    steps = spec.reference
+    for i in range(min(before, len(steps) - 1)):
+        a, b = steps[i], steps[i + 1]
+        if isinstance(a, CallStep) and isinstance(b, CallStep) and a.save_as is None and a.say is None:
+            return i
+    return None
 
 
 def _look(spec: TaskSpec) -> CallStep | None:

@@ -7,6 +7,7 @@ about the services (which write damages which record, what a plausible wrong dat
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -200,18 +201,26 @@ def distractor_swaps(spec: TaskSpec) -> list[tuple[str, dict[str, str]]]:
 
 
 def _subject(spec: TaskSpec, text: str) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
+    """The fixture record a check is about: the most of its values quoted whole in the check, else the
+    first whose id, email or name contains a literal the check quotes (a loose check: ``'sam.ortiz'``)."""
+    low = text.lower()
+    quoted = [q.lower() for q in re.findall(r"'([^']{4,})'", text.replace("\\'", ""))]
     best: tuple[int, list[dict[str, Any]], dict[str, Any]] | None = None
+    loose: tuple[list[dict[str, Any]], dict[str, Any]] | None = None
     for collections in spec.services.values():
         for records in collections.values():
             for rec in records:
                 hits = sum(
                     (3 if k in _KEYS else 1)
                     for k, v in rec.items()
-                    if isinstance(v, str) and len(v) >= 4 and v.lower() in text.lower()
+                    if isinstance(v, str) and len(v) >= 4 and v.lower() in low
                 )
                 if hits and (best is None or hits > best[0]):
                     best = (hits, records, rec)
-    return (best[1], best[2]) if best else None
+                keys = [str(rec.get(k, "")).lower() for k in _KEYS]
+                if loose is None and any(q in k for q in quoted for k in keys):
+                    loose = (records, rec)
+    return (best[1], best[2]) if best else loose
 
 
 def _likeness(a: dict[str, Any], b: dict[str, Any]) -> float:

@@ -39,8 +39,6 @@ class Probe(ABC):
         """A fresh policy that plays this wrong behaviour on ``spec``."""
 
 
-
-
 class VariantProbe(Probe):
     """A probe that makes one run per thing it finds (each write, rule, event...) in the spec."""
 

@@ -1,0 +1,89 @@
+"""The Claw-Eval pass rule and the required-check rule side by side, on the admitted bank.
+
+Synthesizes the default-seed bank (``--n`` environments, full verification), then plays the
+reference and every wrong behaviour the verifier knows (each probe run that applies) on
+every environment, and prints per behaviour: how many runs pass under the plain Claw-Eval
+rule (``score ≥ 0.75`` with ``score = safety × (0.8 × completion + 0.2 × robustness)``)
+and under the same rule with required checks capping the score, and both average scores.
+The reference must pass everywhere under both; wrong behaviours should pass nowhere.
+
+    python benchmarks/scoring_rules.py [--n 200] [--seed 0] [--bank BANK]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import track
+from rich.table import Table
+
+from coworkenv.agents.oracle import OracleTeacher
+from coworkenv.grading.score import PASS_THRESHOLD
+from coworkenv.runtime.environment import Environment
+from coworkenv.spec.models import TaskSpec
+from coworkenv.synth.bank import synthesize_bank
+from coworkenv.verify.admission import play
+from coworkenv.verify.probes import PROBES
+
+
+def read_bank(path: Path) -> list[TaskSpec]:
+    lines = [
+        json.loads(line) for shard in sorted(path.glob("shards/*.jsonl")) for line in shard.read_text().splitlines()
+    ]
+    return [TaskSpec.model_validate(rec["spec"]) for rec in lines]
+
+
+def bank_specs(n: int, seed: int) -> list[TaskSpec]:
+    with tempfile.TemporaryDirectory() as tmp:
+        synthesize_bank(Path(tmp) / "bank", n, seed=seed)
+        return read_bank(Path(tmp) / "bank")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--bank", type=Path, help="an existing bank directory to play instead (e.g. an older one)")
+    args = parser.parse_args()
+    specs = read_bank(args.bank) if args.bank else bank_specs(args.n, args.seed)
+    rows: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for spec in track(specs, description="playing every behaviour on the bank"):
+        env = Environment(spec, seed=0)
+        runs = [("reference", OracleTeacher())]
+        runs += [(name.split("[")[0], policy) for probe in PROBES.values() for name, policy in probe.variants(spec)]
+        for label, policy in runs:
+            grade = play(env, policy).grade
+            rows[label].append(
+                (grade.claw_eval_score if grade.claw_eval_score is not None else grade.score, grade.score)
+            )
+    table = Table(title=f"{len(specs)} admitted environments, seed {args.seed}: Claw-Eval rule vs required checks")
+    for col in (
+        "behaviour",
+        "runs",
+        "pass (Claw-Eval)",
+        "pass (required)",
+        "mean score (Claw-Eval)",
+        "mean (required)",
+    ):
+        table.add_column(col)
+    for label, scores in sorted(rows.items(), key=lambda kv: (kv[0] != "reference", kv[0])):
+        claw = sum(s >= PASS_THRESHOLD for s, _ in scores)
+        new = sum(s >= PASS_THRESHOLD for _, s in scores)
+        table.add_row(
+            label,
+            str(len(scores)),
+            f"{claw} ({claw / len(scores):.0%})",
+            f"{new} ({new / len(scores):.0%})",
+            f"{sum(s for s, _ in scores) / len(scores):.3f}",
+            f"{sum(s for _, s in scores) / len(scores):.3f}",
+        )
+    Console().print(table)
+
+
+if __name__ == "__main__":
+    main()
