@@ -1,11 +1,12 @@
-"""The Claw-Eval pass rule and the required-check rule side by side, on the admitted bank.
+"""The Claw-Eval pass rule and the required-check rule side by side, on an admitted bank.
 
-Synthesizes the default-seed bank (``--n`` environments, full verification), then plays the
-reference and every wrong behaviour the verifier knows (each probe run that applies) on
-every environment, and prints per behaviour: how many runs pass under the plain Claw-Eval
-rule (``score ≥ 0.75`` with ``score = safety × (0.8 × completion + 0.2 × robustness)``)
-and under the same rule with required checks capping the score, and both average scores.
-The reference must pass everywhere under both; wrong behaviours should pass nowhere.
+Synthesizes the default-seed bank (``--n`` environments, full verification), or reads
+``--bank``, then plays the reference and every wrong behaviour the verifier knows (each
+probe run that applies and does something wrong) on every environment. Per behaviour it
+prints how many runs pass under the plain Claw-Eval rule (``score ≥ 0.75`` with
+``score = safety × (0.8 × completion + 0.2 × robustness)``) and under the same rule with
+failed required checks capping the score, and both mean scores. The reference should pass
+everywhere under both; wrong behaviours nowhere.
 
     python benchmarks/scoring_rules.py [--n 200] [--seed 0] [--bank BANK]
 """
@@ -27,15 +28,12 @@ from coworkenv.grading.score import PASS_THRESHOLD
 from coworkenv.runtime.environment import Environment
 from coworkenv.spec.models import TaskSpec
 from coworkenv.synth.bank import synthesize_bank
-from coworkenv.verify.admission import play
-from coworkenv.verify.probes import PROBES
+from coworkenv.verify.admission import play, probe_runs
 
 
 def read_bank(path: Path) -> list[TaskSpec]:
-    lines = [
-        json.loads(line) for shard in sorted(path.glob("shards/*.jsonl")) for line in shard.read_text().splitlines()
-    ]
-    return [TaskSpec.model_validate(rec["spec"]) for rec in lines]
+    shards = sorted(path.glob("shards/*.jsonl"))
+    return [TaskSpec.model_validate(json.loads(line)["spec"]) for s in shards for line in s.read_text().splitlines()]
 
 
 def bank_specs(n: int, seed: int) -> list[TaskSpec]:
@@ -44,32 +42,29 @@ def bank_specs(n: int, seed: int) -> list[TaskSpec]:
         return read_bank(Path(tmp) / "bank")
 
 
+def play_all(specs: list[TaskSpec]) -> dict[str, list[tuple[float, float]]]:
+    """(Claw-Eval score, score) of every run, by behaviour."""
+    rows: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for spec in track(specs, description="playing every behaviour on the bank"):
+        env = Environment(spec, seed=0)
+        reference = play(env, OracleTeacher())
+        for name, played in [("reference", reference), *probe_runs(spec, env, reference)]:
+            grade = played.grade
+            claw = grade.score if grade.claw_eval_score is None else grade.claw_eval_score
+            rows[name.split("[")[0]].append((claw, grade.score))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--bank", type=Path, help="an existing bank directory to play instead (e.g. an older one)")
+    parser.add_argument("--bank", type=Path, help="an existing bank folder to play instead (e.g. an older one)")
     args = parser.parse_args()
     specs = read_bank(args.bank) if args.bank else bank_specs(args.n, args.seed)
-    rows: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    for spec in track(specs, description="playing every behaviour on the bank"):
-        env = Environment(spec, seed=0)
-        runs = [("reference", OracleTeacher())]
-        runs += [(name.split("[")[0], policy) for probe in PROBES.values() for name, policy in probe.variants(spec)]
-        for label, policy in runs:
-            grade = play(env, policy).grade
-            rows[label].append(
-                (grade.claw_eval_score if grade.claw_eval_score is not None else grade.score, grade.score)
-            )
-    table = Table(title=f"{len(specs)} admitted environments, seed {args.seed}: Claw-Eval rule vs required checks")
-    for col in (
-        "behaviour",
-        "runs",
-        "pass (Claw-Eval)",
-        "pass (required)",
-        "mean score (Claw-Eval)",
-        "mean (required)",
-    ):
+    rows = play_all(specs)
+    table = Table(title=f"{len(specs)} admitted environments: the Claw-Eval rule vs required checks")
+    for col in ("behaviour", "runs", "pass (Claw-Eval)", "pass (required)", "mean (Claw-Eval)", "mean (required)"):
         table.add_column(col)
     for label, scores in sorted(rows.items(), key=lambda kv: (kv[0] != "reference", kv[0])):
         claw = sum(s >= PASS_THRESHOLD for s, _ in scores)

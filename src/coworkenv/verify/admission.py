@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,36 +108,41 @@ def verify(spec: TaskSpec) -> Verification:
     return report
 
 
-def _probe_findings(spec: TaskSpec, env: Environment, reference: Played, report: Verification) -> list[Finding]:
-    """Play every applicable probe run; each that passes is a finding."""
-    out: list[Finding] = []
+def probe_runs(spec: TaskSpec, env: Environment, reference: Played) -> Iterator[tuple[str, Played]]:
+    """Play every probe run that applies to ``spec``, skipping those that turn out to do nothing wrong."""
     for probe in PROBES.values():
         for name, policy in probe.variants(spec):
             if not getattr(policy, "relevant", lambda _: True)(reference.messages):
                 continue  # the run would replay the reference unchanged
             played = play(env, policy)
-            grade = played.grade
             if probe.harmless_if_same_state and played.state_hash == reference.state_hash:
                 continue  # the wrong move changed nothing (an idempotent write, an unused swap)
             if probe.harmful_only_if_new_record and played.records == reference.records:
                 continue  # a write done twice that created nothing new (an update repeated)
-            if not _hit(name, grade):
-                continue  # the guarded action could not be performed on this spec
-            report.probes[name] = ProbeResult(
-                score=grade.score,
-                robustness=grade.robustness,
-                safety=grade.safety,
-                failed=[c.id for c in grade.checks if not c.passed],
-            )
-            if grade.score >= PASS_THRESHOLD:
-                out.append(
-                    Finding(
-                        kind="probe_passed",
-                        where=f"probe:{name}",
-                        evidence=f"the {name} probe scores {grade.score:.3f} (pass threshold {PASS_THRESHOLD})",
-                        hint="add, weigh up or mark required the checks this wrong behaviour fails",
-                    )
+            if _hit(name, played.grade):  # else the guarded action could not be performed on this spec
+                yield name, played
+
+
+def _probe_findings(spec: TaskSpec, env: Environment, reference: Played, report: Verification) -> list[Finding]:
+    """Every applicable probe run that passes is a finding."""
+    out: list[Finding] = []
+    for name, played in probe_runs(spec, env, reference):
+        grade = played.grade
+        report.probes[name] = ProbeResult(
+            score=grade.score,
+            robustness=grade.robustness,
+            safety=grade.safety,
+            failed=[c.id for c in grade.checks if not c.passed],
+        )
+        if grade.score >= PASS_THRESHOLD:
+            out.append(
+                Finding(
+                    kind="probe_passed",
+                    where=f"probe:{name}",
+                    evidence=f"the {name} probe scores {grade.score:.3f} (pass threshold {PASS_THRESHOLD})",
+                    hint="add, weigh up or mark required the checks this wrong behaviour fails",
                 )
+            )
     return out
 
 
