@@ -43,9 +43,10 @@ def test_a_vacuous_check_is_dropped() -> None:
 def test_reweighting_makes_every_probe_fail() -> None:
     spec = compose(RECIPE)
     ids = [c.id for c in spec.checks]
+    optional = [c.id for c in spec.checks if not c.required]  # a failed required check caps the score anyway
     probes = {
-        "a": ProbeResult(score=0.9, failed=[ids[0]]),
-        "b": ProbeResult(score=0.9, failed=[ids[-1]]),
+        "a": ProbeResult(score=0.9, failed=[optional[0]]),
+        "b": ProbeResult(score=0.9, failed=[optional[-1]]),
         "c": ProbeResult(score=0.0, safety=0.0, failed=[]),
     }
     weights = reweight(spec, probes)

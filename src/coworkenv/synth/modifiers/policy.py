@@ -18,11 +18,23 @@ _USER_TURN = ("ask", "confirm", "answer")
 
 
 def target(draft: Draft) -> tuple[str, str] | None:
-    """What the main write acts on, as (reference text, the user's keyword): a request fact, else a key result."""
-    for slot, fact in draft.facts.items():
-        if isinstance(fact.value, str) and fact.value.strip() and "${" not in fact.value:
-            return "${facts." + slot + "}", fact.value
-    return (draft.summary[0], draft.summary[0]) if draft.summary else None
+    """What the main write acts on, as (reference text, the user's keyword): a request fact, else a key result.
+
+    Named in the confirmation, it must still be in the final report: the answer checks that
+    ask for it look at the final report only.
+    """
+    found = next(
+        (
+            ("${facts." + slot + "}", fact.value)
+            for slot, fact in draft.facts.items()
+            if isinstance(fact.value, str) and fact.value.strip() and "${" not in fact.value
+        ),
+        (draft.summary[0], draft.summary[0]) if draft.summary else None,
+    )
+    for check in draft.checks:
+        if found and check["kind"] == "answer_contains" and any(found[1] in str(v) for v in check["values"]):
+            check["scope"] = "final"
+    return found
 
 
 def confirm_first(draft: Draft, world: World) -> bool:
