@@ -6,7 +6,6 @@ from coworkenv.capabilities.registry import (
     CAPABILITIES,
     capability,
     missing_ingredients,
-    relevant_probes,
 )
 
 __all__ = [
@@ -16,5 +15,4 @@ __all__ = [
     "Ingredient",
     "capability",
     "missing_ingredients",
-    "relevant_probes",
 ]

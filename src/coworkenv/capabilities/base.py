@@ -2,7 +2,8 @@
 
 A task tagged with a capability must contain every ingredient (else it cannot exercise the
 skill), and every probe named here must fail on it (else its grader cannot tell the skill
-from its absence). The verifier reads both.
+from its absence). The verifier checks the ingredients by tag, but runs probes by what a
+spec contains, tagged or not: the ingredients are what makes these probes apply.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The capability taxonomy, and which probes and ingredients apply to a task."""
+"""The capability taxonomy, and which ingredients a task tagged with a capability must have."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ CAPABILITIES: dict[str, Capability] = {
     )
 }
 BASELINE_PROBES = ("do_nothing", "answer_without_acting", "claim_without_write")
-"""Probes every task must fail, whatever its capabilities."""
+"""Probes every task must fail, whatever it contains (the verifier picks the rest by content)."""
 
 
 def capability(name: str) -> Capability:
@@ -35,15 +35,6 @@ def capability(name: str) -> Capability:
         return CAPABILITIES[name]
     except KeyError:
         raise KeyError(f"unknown capability {name!r}; known: {', '.join(CAPABILITIES)}") from None
-
-
-def relevant_probes(spec: TaskSpec) -> list[str]:
-    """The baseline probes plus those of the task's capabilities, in a stable order."""
-    names = list(BASELINE_PROBES)
-    for cap in spec.capabilities:
-        if cap in CAPABILITIES:
-            names.extend(p for p in CAPABILITIES[cap].probes if p not in names)
-    return names
 
 
 def missing_ingredients(spec: TaskSpec) -> list[tuple[str, Ingredient]]:
