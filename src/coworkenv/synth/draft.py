@@ -214,6 +214,26 @@ def opening(draft: Draft, phrasing: int) -> str:
     return re.sub(r"\s+([,.?!:;])", r"\1", text)
 
 
+def _final_checks(
+    draft: Draft, drop: tuple[str, ...], weights: dict[str, float] | None, required: dict[str, bool] | None
+) -> list[dict[str, Any]]:
+    """The draft's checks, hardened, with the repair loop's drops, requirements and weights applied."""
+    checks = [dict(c) for c in draft.checks]
+    harden(checks, draft.fixtures)
+    checks = [c for c in checks if c["id"] not in drop]
+    for c in checks:
+        c["required"] = (required or {}).get(c["id"], c.get("required", False))
+    if weights:
+        for c in checks:
+            c["weight"] = weights.get(c["id"], c["weight"])
+    else:
+        balance(checks, draft.capabilities)
+    for c in checks:
+        c["weight"] = round(c["weight"], 3)
+        c.pop("_group", None)
+    return checks
+
+
 def finalize(
     draft: Draft,
     *,
@@ -224,7 +244,6 @@ def finalize(
     required: dict[str, bool] | None = None,
 ) -> TaskSpec:
     """Build the TaskSpec: phrasing, hidden facts and asks, check weights and requirements, content id."""
-    required = required or {}
     stated = {s: f for s, f in draft.facts.items() if s not in draft.withheld}
     reference: list[dict[str, Any]] = []
     asked: set[str] = set()
@@ -242,20 +261,7 @@ def finalize(
         for s, f in draft.facts.items()
         if s in draft.withheld
     ]
-    checks = [dict(c) for c in draft.checks]
-    harden(checks, draft.fixtures)
-    checks = [c for c in checks if c["id"] not in drop]
-    for c in checks:
-        if c["id"] in required:
-            c["required"] = required[c["id"]]
-    if weights:
-        for c in checks:
-            c["weight"] = weights.get(c["id"], c["weight"])
-    else:
-        balance(checks, draft.capabilities)
-    for c in checks:
-        c["weight"] = round(c["weight"], 3)
-        c.pop("_group", None)
+    checks = _final_checks(draft, drop, weights, required)
     data = {
         "id": "",
         "title": draft.title,

@@ -1,9 +1,11 @@
 """Probe policies: scripted wrong behaviours a well-made task must fail.
 
 Each probe is a TaskPolicy (``for_task(spec)`` starts a run) with ``applies(spec)``
-saying whether the task has what the probe perturbs. Most probes replay the reference
-solution with one thing changed (a step dropped, a value guessed, a write added), so that
-a probe that passes shows exactly which part of the grader is missing.
+saying whether the task has what the probe perturbs, judged from what the spec contains
+(its follow-ups, writes, rules, events, checks), never from its capability tags; the
+probes in :mod:`coworkenv.verify.gaming` make one run per thing they find. Most probes
+replay the reference solution with one thing changed (a step dropped, a value guessed, a
+write added), so that a probe that passes shows exactly which part of the grader is missing.
 """
 
 from __future__ import annotations
