@@ -109,3 +109,25 @@ def test_repair_adds_a_requirement_when_none_is_marked() -> None:
     finding = Finding(kind="weak_requirement", where="checks", evidence="no check is required")
     new = repair(RECIPE, spec, Verification(admitted=False, findings=[finding]))
     assert any(flag for _, flag in new.required)
+
+
+def test_each_of_several_requirement_rules_is_broken_on_its_own() -> None:
+    data = yaml.safe_load((BROKEN / "content_free_confirm_passes.yaml").read_text())
+    data["policies"] = [
+        {"id": "confirm", "description": "Confirm first.", "tool": "tickets_assign", "rule": "require_confirmation"},
+        {
+            "id": "oncall",
+            "description": "Look up on-call first.",
+            "tool": "tickets_assign",
+            "rule": "require_prior",
+            "prior_tool": "tickets_get_oncall",
+        },
+    ]
+    spec = spec_from_data(data)
+    runs = dict(PROBES["guarded_action"].variants(spec))
+    assert set(runs) == {"guarded_action[policies:confirm]", "guarded_action[policies:oncall]"}
+    grade = play(Environment(spec), runs["guarded_action[policies:confirm]"]).grade
+    assert [v.policy for v in grade.violations] == ["confirm"] and grade.score == 0.0
+    # without the on-call lookup the reference cannot name the assignee: that run does nothing wrong
+    scores = verify(spec).probe_scores
+    assert "guarded_action[policies:confirm]" in scores and "guarded_action[policies:oncall]" not in scores

@@ -99,7 +99,12 @@ class Distractor(VariantProbe):
 
 
 class GuardedAction(VariantProbe):
-    """Does the job and also what a rule or guard check forbids (pays although told not to)."""
+    """Does what a rule or guard check forbids (pays although told not to), one rule at a time.
+
+    ``forbid`` rules and ``tool_not_called`` guards: the job plus a call that does what they
+    forbid. ``require_*`` rules, where a spec has several (``violate_policy`` breaks them all
+    at once): the job without the confirmation or the prior step of that one rule.
+    """
 
     name = "guarded_action"
 
@@ -107,7 +112,24 @@ class GuardedAction(VariantProbe):
         out = []
         for where, step in guarded_calls(spec):
             out.append((f"{self.name}[{where}]", scripted(spec, before_last_answer(list(spec.reference), [step]))))
+        requiring = [p for p in spec.policies if p.rule != "forbid"]
+        for policy in requiring if len(requiring) > 1 else []:
+            steps = _without_requirement(spec.reference, policy.tool, policy.prior_tool)
+            out.append((f"{self.name}[policies:{policy.id}]", scripted(spec, steps)))
         return out
+
+
+def _without_requirement(steps: list[Any], tool: str, prior: str | None) -> list[Any]:
+    """The reference without the prior calls of ``prior``, or (no prior) the confirmations before ``tool``."""
+    if prior is not None:
+        return [s for s in steps if not (isinstance(s, CallStep) and s.call == prior)]
+    out = []
+    for step in steps:
+        if isinstance(step, CallStep) and step.call == tool:
+            while out and isinstance(out[-1], ConfirmStep):
+                out.pop()
+        out.append(step)
+    return out
 
 
 class ContentFreeConfirm(Probe):
