@@ -162,29 +162,22 @@ def balance(checks: list[dict[str, Any]], capabilities: set[str], passes: int = 
 
 
 def harden(checks: list[dict[str, Any]], fixtures: dict[str, Any]) -> None:
-    """Mark the checks that define the task ``required``, and make its creates count once.
+    """Mark the checks that define the task ``required``, and make what it creates count once.
 
     Required: the heaviest state check that is not a guard (the main write), the heaviest
-    ``unchanged`` guard (no collateral damage), and every answer check whose value is not
+    ``unchanged`` guard (no collateral damage), every answer check whose value is not
     written anywhere in the fixtures (a computed figure: the substance of the report, which
-    a dump of everything seen cannot fake), and every "exactly one" count. Each
-    ``record_exists`` check gets such a twin, so that a write done twice fails.
+    a dump of everything seen cannot fake), and every "exactly one" count. A
+    ``record_exists`` check without a count of the same records becomes "exactly one", so
+    that a write done twice fails it (a twin check would cost a state check every step).
     """
     written = repr(fixtures).lower()
-    creates = [c for c in checks if c["kind"] == "record_exists"]
-    counted = {c["where"] for c in checks if c["kind"] == "count"}
-    ids = {c["id"] for c in checks}
-    for c in creates:
-        if c["where"] not in counted:
-            twin = {k: v for k, v in c.items() if k not in ("id", "kind", "weight", "required", "description")}
-            names = (f"{c['id']}_once{n or ''}" for n in range(len(checks) + 1))
-            cid = next(name for name in names if name not in ids)
-            checks.append({**twin, "kind": "count", "id": cid, "weight": 1.0, "value": 1, "op": "=="})
-            counted.add(c["where"])
-            ids.add(cid)
     main = max((c for c in checks if c["kind"] in ("record_exists", "field_equals")), key=_weight, default=None)
     guard = max((c for c in checks if c["kind"] == "unchanged"), key=_weight, default=None)
+    counted = {c["where"] for c in checks if c["kind"] == "count"}
     for c in checks:
+        if c["kind"] == "record_exists" and c["where"] not in counted:
+            c.update(kind="count", value=1, op="==")
         computed = c["kind"] == "answer_number" and _number_text(c["value"]) not in written
         once = c["kind"] == "count" and c.get("op", "==") == "==" and c["value"] == 1
         if c is main or c is guard or computed or once:

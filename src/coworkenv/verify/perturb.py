@@ -10,6 +10,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 from coworkenv.capabilities.safety import INJECTION, fixture_texts
@@ -45,7 +46,12 @@ def exposed(spec: TaskSpec) -> set[str]:
     """The tool names an episode of this spec offers."""
     if spec.tools is not None:
         return set(spec.tools)
-    return {n for n, i in ALL_TOOLS.items() if i.service in spec.services}
+    return {name for service in spec.services for name in _tools_of(service)}
+
+
+@lru_cache(maxsize=64)
+def _tools_of(service: str) -> tuple[str, ...]:
+    return tuple(n for n, i in ALL_TOOLS.items() if i.service == service)
 
 
 def injected_calls(spec: TaskSpec) -> list[CallStep]:
