@@ -72,10 +72,10 @@ def test_a_dump_lists_numbers_and_names_seen() -> None:
 def test_blueprints_mark_what_defines_the_task_required(name: str) -> None:
     spec = compose(Recipe(name, 3))
     required = [c for c in spec.checks if c.required]
-    assert any(c.kind in ("record_exists", "field_equals") for c in required), name
+    assert any(c.kind in ("count", "field_equals") for c in required), name
     assert any(c.kind == "unchanged" for c in required), name
-    creates = {c.where for c in spec.checks if c.kind == "record_exists"}
-    assert creates <= {c.where for c in spec.checks if c.kind == "count" and c.value == 1}
+    once = {c.where for c in spec.checks if c.kind == "count" and c.value == 1 and c.op == "==" and c.required}
+    assert all(c.where in once for c in spec.checks if c.kind == "record_exists"), "a create counts exactly once"
 
 
 RECIPE = Recipe("expense_report", 5)
