@@ -11,6 +11,7 @@ from pydantic import TypeAdapter
 from coworkenv.grading import PASS_THRESHOLD, EpisodeLog, combine, episode_check, numbers_in, state_check
 from coworkenv.runtime import Environment, Workspace
 from coworkenv.spec import Check
+from coworkenv.spec.models import AnswerNumber
 from coworkenv.trajectory import ToolCallRecord, UserReply
 from minispec import BASE, CREATE_TAXI, call, play, say, tiny_spec
 
@@ -177,3 +178,28 @@ def test_grade_weights_checks_and_records_first_step() -> None:
     assert not by_id["said"].passed and by_id["said"].first_step is None
     assert grade.completion == 0.75
     assert grade.score == combine(0.75, 1.0, 1.0) and grade.passed is (grade.score >= PASS_THRESHOLD)
+
+
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        ("24-28 March", [24.0, 28.0]),  # a range, not 24 and -28
+        ("see tkt-501 and INV-2024-001, Q3", []),  # identifiers are not quantities
+        ("18.450,00 EUR", [18450.0]),  # European separators
+        ("1.234.567 and 1,234,567.5", [1234567.0, 1234567.5]),
+        ("paid $1,234.50 and -3 items, ref 2025", [1234.5, -3.0, 2025.0]),
+        ("12,5 kg or 3, 4", [12.5, 3.0, 4.0]),
+        ("at 2 pm on 2025-03-03T14:00, 10:30 or 9am", []),  # dates and clock times are not quantities
+        ("a 27-inch screen (-4) x=-5", [27.0, -4.0, -5.0]),
+    ],
+)
+def test_numbers_in(text: str, numbers: list[float]) -> None:
+    assert numbers_in(text) == numbers
+
+
+def test_answer_number_is_not_fooled_by_ranges_and_ids() -> None:
+    log = EpisodeLog(answers=[(2, "Ticket tkt-501 covers the 24-28 March trip.")])
+    assert not episode_check(AnswerNumber(id="n", value=-501), log)[0]
+    assert not episode_check(AnswerNumber(id="n", value=-28), log)[0]
+    assert episode_check(AnswerNumber(id="n", value=28), log)[0]
+    assert episode_check(AnswerNumber(id="n", value=18450), EpisodeLog(answers=[(1, "Total: 18.450,00 €")]))[0]

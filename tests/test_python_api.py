@@ -54,6 +54,6 @@ def test_grading_mid_episode_does_not_freeze_the_final_grade() -> None:
     """A grade taken before the end (the reward so far) must not be served as the final grade."""
     env = coworkenv.Environment(coworkenv.load_spec(SPEC))
     before = {c.id: c.passed for c in env.grade().checks}
-    env.step("I have emailed Kenji the final Q2 renewal quote.")
+    env.step("I have emailed Kenji Watanabe the final Q2 renewal quote (86,400 USD per year).")
     after = {c.id: c.passed for c in env.grade().checks}
     assert env.done and not before["reported"] and after["reported"]

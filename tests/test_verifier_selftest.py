@@ -18,8 +18,10 @@ EXAMPLES = Path(__file__).parent.parent / "examples"
 
 # file -> (finding kind, where the finding must point)
 EXPECTED = {
+    "agent_authored_value": ("unsolvable", "reference call 2 (tickets_assign).assignee"),
     "always_satisfied": ("vacuous_check", "checks[0]"),
-    "answer_only_from_opening": ("probe_passed", "probe:answer_without_acting"),
+    "answer_in_persona": ("answer_in_prompt", "checks[2]"),
+    "answer_only_from_opening": ("answer_in_prompt", "checks[2]"),
     "bad_fixture": ("schema", "services.tickets"),
     "claim_without_write_passes": ("probe_passed", "probe:claim_without_write"),
     "collateral_undetected": ("probe_passed", "probe:collateral_write"),
@@ -28,6 +30,7 @@ EXPECTED = {
     "hidden_reply_missing_value": ("unsolvable", "user.hidden_facts[team]"),
     "ignore_event_passes": ("probe_passed", "probe:ignore_event"),
     "leaked_fact": ("leaked_fact", "user.hidden_facts[team]"),
+    "leaked_time": ("leaked_fact", "user.hidden_facts[time]"),
     "missing_ingredient": ("missing_ingredient", "capabilities[1]"),
     "only_guards": ("vacuous_check", "checks"),
     "nondeterministic_event": ("nondeterministic", "events[0]"),
@@ -36,6 +39,7 @@ EXPECTED = {
     "undefined_result": ("unresolved_reference", "reference[3]"),
     "unknown_tool": ("unresolved_reference", "reference[3].call"),
     "unsolvable": ("unsolvable", "reference call 4 (tickets_assign).assignee"),
+    "unsolvable_number": ("unsolvable", "reference call 3 (expenses_create_expense).amount"),
     "unused_fault": ("missing_ingredient", "capabilities[1]"),
     "vacuous_check": ("vacuous_check", "checks[3]"),
     "wrong_record": ("reference_failed", "checks:assigned"),

@@ -9,19 +9,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from coworkenv.commands import claw_eval, data, evaluate, rollout, serve, synth, train
-from coworkenv.spec import SpecError, load_spec
+from coworkenv.commands import claw_eval, data, evaluate, rollout, serve, specs, synth, train
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Synthesize and use environments for AI coworkers.")
 console = Console()
-
-
-def _load(path: Path):
-    try:
-        return load_spec(path)
-    except SpecError as exc:
-        console.print(f"[red]{exc}[/red]")
-        raise typer.Exit(2) from None
 
 
 @app.command()
@@ -30,46 +21,6 @@ def schema() -> None:
     from coworkenv.spec.io import spec_json_schema
 
     typer.echo(json.dumps(spec_json_schema(), indent=2))
-
-
-@app.command()
-def validate(specs: list[Path] = typer.Argument(..., help="spec files (YAML or JSON)")) -> None:
-    """Validate spec files: schema, references and the static admission checks."""
-    from coworkenv.verify.static import static_findings
-
-    failed = 0
-    for path in specs:
-        spec = _load(path)
-        findings = static_findings(spec)
-        if findings:
-            failed += 1
-            console.print(f"[red]✗ {path}[/red]")
-            for f in findings:
-                console.print(f"   {f.kind} at {f.where}: {f.evidence}")
-        else:
-            console.print(f"[green]✓ {path}[/green] ({spec.id})")
-    raise typer.Exit(1 if failed else 0)
-
-
-@app.command()
-def run(
-    spec_path: Path = typer.Argument(..., metavar="SPEC"),
-    policy: str = typer.Option("oracle", help="oracle | openai:<model>@<url> | hf:<path> | embedded"),
-    seed: int = typer.Option(0),
-    as_json: bool = typer.Option(False, "--json", help="print the trajectory as JSON"),
-) -> None:
-    """Run one episode and print a readable transcript and the grade."""
-    from coworkenv.agents.factory import make_policy
-    from coworkenv.runtime import Environment, run_episode
-    from coworkenv.transcript import print_grade, print_transcript
-
-    spec = _load(spec_path)
-    traj = run_episode(Environment(spec, seed=seed), make_policy(policy))
-    if as_json:
-        typer.echo(traj.model_dump_json(indent=2))
-        return
-    print_transcript(console, traj)
-    print_grade(console, traj)
 
 
 @app.command()
@@ -130,7 +81,7 @@ def quickstart(
         raise typer.Exit(1)
 
 
-for _stage in (synth, rollout, data, train, evaluate, serve, claw_eval):
+for _stage in (specs, synth, rollout, data, train, evaluate, serve, claw_eval):
     _stage.register(app)
 
 

@@ -7,12 +7,12 @@ simulator's replies; answer checks read what the agent told the user. Predicates
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from coworkenv.expr import ExprError, evaluate
+from coworkenv.grading.answers import Prompt, answer_ok
 from coworkenv.spec import models as m
 from coworkenv.trajectory import ToolCallRecord, UserReply
 
@@ -28,6 +28,7 @@ class EpisodeLog:
     replies: list[UserReply] = field(default_factory=list)
     answers: list[tuple[int, str]] = field(default_factory=list)
     last_step: int = 0
+    prompt: Prompt | None = None
 
 
 def _truthy(expr: str, ctx: dict[str, Any]) -> bool:
@@ -107,27 +108,6 @@ def _calls(log: EpisodeLog, tool: str, where: str | None) -> list[ToolCallRecord
     ]
 
 
-_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
-
-
-def numbers_in(text: str) -> list[float]:
-    """Numbers written in text, tolerating thousands separators and currency signs."""
-    out = []
-    for tok in _NUMBER.findall(text):
-        try:
-            out.append(float(tok.replace(",", "")))
-        except ValueError:
-            continue
-    return out
-
-
-def _answer_ok(check: m.AnswerContains | m.AnswerNumber, text: str) -> bool:
-    if isinstance(check, m.AnswerContains):
-        low = text.lower()
-        return all(str(v).lower() in low for v in check.values)
-    return any(abs(x - check.value) <= check.tolerance for x in numbers_in(text))
-
-
 def episode_check(check: Any, log: EpisodeLog) -> tuple[bool, int | None, str]:
     """Evaluate a trajectory or answer check; returns (passed, first_step, detail)."""
     if isinstance(check, m.ToolCalled):
@@ -151,7 +131,7 @@ def episode_check(check: Any, log: EpisodeLog) -> tuple[bool, int | None, str]:
         return ok, log.last_step if ok else None, f"{len(bad)} unconfirmed of {len(hits)}"
     if isinstance(check, m.AnswerContains | m.AnswerNumber):
         answers = log.answers[-1:] if check.scope == "final" else log.answers
-        step = next((s for s, text in answers if _answer_ok(check, text)), None)
+        step = next((s for s, text in answers if answer_ok(check, text, log.prompt)), None)
         return step is not None, step, "found" if step is not None else "not in the answer"
     raise TypeError(f"not an episode check: {check.kind}")
 

@@ -14,6 +14,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from coworkenv.grading.answers import prompt_of
 from coworkenv.grading.checks import EpisodeLog
 from coworkenv.grading.score import grade as grade_episode
 from coworkenv.grading.tracking import CheckTracker
@@ -78,6 +79,7 @@ class Environment:
         self.monitor = PolicyMonitor(spec.policies)
         self.tracker = CheckTracker(spec.checks, self.workspace)  # step-0 results computed here, once
         self._system = system_prompt(spec)
+        self._prompt = prompt_of(spec)  # what a reply restating the prompt could copy (earns no answer weight)
         self.reset()
 
     # --- episode lifecycle ----------------------------------------------------------------
@@ -92,7 +94,7 @@ class Environment:
             {"role": "user", "content": self.user.opening()},
         ]
         self.steps: list[StepRecord] = []
-        self.log = EpisodeLog()
+        self.log = EpisodeLog(prompt=self._prompt)
         self.violations: list[Violation] = []
         self.tool_counts: dict[str, int] = {}
         self.fired: set[str] = set()

@@ -1,6 +1,7 @@
 """The admission rule: an environment enters the bank only when all of these hold.
 
-1. static: schema, references, no leaked hidden fact, no vacuous check, ingredients;
+1. static: schema, references, no leaked hidden fact, no vacuous check, ingredients, and no
+   answer check whose values the prompt already states;
 2. the reference solution scores 1.0 twice (a fresh environment each time, different
    seeds) with identical final-state hashes, and every scheduled event fires during it;
 3. every probe that applies to what the spec contains (its writes, rules, events, follow-ups,
@@ -29,7 +30,7 @@ from coworkenv.verify.gaming import PACING
 from coworkenv.verify.probes import PROBES
 from coworkenv.verify.requirements import requirement_findings
 from coworkenv.verify.solvability import unsolvable_findings
-from coworkenv.verify.static import static_findings
+from coworkenv.verify.static import answer_findings, static_findings
 
 
 class ProbeResult(BaseModel):
@@ -88,7 +89,7 @@ def play(env: Environment, policy: Any) -> Played:
 
 def verify(spec: TaskSpec) -> Verification:
     """Run the admission rule on one spec."""
-    findings = static_findings(spec)
+    findings = static_findings(spec) or answer_findings(spec)
     if findings:
         return Verification(admitted=False, findings=findings)
     first = play(Environment(spec, seed=0), OracleTeacher())

@@ -14,7 +14,8 @@ from pydantic import BaseModel, Field
 FindingKind = Literal[
     "schema",  # the spec does not validate, or a fixture record does not fit its service
     "unresolved_reference",  # a tool, service, collection, record, slot or result name that does not exist
-    "leaked_fact",  # a hidden fact's value is already in the opening request
+    "leaked_fact",  # a hidden fact's value is already in the opening request (in any form: "2pm" leaks "14:00")
+    "answer_in_prompt",  # an answer check a reply restating the prompt satisfies: it cannot discriminate
     "vacuous_check",  # a check that holds on the initial state
     "missing_ingredient",  # tagged with a capability the task cannot exercise
     "reference_failed",  # the reference solution does not score 1.0

@@ -2,7 +2,8 @@
 
 Edits, from the most local to the most drastic:
 - a vacuous check is dropped;
-- a leaked hidden fact gets another phrasing of the request;
+- a leaked hidden fact, or an answer check the request already answers, gets another
+  phrasing of the request (then a re-rolled world);
 - a probe that passes although the grader caught it somewhere (it failed some checks) gets
   those checks weighed up, solved over all probes at once (probe outcomes per check do not
   depend on the weights, so this is exact); where no weights do, the heaviest check each
@@ -27,6 +28,8 @@ from coworkenv.verify.admission import ProbeResult, Verification, verify
 from coworkenv.verify.findings import Finding
 
 MAX_ROUNDS = 3
+REPHRASE = frozenset({"leaked_fact", "answer_in_prompt"})
+"""Findings about what the request says: another phrasing may not say it."""
 MARGIN = 0.01
 """Reweighted probes must end this far below the pass threshold (rounding must not tip them over)."""
 PHRASINGS_TRIED = 2
@@ -90,7 +93,7 @@ def repair(recipe: Recipe, spec: TaskSpec | None, verification: Verification) ->
     if spec is None or kinds & STRUCTURAL:
         return recipe.reroll()
     new = recipe
-    if "leaked_fact" in kinds:
+    if kinds & REPHRASE:
         if recipe.phrasing + 1 >= PHRASINGS_TRIED:
             return recipe.reroll()
         new = replace(new, phrasing=recipe.phrasing + 1)

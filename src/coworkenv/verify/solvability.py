@@ -1,18 +1,30 @@
 """Solvability: every value the reference passes to a tool is one the agent could know.
 
-Walks the reference run's conversation in order; each argument of each call must appear
-in what the agent had seen before making it: the system prompt, the tool schemas, the
-user's messages and earlier tool results. Free-text arguments the agent composes itself
-(bodies, titles, summaries, queries), numbers and the time of day of a date-time (both may
-be computed, e.g. an end time from a start and a duration) are exempt.
+Walks the reference run's conversation in order; each argument of each call — text,
+identifiers, numbers and dates alike — must appear in what the agent had been *told*
+before making it: the system prompt, the tool schemas, the user's messages and earlier
+tool results. Values are compared normalised (``coworkenv.values``): "$1,200" states 1200,
+and "tomorrow" or "next Friday" state a date once the workspace clock (the context's
+"Today is …") is known, so dates computed from today are solvable.
+
+What the agent wrote itself does not count: a value that first appears in the agent's
+own messages or call arguments, and only later in a tool result (a note it wrote and
+reads back) or a user reply (an answer to its own suggestion), was never learned.
+
+Exempt: free-text arguments the agent composes (bodies, titles, summaries, queries),
+paging controls (limit, offset) and the time of day of a date-time (often computed: an
+end from a start and a duration, a whole day as 00:00–23:59).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
+from coworkenv.values import Key, clock, forms, kinds_of, mentions, numbers_in
 from coworkenv.verify.findings import Finding
 
 FREE_TEXT = frozenset(
@@ -29,47 +41,112 @@ FREE_TEXT = frozenset(
         "location",
     }
 )
+CONTROLS = frozenset({"limit", "offset", "page", "page_size", "max_results"})
+_DELIMITER = re.compile(r'[\s"]')
+_WINDOW = 40
 _DATETIME = re.compile(r"^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}")
 
 
-def _leaves(value: Any, key: str = "") -> list[tuple[str, str]]:
-    """(argument name, string value) pairs that must be known; free text and non-strings skipped."""
+@dataclass
+class _Text:
+    """One thing in the conversation, and who wrote it."""
+
+    raw: str
+    by_agent: bool
+    today: date | None
+    low: str = field(init=False)
+    _keys: dict[frozenset[str], set[Key]] = field(default_factory=dict, init=False)
+
+    def __post_init__(self) -> None:
+        self.low = self.raw.lower()
+
+    def states(self, value: str | float, alternatives: list[frozenset[Key]]) -> bool:
+        if isinstance(value, str) and value.lower() in self.low:
+            return True
+        if not alternatives:
+            return False
+        if not isinstance(value, str) and "hour" not in self.low:
+            return self._states_number(float(value))
+        kinds = kinds_of(alternatives)
+        if kinds not in self._keys:  # parsed once per text and kind of value, only when needed
+            self._keys[kinds] = mentions(self.raw, self.today, kinds)
+        return any(alt <= self._keys[kinds] for alt in alternatives)
+
+    def _states_number(self, value: float) -> bool:
+        """Parse only around the places that hold the number's last three digits (every written form does)."""
+        tail = str(int(abs(value)))[-3:]
+        for m in re.finditer(re.escape(tail), self.raw):
+            lo, hi = max(0, m.start() - _WINDOW), m.end() + _WINDOW
+            if lo > 0:  # whole tokens only: start after a delimiter, end before one
+                lo = min((d.end() for d in _DELIMITER.finditer(self.raw, lo, m.start())), default=m.start())
+            if hi < len(self.raw):
+                ends = [d.start() for d in _DELIMITER.finditer(self.raw, m.end(), hi)]
+                hi = ends[-1] if ends else hi
+            if any(abs(x - value) < 0.005 for x in numbers_in(self.raw[lo:hi])):
+                return True
+        return False
+
+
+def _leaves(value: Any, key: str = "") -> list[tuple[str, str | float]]:
+    """(argument name, value) pairs that must be known; free text, controls and booleans skipped."""
     if isinstance(value, dict):
         return [leaf for k, v in value.items() for leaf in _leaves(v, k)]
     if isinstance(value, list):
         return [leaf for v in value for leaf in _leaves(v, key)]
-    if isinstance(value, str) and key not in FREE_TEXT and value.strip():
+    if key in FREE_TEXT or key in CONTROLS or isinstance(value, bool):
+        return []
+    if isinstance(value, int | float):
+        return [(key, value)]
+    if isinstance(value, str) and value.strip():
         m = _DATETIME.match(value)
         return [(key, m.group(1))] if m else [(key, value)]
     return []
 
 
+def _learned(value: str | float, texts: list[_Text]) -> bool:
+    """Told to the agent before the agent itself first wrote it."""
+    alternatives = forms(value, names=False)
+    for text in texts:
+        if text.states(value, alternatives):
+            return not text.by_agent
+    return False
+
+
+def _authored(msg: dict[str, Any]) -> str:
+    parts = [str(msg.get("content") or "")]
+    parts += [str(c.get("function", {}).get("arguments") or "") for c in msg.get("tool_calls") or []]
+    return "\n".join(parts)
+
+
 def unsolvable_findings(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> list[Finding]:
-    """Values in the reference's tool calls that nothing shown to the agent before contained."""
-    seen = [json.dumps(tools, ensure_ascii=False).lower()]
+    """Values in the reference's tool calls the agent was not told before it needed (or wrote) them."""
+    today = clock(next((str(m.get("content") or "") for m in messages if m.get("role") == "system"), ""))
+    texts = [_Text(json.dumps(tools, ensure_ascii=False), False, today)]
     out: list[Finding] = []
     calls = 0
     for msg in messages:
         role = msg.get("role")
-        if role == "assistant":
-            for call in msg.get("tool_calls") or []:
-                calls += 1
-                fn = call.get("function", {})
-                try:
-                    args = json.loads(fn.get("arguments") or "{}")
-                except json.JSONDecodeError:
-                    continue
-                known = "\n".join(seen)
-                for key, value in _leaves(args):
-                    if value.lower() not in known:
-                        out.append(
-                            Finding(
-                                kind="unsolvable",
-                                where=f"reference call {calls} ({fn.get('name')}).{key}",
-                                evidence=f"{value!r} appears nowhere the agent could have seen before this call",
-                                hint="state it in the request, a hidden fact or a fixture the agent can read",
-                            )
+        if role != "assistant":
+            if role in ("system", "user", "tool"):  # "tomorrow" in a mail is relative to the mail, not today
+                texts.append(_Text(str(msg.get("content") or ""), False, today if role != "tool" else None))
+            continue
+        for call in msg.get("tool_calls") or []:
+            calls += 1
+            fn = call.get("function", {})
+            try:
+                args = json.loads(fn.get("arguments") or "{}")
+            except json.JSONDecodeError:
+                continue
+            for key, value in _leaves(args):
+                if not _learned(value, texts):
+                    out.append(
+                        Finding(
+                            kind="unsolvable",
+                            where=f"reference call {calls} ({fn.get('name')}).{key}",
+                            evidence=f"{value!r} appears nowhere the agent was told before this call "
+                            "(values the agent wrote itself first do not count)",
+                            hint="state it in the request, a hidden fact or a fixture the agent can read",
                         )
-        elif role in ("system", "user", "tool"):
-            seen.append(str(msg.get("content") or "").lower())
+                    )
+        texts.append(_Text(_authored(msg), True, today))
     return out

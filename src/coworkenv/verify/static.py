@@ -15,10 +15,12 @@ from typing import Any
 
 from coworkenv.capabilities.registry import CAPABILITIES, missing_ingredients
 from coworkenv.expr import check_syntax, format_value, references, root_names
+from coworkenv.grading.answers import given_values, prompt_of
 from coworkenv.grading.checks import EpisodeLog, episode_check, state_check
 from coworkenv.runtime.environment import Environment
 from coworkenv.services.registry import ALL_TOOLS, SERVICES
 from coworkenv.spec.models import STATE_CHECKS, AskStep, CallStep, TaskSpec
+from coworkenv.values import clock, forms, kinds_of, mentioned, mentions
 from coworkenv.verify.findings import Finding
 from coworkenv.verify.perturb import exposed
 
@@ -33,7 +35,7 @@ _EXPR_FIELDS = ("where", "allow")
 
 def static_findings(spec: TaskSpec) -> list[Finding]:
     """All static problems of a spec (empty when it may go on to the dynamic checks)."""
-    findings = _services(spec)
+    findings = fixture_findings(spec)
     if findings:  # nothing below can be judged on fixtures that do not load
         return findings
     tools = exposed(spec)
@@ -48,7 +50,8 @@ def static_findings(spec: TaskSpec) -> list[Finding]:
     return findings
 
 
-def _services(spec: TaskSpec) -> list[Finding]:
+def fixture_findings(spec: TaskSpec) -> list[Finding]:
+    """Unknown services, and fixture records that do not fit their service's record model."""
     out = []
     for name in spec.services:
         if name not in SERVICES:
@@ -202,8 +205,11 @@ def _reference(spec: TaskSpec, tools: set[str]) -> list[Finding]:
             out += _expr(expr, where) or _names(expr, where, saved, asked)
         if isinstance(step, CallStep) and step.save_as:
             saved.add(step.save_as)
+    today = clock(spec.context)
     for slot, fact in facts.items():
-        missing = [t for t in _value_texts(fact.value) if t.lower() not in fact.reply.lower()]
+        keys = mentions(fact.reply, today)
+        values = fact.value if isinstance(fact.value, list) else [fact.value]
+        missing = [format_value(v) for v in values if not mentioned(v, fact.reply, keys) and _value_texts(v)]
         if missing:
             out.append(
                 Finding(
@@ -268,20 +274,57 @@ def _value_texts(value: Any) -> list[str]:
 
 
 def _leaks(spec: TaskSpec) -> list[Finding]:
-    out = []
-    visible = f"{spec.user.opening}\n{spec.context}".lower()
-    for fact in spec.user.hidden_facts:
-        for text in _value_texts(fact.value):
-            if re.search(rf"(?<![a-z0-9]){re.escape(text.lower())}(?![a-z0-9])", visible):
-                out.append(
-                    Finding(
-                        kind="leaked_fact",
-                        where=f"user.hidden_facts[{fact.slot}]",
-                        evidence=f"{text!r} is already in the opening request or context",
-                        hint="rephrase the opening so it does not state the hidden value",
-                    )
+    """Hidden facts the opening request or context already states, in any form.
+
+    Values are compared normalised ("after 2pm" leaks "14:00", "$1,200" leaks 1200,
+    "tomorrow" leaks the date after the workspace's today, "Ortiz, Sam" leaks
+    sam.ortiz@corp.com), not only as exact strings.
+    """
+    out: list[Finding] = []
+    facts = spec.user.hidden_facts
+    if not facts:
+        return out
+    visible = f"{spec.user.opening}\n{spec.context}"
+    wanted = kinds_of([alt for f in facts for alt in forms(f.value)])
+    keys = mentions(visible, clock(spec.context), wanted) if wanted else set()
+    for fact in facts:
+        values = fact.value if isinstance(fact.value, list) else [fact.value]
+        leaked = next((v for v in values if mentioned(v, visible, keys)), None)
+        if leaked is not None:
+            out.append(
+                Finding(
+                    kind="leaked_fact",
+                    where=f"user.hidden_facts[{fact.slot}]",
+                    evidence=f"{format_value(leaked)!r} is already in the opening request or context",
+                    hint="rephrase the opening so it does not state the hidden value in any form",
                 )
-                break
+            )
+    return out
+
+
+def answer_findings(spec: TaskSpec) -> list[Finding]:
+    """Answer checks whose values the prompt (request, persona, context) already states entirely.
+
+    Such a check cannot tell a report from a reply that names what it was told, so it earns
+    weight for no work. Part of admission, not of ``static_findings``: an imported
+    evaluation task (Claw-Eval) is graded as its source grades it, not judged by design.
+    """
+    prompt = prompt_of(spec)
+    out = []
+    for i, c in enumerate(spec.checks):
+        if c.kind not in ("answer_contains", "answer_number"):
+            continue
+        given = given_values(c, prompt)
+        if len(given) == (1 if c.kind == "answer_number" else len(c.values)):
+            out.append(
+                Finding(
+                    kind="answer_in_prompt",
+                    where=f"checks[{i}]",
+                    evidence=f"answer check {c.id!r} asks only for {', '.join(map(format_value, given))}, which the "
+                    "request, persona or context already states: a reply that restates the prompt satisfies it",
+                    hint="ask the report for something the agent must find out with the tools, or drop the check",
+                )
+            )
     return out
 
 

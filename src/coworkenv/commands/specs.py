@@ -1,0 +1,140 @@
+"""CLI commands on spec files: ``validate`` (static checks), ``verify`` (the admission rule), ``run``.
+
+Each takes spec files as data: a file that does not parse, or whose fixtures do not fit
+the service model, is reported as ``file: field: message`` and the command goes on with
+the other files; it exits non-zero when any file failed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from coworkenv.spec import SpecError, TaskSpec, load_spec
+from coworkenv.verify.findings import Finding
+
+console = Console()
+SPECS_ARG = typer.Argument(..., metavar="SPEC...", help="spec files (YAML or JSON)")
+
+
+def load_or_findings(path: Path) -> tuple[TaskSpec | None, list[Finding]]:
+    """The spec in ``path``, or the schema findings that say why it cannot be read."""
+    try:
+        return load_spec(path), []
+    except SpecError as exc:
+        return None, [_schema_finding(p) for p in exc.problems]
+
+
+def _schema_finding(problem: str) -> Finding:
+    """A loader problem ("user.opening: Field required", "not valid YAML: …") as a finding."""
+    where, sep, message = problem.partition(": ")
+    if not sep or " " in where:
+        where, message = "file", problem
+    return Finding(kind="schema", where=where, evidence=message, hint="fix the file so it validates")
+
+
+def _print_findings(path: Path, findings: list[Finding]) -> None:
+    for f in findings:
+        console.print(f"   {escape(str(path))}: {escape(f.where)}: {escape(f.evidence)} ([bold]{f.kind}[/bold])")
+        if f.hint:
+            console.print(f"      hint: {escape(f.hint)}")
+
+
+def validate(specs: list[Path] = SPECS_ARG) -> None:
+    """Validate spec files: schema, references and the static admission checks (every file is reported)."""
+    from coworkenv.verify.static import static_findings
+
+    failed = 0
+    for path in specs:
+        spec, findings = load_or_findings(path)
+        if spec is not None:
+            findings = static_findings(spec)
+        if findings:
+            failed += 1
+            console.print(f"[red]✗ {escape(str(path))}[/red]")
+            _print_findings(path, findings)
+        else:
+            console.print(f"[green]✓ {escape(str(path))}[/green] ({spec.id if spec else ''})")
+    raise typer.Exit(1 if failed else 0)
+
+
+def _report(path: Path, spec: TaskSpec | None, findings: list[Finding], verification: Any) -> dict[str, Any]:
+    return {
+        "path": str(path),
+        "id": spec.id if spec else None,
+        "admitted": verification.admitted if verification else False,
+        "findings": [f.model_dump() for f in findings],
+        "reference_score": verification.reference_score if verification else None,
+        "probes": verification.probe_scores if verification else {},
+    }
+
+
+def verify(
+    specs: list[Path] = SPECS_ARG,
+    as_json: bool = typer.Option(False, "--json", help="print the reports as a JSON list"),
+) -> None:
+    """Run the admission rule on spec files: admitted or not, and every finding (kind, where, evidence, hint)."""
+    from coworkenv.verify.admission import verify as admit
+
+    reports = []
+    for path in specs:
+        spec, findings = load_or_findings(path)
+        verification = admit(spec) if spec is not None else None
+        if verification is not None:
+            findings = verification.findings
+        report = _report(path, spec, findings, verification)
+        reports.append(report)
+        if as_json:
+            continue
+        if report["admitted"]:
+            probes = report["probes"]
+            worst = f", highest probe {max(probes.values()):.3f}" if probes else ""
+            console.print(
+                f"[green]✓ {escape(str(path))}[/green] ({report['id']}) admitted: reference "
+                f"{report['reference_score']:.3f}, {len(probes)} probe(s) below the pass mark{worst}"
+            )
+        else:
+            console.print(f"[red]✗ {escape(str(path))}[/red] ({report['id'] or 'unreadable'}) rejected")
+            _print_findings(path, findings)
+    if as_json:
+        typer.echo(json.dumps(reports, indent=2))
+    raise typer.Exit(0 if all(r["admitted"] for r in reports) else 1)
+
+
+def run(
+    spec_path: Path = typer.Argument(..., metavar="SPEC"),
+    policy: str = typer.Option("oracle", help="oracle | openai:<model>@<url> | hf:<path> | embedded | probe:<name>"),
+    seed: int = typer.Option(0),
+    as_json: bool = typer.Option(False, "--json", help="print the trajectory as JSON"),
+) -> None:
+    """Run one episode and print a readable transcript and the grade."""
+    from coworkenv.agents.factory import make_policy
+    from coworkenv.runtime import Environment, run_episode
+    from coworkenv.transcript import print_grade, print_transcript
+    from coworkenv.verify.static import fixture_findings
+
+    spec, findings = load_or_findings(spec_path)
+    if spec is not None:
+        findings = fixture_findings(spec)
+    if findings or spec is None:
+        console.print(f"[red]✗ {escape(str(spec_path))}: cannot run this spec[/red]")
+        _print_findings(spec_path, findings)
+        raise typer.Exit(2)
+    traj = run_episode(Environment(spec, seed=seed), make_policy(policy))
+    if as_json:
+        typer.echo(traj.model_dump_json(indent=2))
+        return
+    print_transcript(console, traj)
+    print_grade(console, traj)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the spec-file commands to the main app."""
+    app.command()(validate)
+    app.command()(verify)
+    app.command()(run)
