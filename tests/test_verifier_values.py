@@ -68,6 +68,8 @@ def test_an_amount_the_receipt_states_is_admitted() -> None:
 def _base() -> dict[str, Any]:
     data = _data("wrong_record")
     data["checks"][0]["record_id"] = "tkt-1"
+    data["checks"][0]["required"] = data["checks"][1]["required"] = True
+    data["checks"][2]["weight"] = 2
     return data
 
 
