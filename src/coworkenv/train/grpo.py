@@ -36,6 +36,7 @@ from coworkenv.eval.runs import TRAIN_LOG, TRAIN_SUMMARY
 from coworkenv.spec.models import TaskSpec
 from coworkenv.storage import append_jsonl, atomic_write_json
 from coworkenv.train.episodes import Episode, collect_groups, sampling_policy
+from coworkenv.train.roundtrip import check_round_trip
 from coworkenv.train.models import MasterWeightsAdamW, autocast, save_checkpoint
 from coworkenv.train.policy_loss import TurnSample, policy_gradient_step
 
@@ -147,6 +148,7 @@ def train_grpo(
     s = settings or GRPOSettings()
     if not specs:
         raise ValueError("GRPO needs at least one training environment")
+    check_round_trip(tokenizer)  # refuse to train what could not be reloaded
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     log_path = out / TRAIN_LOG

@@ -20,6 +20,7 @@ from typing import Any
 
 from coworkenv.eval.runs import TRAIN_LOG, TRAIN_SUMMARY
 from coworkenv.storage import append_jsonl, atomic_write_json, read_jsonl
+from coworkenv.train.roundtrip import check_round_trip
 from coworkenv.train.models import merge_lora, save_checkpoint
 
 Progress = Callable[[int, int], None]
@@ -124,6 +125,7 @@ def train_sft(
 
     s = settings or SFTSettings()
     out = Path(out)
+    check_round_trip(tokenizer)  # refuse to train what could not be reloaded
     out.mkdir(parents=True, exist_ok=True)
     log_path = out / TRAIN_LOG
     log_path.unlink(missing_ok=True)
