@@ -1,23 +1,22 @@
-"""Train and evaluate the embedded model on the environments: base -> SFT -> RL, held-out blueprints.
+"""Train and evaluate the embedded model on the environments: base -> SFT -> RL, three evaluation sets.
 
-Stages, each writing into ``--out`` (a run folder that ``coworkenv report`` re-renders):
-1. a bank (``--bank`` to reuse one, else synthesized into ``out/bank``), split by blueprint;
-2. ``base/``: the start model evaluated on held-out environments;
-3. ``sft/``: SFT (TRL) on oracle demonstrations of training environments, then evaluated;
-4. ``grpo/<setting>/``: multi-turn RL from the SFT checkpoint, one run per ``--settings``
-   entry (same bank, seed and start), each evaluated;
-5. ``summary.json`` (printed) and ``report.html``.
+Stages (``--stages``, default all), each writing into ``--out`` as soon as it ends, so a run
+cut short still reports what it finished (``summary.json`` is rewritten after every stage):
+1. a bank (``--bank`` to reuse one, else synthesized into ``out/bank``), split by blueprint into
+   SFT demos and ``instances`` (new seeds of the training blueprints) on one side and
+   ``heldout_blueprints`` on the other; ``examples`` are the hand-written specs of ``examples/``;
+2. ``base``: the start model on the three sets (one lockstep batch; ``--base-max-turns``);
+3. ``sft``: SFT (TRL) on oracle demos with a validation split (the best checkpoint is kept),
+   evaluated, and the saved checkpoint's first turns compared with the model in memory;
+4. ``grpo``: multi-turn RL from the saved SFT checkpoint, one run per ``--settings`` entry.
+``--stages grpo`` resumes from ``out/sft`` of an earlier run. ``summary.json`` holds
+``stages.<stage>.<set>`` for the sets ``instances``, ``heldout_blueprints``, ``examples``, each
+with ``score``, ``pass@1``, ``multi_turn_score``, ``do_nothing_score``, ``calls_per_episode`` and
+``valid_calls``, plus decode throughput, training curves and timings.
 
-Sized by flags. The defaults are meant for one GPU (fp32 weights, bf16 autocast; estimated
-10–15 minutes on an H200, not yet measured). On CPU the smallest run that exercises every
-stage of the embedded model took 22.5 minutes on 2 shared cores (SFT dominates, ~50 s a step;
-with ``--lora`` ~32 s a step)::
-
-    python benchmarks/train_embedded.py --device cpu --dtype bfloat16 --bank BANK --heldout-envs 4 \\
-        --train-envs 8 --sft-epochs 2 --sft-lr 2e-4 --sft-batch 1 --grpo-steps 1 --envs-per-step 1 \\
-        --group-size 2 --grpo-lr 2e-5 --max-new-tokens 64 --max-turns 8 --batch-size 8
-
-and ``--model tiny`` runs the same pipeline on the randomly initialised test model.
+The defaults are sized for one H200 (about 6 minutes: GGUF load ~80 s, SFT ~65 s, each
+evaluation one batch of ~110 episodes in bf16). ``--model tiny --smoke`` runs every stage at the
+smallest size on CPU in about a minute.
 """
 
 from __future__ import annotations
@@ -31,10 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from coworkenv.agents import OracleTeacher
+from coworkenv.agents.tool_menu import narrow_tools, parse_menu
 from coworkenv.data.sft import sft_example
-from coworkenv.eval.metrics import MULTI_TURN
 from coworkenv.eval.report import write_report
-from coworkenv.eval.runner import EvalResult, evaluate_loaded
+from coworkenv.eval.sets import evaluate_sets, floors
 from coworkenv.rollout.sources import is_bank, load_specs
 from coworkenv.runtime import Environment, run_episode
 from coworkenv.spec.models import TaskSpec
@@ -43,36 +42,60 @@ from coworkenv.train.grpo import GRPOSettings, Setting, run_grid
 from coworkenv.train.models import load_model, pick_device
 from coworkenv.train.sft import SFTSettings, train_sft
 
+STAGES = ("base", "sft", "grpo")
+SETS = ("instances", "heldout_blueprints", "examples")
+SMOKE = {"bank_size": 48, "instances": 2, "heldout_envs": 2, "examples_n": 2, "train_envs": 6, "max_new_tokens": 12,
+         "max_turns": 2, "base_max_turns": 1, "sft_epochs": 1.0, "sft_batch": 2, "grpo_steps": 1, "envs_per_step": 1,
+         "group_size": 2, "settings": "grpo/checks", "max_length": 1024}
+
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     p.add_argument("--model", default="embedded", help="embedded | tiny | <checkpoint folder>")
+    p.add_argument("--smoke", action="store_true", help="every stage at the smallest size (CPU, ~1 min with tiny)")
+    p.add_argument("--stages", default=",".join(STAGES), help="comma-separated subset of base,sft,grpo")
     p.add_argument("--device", default="auto")
-    p.add_argument("--dtype", default=None, help="weights' dtype (default fp32 + bf16 autocast on GPU); "
-                   "bfloat16 speeds up CPU runs")
+    p.add_argument("--dtype", default=None, help="weights' dtype (default fp32; evaluation decodes a bf16 copy on GPU)")
     p.add_argument("--out", type=Path, default=Path("runs/train_embedded"))
     p.add_argument("--bank", type=Path, default=None, help="existing bank folder (else synthesized)")
-    p.add_argument("--bank-size", type=int, default=240, help="environments to synthesize when no --bank")
-    p.add_argument("--workers", type=int, default=2, help="processes for bank synthesis")
+    p.add_argument("--bank-size", type=int, default=480, help="environments to synthesize when no --bank")
+    p.add_argument("--workers", type=int, default=8, help="processes for bank synthesis")
+    p.add_argument("--examples", type=Path, default=Path("examples"), help="hand-written specs (skipped if absent)")
+    p.add_argument("--examples-n", type=int, default=None, help="at most this many examples")
+    p.add_argument("--instances", type=int, default=48, help="new seeds of training blueprints to evaluate")
     p.add_argument("--heldout-envs", type=int, default=48)
-    p.add_argument("--train-envs", type=int, default=160, help="training environments (SFT demos and RL)")
-    p.add_argument("--max-new-tokens", type=int, default=160)
-    p.add_argument("--max-turns", type=int, default=None, help="cap on turns per episode (CPU budget)")
-    p.add_argument("--batch-size", type=int, default=64, help="episodes played in lockstep")
-    p.add_argument("--sft-epochs", type=float, default=3.0)
+    p.add_argument("--train-envs", type=int, default=300, help="training environments (SFT demos and RL)")
+    p.add_argument("--tools", default="spec+2", help="tools a prompt offers: spec | spec+N | all")
+    p.add_argument("--max-new-tokens", type=int, default=128)
+    p.add_argument("--max-turns", type=int, default=8, help="cap on turns per evaluated episode")
+    p.add_argument("--base-max-turns", type=int, default=2, help="turn cap of the base model's evaluation")
+    p.add_argument("--cache", default=None, help="generation cache (e.g. static); default: transformers' dynamic")
+    p.add_argument("--sft-epochs", type=float, default=4.0)
     p.add_argument("--sft-lr", type=float, default=None, help="default: 1e-3 with --lora, else 1e-4")
     p.add_argument("--sft-batch", type=int, default=8)
+    p.add_argument("--val-fraction", type=float, default=0.1, help="demos held out for model selection")
     p.add_argument("--max-length", type=int, default=3072)
     p.add_argument("--lora", action="store_true")
     p.add_argument("--settings", default="grpo/broadcast,grpo/checks",
                    help="RL settings (normaliser/credit or reward/normaliser/credit), comma-separated")
-    p.add_argument("--grpo-steps", type=int, default=6)
-    p.add_argument("--envs-per-step", type=int, default=8)
+    p.add_argument("--grpo-steps", type=int, default=2)
+    p.add_argument("--envs-per-step", type=int, default=4)
     p.add_argument("--group-size", type=int, default=4)
+    p.add_argument("--grpo-max-turns", type=int, default=6, help="turn cap of RL episodes")
     p.add_argument("--micro-batch", type=int, default=8, help="turns per forward pass in the RL update")
-    p.add_argument("--grpo-lr", type=float, default=2e-6)
+    p.add_argument("--grpo-lr", type=float, default=5e-6)
     p.add_argument("--seed", type=int, default=0)
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.smoke:
+        defaults = {a.dest: a.default for a in p._actions}
+        for key, value in SMOKE.items():
+            if getattr(args, key) == defaults[key]:
+                setattr(args, key, value)
+    args.stages = [s.strip() for s in args.stages.split(",") if s.strip()]
+    if bad := [s for s in args.stages if s not in STAGES]:
+        p.error(f"--stages: unknown {bad}; expected a subset of {','.join(STAGES)}")
+    parse_menu(args.tools)
+    return args
 
 
 def spread(specs: list[TaskSpec], n: int) -> list[TaskSpec]:
@@ -100,6 +123,23 @@ def get_bank(args: argparse.Namespace) -> Path:
     return bank
 
 
+def build_sets(args: argparse.Namespace, bank: Path) -> tuple[dict[str, list[TaskSpec]], list[TaskSpec]]:
+    """The three evaluation sets and the training environments, all with the ``--tools`` menu applied.
+
+    ``instances`` take the first seeds of each training blueprint; training takes the others.
+    """
+    train_pool = load_specs(bank, "train")
+    instances = spread(train_pool, args.instances)
+    taken = {s.id for s in instances}
+    train = spread([s for s in train_pool if s.id not in taken], args.train_envs)
+    examples = load_specs(args.examples) if args.examples.is_dir() else []
+    sets = {"instances": instances, "heldout_blueprints": spread(load_specs(bank, "heldout"), args.heldout_envs),
+            "examples": examples[: args.examples_n] if args.examples_n is not None else examples}
+    menu = args.tools
+    return ({k: [narrow_tools(s, menu) for s in v] for k, v in sets.items() if v},
+            [narrow_tools(s, menu) for s in train])
+
+
 def oracle_demos(specs: list[TaskSpec]) -> list[dict[str, Any]]:
     """SFT records from oracle runs that pass (the teacher stream of the pipeline)."""
     demos = []
@@ -110,101 +150,161 @@ def oracle_demos(specs: list[TaskSpec]) -> list[dict[str, Any]]:
     return demos
 
 
-def row(result: EvalResult) -> dict[str, Any]:
-    m = result.metrics
-    return {
-        "score": m["overall"]["score"],
-        "pass@1": m["overall"]["pass@1"],
-        "multi_turn_score": m[MULTI_TURN]["score"],
-        "multi_turn_pass@1": m[MULTI_TURN]["pass@1"],
-        "tasks": m["overall"]["tasks"],
-        "multi_turn_tasks": m[MULTI_TURN]["tasks"],
-        "by_capability": {c: v["score"] for c, v in m["by_capability"].items()},
-        **m["behaviour"],
-        "seconds": result.seconds,
-    }
+def demo_lengths(tokenizer: Any, demos: list[dict[str, Any]]) -> dict[str, float]:
+    """Rendered demo length in tokens (what SFT trains on and what prompts cost)."""
+    from coworkenv.agents.chat_format import CHAT_TEMPLATE, template_messages
+
+    if not demos:
+        return {}
+    texts = [tokenizer.apply_chat_template(template_messages(d["messages"]), tools=d["tools"],
+                                           chat_template=CHAT_TEMPLATE, tokenize=False) for d in demos]
+    lengths = sorted(len(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"])
+    return {"demos": len(lengths), "mean_tokens": round(sum(lengths) / len(lengths), 1),
+            "median_tokens": lengths[len(lengths) // 2], "max_tokens": lengths[-1]}
+
+
+class Run:
+    """The run's summary, rewritten after every stage; an earlier run's stages are kept (resume)."""
+
+    def __init__(self, args: argparse.Namespace, device: str) -> None:
+        self.args, self.device, self.out = args, device, args.out
+        self.clock = time.perf_counter()
+        path = self.out / "summary.json"
+        old = json.loads(path.read_text()) if path.exists() else {}
+        self.summary: dict[str, Any] = {"model": args.model, "device": device, "stages": old.get("stages", {}),
+                                        "training": old.get("training", {}), "seconds": old.get("seconds", {})}
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.summary["seconds"][name] = round(now - self.clock, 1)
+        self.clock = now
+        print(f"[{sum(self.summary['seconds'].values()):7.1f}s] {name} ({self.summary['seconds'][name]}s)", flush=True)
+        self.save()
+
+    def save(self) -> None:
+        self.summary["gains"] = gains(self.summary["stages"])
+        atomic_write_json(self.out / "summary.json", self.summary)
+
+    def stage(self, name: str, result: dict[str, Any]) -> None:
+        self.summary["stages"][name] = result
+        for set_name in SETS:
+            if (row := result.get(set_name)) is not None:
+                print(f"  {name:24s} {set_name:19s} score {row['score']:5.1f} (floor {row['do_nothing_score']:5.1f})"
+                      f"  pass@1 {row['pass@1']:5.1f}  multi-turn {row['multi_turn_score']:5.1f}"
+                      f"  calls/ep {row['calls_per_episode']:5.2f}  valid {row['valid_calls']:5.1f}%", flush=True)
+        print(f"  decode: {json.dumps(result.get('decode', {}))}", flush=True)
+
+
+def gains(stages: dict[str, Any]) -> dict[str, Any]:
+    """SFT over base and the best RL setting over SFT, per set."""
+    out: dict[str, Any] = {}
+    base, sft = stages.get("base", {}), stages.get("sft", {})
+    rl = {k: v for k, v in stages.items() if k.startswith("grpo")}
+    for name in SETS:
+        if name in base and name in sft:
+            b, s = base[name], sft[name]
+            out[f"sft_{name}"] = {k: round(s[k] - b[k], 2) for k in ("score", "pass@1", "multi_turn_score")}
+        if name in sft and any(name in v for v in rl.values()):
+            out[f"rl_best_{name}"] = round(max(v[name]["score"] for v in rl.values() if name in v)
+                                           - sft[name]["score"], 2)
+    return out
+
+
+def first_turn_agreement(a: tuple[Any, Any], b: tuple[Any, Any], specs: list[TaskSpec], max_new_tokens: int) -> float:
+    """The share of first turns the two (model, tokenizer) pairs write identically, greedy.
+
+    The saved checkpoint against the model in memory: anything below 100 % means the
+    checkpoint is not the model that was trained (the defect that once sent RL a broken model).
+    """
+    from coworkenv.eval.runner import local_policy
+    from coworkenv.train.models import autocast, inference_weights
+
+    items = [([*env.messages], obs.tools) for env in (Environment(s) for s in specs) for obs in [env.reset()]]
+    texts = []
+    for model, tok in (a, b):
+        infer = inference_weights(model)
+        with autocast(infer):
+            texts.append([t.model_dump() for t in local_policy(infer, tok, "reload", max_new_tokens=max_new_tokens)
+                          .act_batch(items)])
+    same = sum(x == y for x, y in zip(*texts, strict=True))
+    return round(100.0 * same / max(1, len(items)), 2)
+
+
+def run_sft(run: Run, model: Any, tokenizer: Any, demos: list[dict[str, Any]]) -> Any:
+    a = run.args
+    lr = a.sft_lr or (1e-3 if a.lora else 1e-4)  # LoRA adapters want a larger rate
+    sft = train_sft(model, tokenizer, demos, a.out / "sft",
+                    SFTSettings(epochs=a.sft_epochs, learning_rate=lr, batch_size=a.sft_batch, max_length=a.max_length,
+                                lora=a.lora, seed=a.seed, val_fraction=a.val_fraction), model_name=a.model)
+    from coworkenv.storage import read_jsonl
+
+    log = list(read_jsonl(a.out / "sft" / "train_log.jsonl"))
+    run.summary["training"]["sft"] = {
+        "steps": sft.steps, "first_loss": sft.first_loss, "last_loss": sft.last_loss, "best": sft.best,
+        "validation_curve": [[r["step"], r["eval_loss"]] for r in log if "eval_loss" in r], "seconds": sft.seconds}
+    run.lap("sft train")
+    return sft.model
+
+
+def run_grpo(run: Run, train: list[TaskSpec], sets: dict[str, list[TaskSpec]], eval_kw: dict[str, Any]) -> None:
+    a = run.args
+    grid = [Setting.parse(s) for s in a.settings.split(",")]
+    settings = GRPOSettings(steps=a.grpo_steps, envs_per_step=a.envs_per_step, group_size=a.group_size,
+                            learning_rate=a.grpo_lr, max_new_tokens=a.max_new_tokens, max_turns=a.grpo_max_turns,
+                            micro_batch=a.micro_batch, max_length=a.max_length, seed=a.seed)
+
+    def after(setting: Setting, result: Any, tok: Any) -> None:
+        label = f"grpo {setting.name}"
+        run.summary["training"][label] = {
+            "reward_curve": [r["reward"] for r in result.log], "pass_rate_curve": [r["pass_rate"] for r in result.log],
+            "groups_with_spread": [r["groups_with_spread"] for r in result.log], "seconds": result.seconds}
+        run.lap(f"{label} train")
+        run.stage(label, evaluate_sets(result.model, tok, sets, result.out, label, **eval_kw))
+        run.lap(f"{label} eval")
+
+    run_grid(lambda: load_model(str(a.out / "sft"), run.device, dtype=a.dtype), train, a.out / "grpo", grid, settings,
+             model_name="sft", after=after)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     device = pick_device(args.device)
-    out: Path = args.out
-    out.mkdir(parents=True, exist_ok=True)
-    timings: dict[str, float] = {}
-    clock = time.perf_counter()
-
-    def lap(name: str) -> None:
-        nonlocal clock
-        timings[name] = round(time.perf_counter() - clock, 1)
-        clock = time.perf_counter()
-        print(f"[{sum(timings.values()):7.1f}s] {name} done ({timings[name]}s)", flush=True)
-
+    args.out.mkdir(parents=True, exist_ok=True)
+    run = Run(args, device)
     bank = get_bank(args)
-    heldout = spread(load_specs(bank, "heldout"), args.heldout_envs)
-    train = spread(load_specs(bank, "train"), args.train_envs)
-    demos = oracle_demos(train)
-    lap("bank")
-    eval_kw = {"max_new_tokens": args.max_new_tokens, "batch_size": args.batch_size, "max_turns": args.max_turns,
-               "seed": args.seed, "split": "heldout", "bank": str(bank)}
-    model, tokenizer = load_model(args.model, device, seed=args.seed, dtype=args.dtype)
-    lap("load")
-    stages = {"base": row(evaluate_loaded(model, tokenizer, heldout, out / "base", "base", model_name=args.model,
-                                          **eval_kw))}
-    lap("eval base")
-    sft_lr = args.sft_lr or (1e-3 if args.lora else 1e-4)  # LoRA adapters want a larger rate
-    sft = train_sft(model, tokenizer, demos, out / "sft",
-                    SFTSettings(epochs=args.sft_epochs, learning_rate=sft_lr, batch_size=args.sft_batch,
-                                max_length=args.max_length, lora=args.lora, seed=args.seed),
-                    model_name=args.model)
-    lap("sft")
-    stages["sft"] = row(evaluate_loaded(sft.model, tokenizer, heldout, out / "sft", "sft", model_name="sft", **eval_kw))
-    lap("eval sft")
-    del model, sft
-
-    grid = [Setting.parse(s) for s in args.settings.split(",")]
-    settings = GRPOSettings(steps=args.grpo_steps, envs_per_step=args.envs_per_step, group_size=args.group_size,
-                            learning_rate=args.grpo_lr, max_new_tokens=args.max_new_tokens, max_turns=args.max_turns,
-                            micro_batch=args.micro_batch, max_length=args.max_length, seed=args.seed)
-
-    def after(setting: Setting, result: Any, tok: Any) -> None:
-        label = f"grpo {setting.name}"
-        stages[label] = row(evaluate_loaded(result.model, tok, heldout, result.out, label, **eval_kw))
-        stages[label]["train_reward"] = [result.log[0]["reward"], result.log[-1]["reward"]]
-        lap(f"grpo + eval {setting.name}")
-
-    run_grid(lambda: load_model(str(out / "sft"), device, dtype=args.dtype), train, out / "grpo", grid, settings,
-             model_name="sft", after=after)
-
-    base, tuned = stages["base"], stages["sft"]
-    rl = {k: v for k, v in stages.items() if k.startswith("grpo")}
-    summary = {
-        "model": args.model,
-        "device": device,
-        "sizes": {"heldout_envs": len(heldout), "train_envs": len(train), "sft_demos": len(demos),
-                  "max_new_tokens": args.max_new_tokens, "max_turns": args.max_turns, "grpo_steps": args.grpo_steps,
-                  "envs_per_step": args.envs_per_step, "group_size": args.group_size},
-        "stages": stages,
-        "gains": {
-            "sft_pass@1": round(tuned["pass@1"] - base["pass@1"], 2),
-            "sft_score": round(tuned["score"] - base["score"], 2),
-            "sft_multi_turn_score": round(tuned["multi_turn_score"] - base["multi_turn_score"], 2),
-            "rl_best_score_over_sft": round(max(v["score"] for v in rl.values()) - tuned["score"], 2) if rl else None,
-        },
-        "seconds": timings,
-    }
-    g = summary["gains"]
-    summary["targets"] = {
-        "sft_lifts_pass@1_by_20": g["sft_pass@1"] >= 20,
-        "multi_turn_gain_at_least_average": 0 < g["sft_multi_turn_score"] >= g["sft_score"],
-        "rl_adds_on_sft": bool(rl) and g["rl_best_score_over_sft"] > 0,
-    }
-    atomic_write_json(out / "summary.json", summary)
-    report = write_report(out, title=f"{args.model} on held-out blueprints ({device})")
-    print(json.dumps({k: summary[k] for k in ("sizes", "gains", "targets", "seconds")}, indent=2))
-    for name, s in stages.items():
-        print(f"{name:28s} score {s['score']:5.1f}  pass@1 {s['pass@1']:5.1f}  multi-turn {s['multi_turn_score']:5.1f}"
-              f"  valid calls {s['valid_calls']:5.1f}%  caps {json.dumps(s['by_capability'])}")
-    print(f"report: {report}")
+    sets, train = build_sets(args, bank)
+    floor = floors(sets, seed=args.seed, max_turns=args.max_turns)
+    demos = oracle_demos(train) if "sft" in args.stages else []
+    run.summary["sizes"] = {**{k: len(v) for k, v in sets.items()}, "train_envs": len(train), "sft_demos": len(demos),
+                            "tools": args.tools, "max_new_tokens": args.max_new_tokens, "max_turns": args.max_turns,
+                            "grpo_steps": args.grpo_steps, "envs_per_step": args.envs_per_step,
+                            "group_size": args.group_size}
+    run.lap("bank")
+    eval_kw = {"max_new_tokens": args.max_new_tokens, "max_turns": args.max_turns, "seed": args.seed,
+               "cache": args.cache, "floor": floor}
+    if "base" in args.stages or "sft" in args.stages:
+        model, tokenizer = load_model(args.model, device, seed=args.seed, dtype=args.dtype)
+        run.summary["sizes"]["demo_length"] = demo_lengths(tokenizer, demos)
+        run.lap("load")
+        if "base" in args.stages:
+            run.stage("base", evaluate_sets(model, tokenizer, sets, args.out / "base", "base",
+                                            **{**eval_kw, "max_turns": args.base_max_turns}))
+            run.lap("base eval")
+        if "sft" in args.stages:
+            model = run_sft(run, model, tokenizer, demos)
+            run.stage("sft", evaluate_sets(model, tokenizer, sets, args.out / "sft", "sft", **eval_kw))
+            run.lap("sft eval")
+            first = [s for v in sets.values() for s in v]
+            reloaded = load_model(str(args.out / "sft"), device, dtype=args.dtype)
+            run.summary["stages"]["sft"]["reload_first_turn_agreement"] = first_turn_agreement(
+                (model, tokenizer), reloaded, first, args.max_new_tokens)
+            del reloaded
+            run.lap("sft reload check")
+        del model
+    if "grpo" in args.stages:
+        run_grpo(run, train, sets, eval_kw)
+    write_report(args.out, title=f"{args.model}: base, SFT and RL on three evaluation sets ({device})")
+    print(json.dumps({k: run.summary.get(k) for k in ("sizes", "gains", "seconds")}, indent=2))
     return 0
 
 

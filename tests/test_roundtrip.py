@@ -90,6 +90,7 @@ def spm_bpe_reference(text: str) -> list[int]:
     Repeatedly merge the adjacent pair whose union is the best-scored vocabulary token,
     leftmost first; control tokens are matched whole; leftovers fall back to bytes.
     """
+    import itertools
     import re
 
     from coworkenv.agents.embedded import embedded_gguf_path
@@ -107,7 +108,7 @@ def spm_bpe_reference(text: str) -> list[int]:
             continue
         syms = list(part.replace(" ", "▁"))
         while True:
-            pairs = [(scores[index[a + b]], -i) for i, (a, b) in enumerate(zip(syms, syms[1:])) if a + b in index]
+            pairs = [(scores[index[a + b]], -i) for i, (a, b) in enumerate(itertools.pairwise(syms)) if a + b in index]
             if not pairs:
                 break
             i = -max(pairs)[1]

@@ -8,6 +8,8 @@ prompting and parsing — so what a model learns in SFT is exactly what the runt
     Let me check the calendar.
     <tool_call>{"name": "calendar_list_events", "arguments": {"start_date": "2026-03-02"}}</tool_call><end_of_turn>
 
+Tools are listed one per line as compact signatures, ``- name(required, optional?): description``
+(optional arguments marked ``?``), a few dozen tokens per tool for a small model to read.
 Tool results come back in a ``tool`` turn as ``<tool_response name="...">…</tool_response>``.
 Assistant text sits inside ``{% generation %}`` blocks, with ``<end_of_turn>`` inside the
 block so assistant-only loss teaches the model to stop.
@@ -29,8 +31,9 @@ CHAT_TEMPLATE = (
     "{% if message.role == 'system' %}"
     "<start_of_turn>system\n{{ message.content }}"
     '{% if tools %}{{ \'\\n\' }}\nTools (call one with <tool_call>{"name": ..., "arguments": {...}}</tool_call>):'
-    "{% for t in tools %}{{ '\\n' }}- {{ t.function.name }}("
-    "{% for k in (t.function.parameters.properties or {}) %}{{ k }}{{ ', ' if not loop.last }}{% endfor %}"
+    "{% for t in tools %}{% set required = t.function.parameters.required or [] %}{{ '\\n' }}- {{ t.function.name }}("
+    "{% for k in (t.function.parameters.properties or {}) %}{{ k }}{{ '' if k in required else '?' }}"
+    "{{ ', ' if not loop.last }}{% endfor %}"
     "): {{ t.function.description }}"
     "{% endfor %}{% endif %}"
     "<end_of_turn>\n"

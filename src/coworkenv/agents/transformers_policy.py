@@ -8,6 +8,8 @@ rollout runner and RL training keep a small model busy.
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
 from typing import Any
 
 from coworkenv.agents.chat_format import CHAT_TEMPLATE, END_OF_TURN, parse_assistant_text, render_prompt
@@ -42,6 +44,28 @@ def step_index(messages: list[dict[str, Any]]) -> int:
     return 1 + sum(1 for m in messages if m.get("role") == "assistant")
 
 
+@dataclass
+class DecodeStats:
+    """Generation throughput: rows x decode steps of every ``generate`` call, and their wall time."""
+
+    calls: int = 0
+    steps: int = 0
+    tokens: int = 0
+    seconds: float = 0.0
+
+    def add(self, rows: int, steps: int, seconds: float) -> None:
+        self.calls += 1
+        self.steps += steps
+        self.tokens += rows * steps
+        self.seconds += seconds
+
+    def summary(self) -> dict[str, float]:
+        """Tokens per second (padded rows included: what the batch computed), steps per second."""
+        t = max(self.seconds, 1e-9)
+        return {"generate_calls": self.calls, "decode_steps": self.steps, "decode_seconds": round(self.seconds, 3),
+                "decode_tokens_per_s": round(self.tokens / t, 1), "decode_steps_per_s": round(self.steps / t, 2)}
+
+
 class TransformersPolicy:
     """Greedy (``temperature=0``) or sampled generation from a local model."""
 
@@ -53,13 +77,17 @@ class TransformersPolicy:
         max_new_tokens: int = 256,
         temperature: float = 0.0,
         name: str = "hf",
+        cache: str | None = None,
     ) -> None:
         self.model = model
         self.tokenizer = prepare_tokenizer(tokenizer)
         self.max_new_tokens = max_new_tokens
         self.temperature = temperature
         self.name = name
+        self.cache = cache
+        """transformers' ``cache_implementation`` (``static`` on GPU); None = its default dynamic cache."""
         self.stop_ids = stop_token_ids(self.tokenizer)
+        self.decode = DecodeStats()
 
     def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
         return self.act_batch([(messages, tools)])[0]
@@ -87,8 +115,11 @@ class TransformersPolicy:
             if self.temperature > 0
             else {"do_sample": False, "temperature": None, "top_p": None, "top_k": None}
         )
+        if self.cache:
+            sampling["cache_implementation"] = self.cache
+        start = time.perf_counter()
         with torch.inference_mode():
-            out = self.model.generate(
+            out = self.model.generate(  # stops as soon as every row has produced a stop token
                 **enc,
                 max_new_tokens=self.max_new_tokens,
                 eos_token_id=self.stop_ids,
@@ -96,6 +127,7 @@ class TransformersPolicy:
                 **sampling,
             )
         width = enc["input_ids"].shape[1]
+        self.decode.add(out.shape[0], out.shape[1] - width, time.perf_counter() - start)
         results = []
         for row, mask in zip(out[:, width:].tolist(), enc["attention_mask"].tolist(), strict=True):
             cut = next((i for i, t in enumerate(row) if t in self.stop_ids), None)

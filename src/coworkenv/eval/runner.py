@@ -77,7 +77,14 @@ def default_temperature(samples: int) -> float:
 
 
 def local_policy(
-    model: Any, tokenizer: Any, name: str, *, temperature: float = 0.0, max_new_tokens: int = 256, seed: int = 0
+    model: Any,
+    tokenizer: Any,
+    name: str,
+    *,
+    temperature: float = 0.0,
+    max_new_tokens: int = 256,
+    seed: int = 0,
+    cache: str | None = None,
 ) -> Any:
     """A batched TransformersPolicy over a loaded model, with torch's sampling seeded."""
     import torch
@@ -85,7 +92,8 @@ def local_policy(
     from coworkenv.agents.transformers_policy import TransformersPolicy
 
     torch.manual_seed(seed)
-    return TransformersPolicy(model, tokenizer, max_new_tokens=max_new_tokens, temperature=temperature, name=name)
+    return TransformersPolicy(model, tokenizer, max_new_tokens=max_new_tokens, temperature=temperature, name=name,
+                              cache=cache)
 
 
 def make_eval_policy(
@@ -182,10 +190,11 @@ def evaluate_loaded(
     ``model_name`` is what reports call the model (default: the label); ``meta`` goes to ``metrics.json``.
     """
     temp = default_temperature(samples) if temperature is None else temperature
-    from coworkenv.train.models import autocast
+    from coworkenv.train.models import autocast, inference_weights
 
-    policy = local_policy(model, tokenizer, label, temperature=temp, max_new_tokens=max_new_tokens, seed=seed)
-    with autocast(model):
+    infer = inference_weights(model)
+    policy = local_policy(infer, tokenizer, label, temperature=temp, max_new_tokens=max_new_tokens, seed=seed)
+    with autocast(infer):
         result = evaluate(policy, specs, samples=samples, seed=seed, batch_size=batch_size, max_turns=max_turns)
     save_eval(
         result, folder, label, model=model_name or label, samples=samples, temperature=temp, max_turns=max_turns, **meta

@@ -36,9 +36,9 @@ from coworkenv.eval.runs import TRAIN_LOG, TRAIN_SUMMARY
 from coworkenv.spec.models import TaskSpec
 from coworkenv.storage import append_jsonl, atomic_write_json
 from coworkenv.train.episodes import Episode, collect_groups, sampling_policy
-from coworkenv.train.roundtrip import check_round_trip
-from coworkenv.train.models import MasterWeightsAdamW, autocast, save_checkpoint
+from coworkenv.train.models import MasterWeightsAdamW, autocast, inference_weights, save_checkpoint
 from coworkenv.train.policy_loss import TurnSample, policy_gradient_step
+from coworkenv.train.roundtrip import check_round_trip
 
 Progress = Callable[[int, int], None]
 
@@ -115,6 +115,18 @@ def turn_samples(episodes: Sequence[Episode], rl: RlSettings) -> list[TurnSample
     return samples
 
 
+def reward_spread(episodes: Sequence[Episode]) -> float:
+    """The fraction of groups whose episodes did not all score the same.
+
+    A group whose rewards are equal has zero group-relative advantage and teaches nothing;
+    when this is 0 a step cannot move the model (too small a group, or too hard a task).
+    """
+    groups: dict[int, set[float]] = {}
+    for e in episodes:
+        groups.setdefault(e.group, set()).add(round(e.trajectory.grade.score, 9))
+    return sum(len(scores) > 1 for scores in groups.values()) / max(1, len(groups))
+
+
 def _schedule(specs: Sequence[TaskSpec], per_step: int, seed: int) -> Callable[[], list[TaskSpec]]:
     """Epochs over the specs in a seeded shuffled order, ``per_step`` at a time."""
     rng = random.Random(seed)
@@ -164,7 +176,8 @@ def train_grpo(
     for step in range(1, s.steps + 1):
         t0 = time.perf_counter()
         torch.manual_seed(s.seed * 100_003 + step)
-        with autocast(model):
+        policy.model.model = inference_weights(model)  # sample from a bf16 copy on GPU: the fast decode path
+        with autocast(policy.model.model):
             episodes = collect_groups(policy, take(), s.group_size, env_seed=s.seed, max_turns=s.max_turns)
         samples = turn_samples(episodes, rl)
         stats = policy_gradient_step(model, optimizer, samples, pad_id=tokenizer.pad_token_id, ref_model=ref_model,
@@ -175,6 +188,7 @@ def train_grpo(
             "reward": round(statistics.fmean(scores), 6),
             "pass_rate": round(statistics.fmean(e.trajectory.grade.passed for e in episodes), 6),
             "turns_per_episode": round(statistics.fmean(len(e.turns) for e in episodes), 3),
+            "groups_with_spread": round(reward_spread(episodes), 4),
             "advantage_abs": round(statistics.fmean(abs(x.advantage) for x in samples), 6) if samples else 0.0,
             **{k: round(v, 6) for k, v in stats.items()},
             "seconds": round(time.perf_counter() - t0, 3),

@@ -46,6 +46,22 @@ def autocast(model: Any) -> Any:
     return contextlib.nullcontext()
 
 
+def inference_weights(model: Any) -> Any:
+    """The model to generate with: a bf16 copy of fp32 weights on GPU, else the model itself.
+
+    fp32 weights under autocast re-cast every weight at every decode step; a bf16 copy
+    (540 MB for Gemma 3 270M) decodes without those casts. Training keeps its fp32 master.
+    """
+    import copy
+
+    import torch
+
+    p = next(model.parameters())
+    if p.device.type != "cuda" or p.dtype != torch.float32:
+        return model
+    return copy.deepcopy(model).to(torch.bfloat16).eval()
+
+
 class MasterWeightsAdamW:
     """AdamW that keeps fp32 master copies of low-precision (bf16) weights.
 

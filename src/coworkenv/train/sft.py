@@ -5,7 +5,9 @@ The data is TRL's conversational format (``{"messages", "tools"}``, as written b
 ``{% generation %}`` blocks give TRL the assistant mask, so only the assistant's own
 tokens (text, tool calls and the closing ``<end_of_turn>``) are learned. LoRA (PEFT) is
 optional; bf16 mixed precision on GPU, the weights' own dtype on CPU. Loss and progress go to ``train_log.jsonl`` in the
-output folder, which also receives the checkpoint (adapters merged).
+output folder, which also receives the checkpoint (adapters merged). A validation split of the
+demos (:mod:`coworkenv.train.selection`) is evaluated a few times; the weights kept are those
+of the lowest validation loss.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from typing import Any
 
 from coworkenv.eval.runs import TRAIN_LOG, TRAIN_SUMMARY
 from coworkenv.storage import append_jsonl, atomic_write_json, read_jsonl
-from coworkenv.train.roundtrip import check_round_trip
 from coworkenv.train.models import merge_lora, save_checkpoint
+from coworkenv.train.roundtrip import check_round_trip
+from coworkenv.train.selection import best_weights_callback, eval_interval, split_validation
 
 Progress = Callable[[int, int], None]
 
@@ -41,6 +44,10 @@ class SFTSettings:
     lora_alpha: int = 32
     seed: int = 0
     logging_steps: int = 1
+    val_fraction: float = 0.1
+    """demos held out to measure validation loss; the checkpoint kept is the best on them."""
+    evals: int = 4
+    """validation passes over the run (and one at the end)."""
 
 
 @dataclass
@@ -51,6 +58,8 @@ class SFTResult:
     first_loss: float | None
     last_loss: float | None
     seconds: float
+    best: dict[str, Any] | None = None
+    """the validation loss and step of the kept weights (None without a validation split)."""
 
 
 def load_sft_records(path: Path) -> list[dict[str, Any]]:
@@ -108,6 +117,33 @@ def _log_callback(log_path: Path, progress: Progress | None) -> Any:
     return LogToRun()
 
 
+def _config_kwargs(s: SFTSettings, folder: str, on_gpu: bool, eval_steps: int | None) -> dict[str, Any]:
+    """SFTConfig arguments: assistant-only loss, cosine schedule, validation every ``eval_steps``."""
+    return {
+        "output_dir": folder,
+        "num_train_epochs": s.epochs,
+        "max_steps": s.max_steps,
+        "learning_rate": s.learning_rate,
+        "per_device_train_batch_size": s.batch_size,
+        "per_device_eval_batch_size": s.batch_size,
+        "gradient_accumulation_steps": s.grad_accum,
+        "warmup_steps": s.warmup,
+        "lr_scheduler_type": "cosine",
+        "max_length": s.max_length,
+        "assistant_only_loss": True,
+        "bf16": on_gpu,  # mixed precision over fp32 master weights
+        "use_cpu": not on_gpu,
+        "gradient_checkpointing": False,
+        "logging_steps": s.logging_steps,
+        "eval_strategy": "steps" if eval_steps else "no",
+        "eval_steps": eval_steps,
+        "save_strategy": "no",  # the best weights are kept in memory, not in checkpoints
+        "report_to": "none",
+        "seed": s.seed,
+        "disable_tqdm": True,
+    }
+
+
 def train_sft(
     model: Any,
     tokenizer: Any,
@@ -130,27 +166,10 @@ def train_sft(
     log_path = out / TRAIN_LOG
     log_path.unlink(missing_ok=True)
     on_gpu = next(model.parameters()).device.type == "cuda"
+    train, val = split_validation(records, s.val_fraction, s.seed)
     scratch = tempfile.TemporaryDirectory(prefix="coworkenv-sft-")  # the Trainer wants a folder; saves go to out
-    config = SFTConfig(
-        output_dir=scratch.name,
-        num_train_epochs=s.epochs,
-        max_steps=s.max_steps,
-        learning_rate=s.learning_rate,
-        per_device_train_batch_size=s.batch_size,
-        gradient_accumulation_steps=s.grad_accum,
-        warmup_steps=s.warmup,
-        lr_scheduler_type="cosine",
-        max_length=s.max_length,
-        assistant_only_loss=True,
-        bf16=on_gpu,  # mixed precision over fp32 master weights
-        use_cpu=not on_gpu,
-        gradient_checkpointing=False,
-        logging_steps=s.logging_steps,
-        save_strategy="no",
-        report_to="none",
-        seed=s.seed,
-        disable_tqdm=True,
-    )
+    every = eval_interval(len(train), s.batch_size, s.grad_accum, s.epochs, s.max_steps, s.evals) if val else None
+    config = SFTConfig(**_config_kwargs(s, scratch.name, on_gpu, every))
     peft_config = None
     if s.lora:
         from peft import LoraConfig
@@ -161,25 +180,30 @@ def train_sft(
     trainer = SFTTrainer(
         model=model,
         args=config,
-        train_dataset=_dataset(records),
+        train_dataset=_dataset(train),
+        eval_dataset=_dataset(val) if val else None,
         processing_class=tokenizer,
         peft_config=peft_config,
-        callbacks=[_log_callback(log_path, progress)],
+        callbacks=[_log_callback(log_path, progress), keeper := best_weights_callback(log_path)],
     )
     trainer.remove_callback(PrinterCallback)  # the run's own log and progress bar replace its prints
     start = time.perf_counter()
     with scratch:
         trainer.train()
+        if val:
+            trainer.evaluate()  # the end of the run competes too
+    best = keeper.restore(trainer.model) if val else None
     seconds = round(time.perf_counter() - start, 2)
     trained = merge_lora(trainer.model)
     trained.eval()
     save_checkpoint(trained, tokenizer, out)
-    losses = [r["loss"] for r in read_jsonl(log_path)]
+    losses = [r["loss"] for r in read_jsonl(log_path) if "loss" in r]
     result = SFTResult(trained, out, trainer.state.global_step, losses[0] if losses else None,
-                       losses[-1] if losses else None, seconds)
+                       losses[-1] if losses else None, seconds, best)
     atomic_write_json(out / TRAIN_SUMMARY, {
-        "kind": "sft", "label": label, "model": model_name, "examples": len(records), "steps": result.steps,
-        "first_loss": result.first_loss, "last_loss": result.last_loss, "seconds": seconds,
+        "kind": "sft", "label": label, "model": model_name, "examples": len(train), "validation": len(val),
+        "steps": result.steps, "first_loss": result.first_loss, "last_loss": result.last_loss, "best": best,
+        "seconds": seconds,
         "created": time.time(), "settings": asdict(s),
     })
     return result
