@@ -69,8 +69,9 @@ def _breakdown(evals: list[EvalRecord], key: str, metric: str) -> str:
 def _training_table(trainings: list[TrainRecord]) -> str:
     rows = []
     for t in trainings:
-        first, last = (t.log[0], t.log[-1]) if t.log else ({}, {})
         key = "loss" if t.kind == "sft" else "reward"
+        logged = [r for r in t.log if key in r]  # an SFT log also holds validation records
+        first, last = (logged[0], logged[-1]) if logged else ({}, {})
         rows.append([t.label, t.kind, t.setting or "–", len(t.log), first.get(key, "–"), last.get(key, "–"),
                      t.summary.get("seconds", "–")])
     return _table(["run", "kind", "setting", "logged steps", "first", "last", "seconds"], rows)

