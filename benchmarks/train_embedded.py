@@ -46,7 +46,7 @@ STAGES = ("base", "sft", "grpo")
 SETS = ("instances", "heldout_blueprints", "examples")
 SMOKE = {"bank_size": 48, "instances": 2, "heldout_envs": 2, "examples_n": 2, "train_envs": 6, "max_new_tokens": 12,
          "max_turns": 2, "base_max_turns": 1, "sft_epochs": 1.0, "sft_batch": 2, "grpo_steps": 1, "envs_per_step": 1,
-         "group_size": 2, "settings": "grpo/checks", "max_length": 1024}
+         "group_size": 2, "settings": "grpo/checks", "max_length": 1024, "decode_bench": 4}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -67,9 +67,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--train-envs", type=int, default=300, help="training environments (SFT demos and RL)")
     p.add_argument("--tools", default="spec+2", help="tools a prompt offers: spec | spec+N | all")
     p.add_argument("--max-new-tokens", type=int, default=128)
-    p.add_argument("--max-turns", type=int, default=8, help="cap on turns per evaluated episode")
+    p.add_argument("--max-turns", type=int, default=12, help="cap on turns per evaluated episode (oracle: 5-11)")
     p.add_argument("--base-max-turns", type=int, default=2, help="turn cap of the base model's evaluation")
     p.add_argument("--cache", default=None, help="generation cache (e.g. static); default: transformers' dynamic")
+    p.add_argument("--decode-bench", type=int, default=16, help="new tokens of the decode benchmark (0: skip)")
     p.add_argument("--sft-epochs", type=float, default=4.0)
     p.add_argument("--sft-lr", type=float, default=None, help="default: 1e-3 with --lora, else 1e-4")
     p.add_argument("--sft-batch", type=int, default=8)
@@ -81,7 +82,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--grpo-steps", type=int, default=2)
     p.add_argument("--envs-per-step", type=int, default=4)
     p.add_argument("--group-size", type=int, default=4)
-    p.add_argument("--grpo-max-turns", type=int, default=6, help="turn cap of RL episodes")
+    p.add_argument("--grpo-max-turns", type=int, default=12, help="turn cap of RL episodes")
     p.add_argument("--micro-batch", type=int, default=8, help="turns per forward pass in the RL update")
     p.add_argument("--grpo-lr", type=float, default=5e-6)
     p.add_argument("--seed", type=int, default=0)
@@ -230,6 +231,40 @@ def first_turn_agreement(a: tuple[Any, Any], b: tuple[Any, Any], specs: list[Tas
     return round(100.0 * same / max(1, len(items)), 2)
 
 
+def decode_bench(model: Any, tokenizer: Any, specs: list[TaskSpec], new_tokens: int) -> dict[str, Any]:
+    """Decode throughput of the first turns of ``specs`` in one batch, for each way of generating.
+
+    fp32 weights under autocast (how evaluation used to run), a bf16 copy, and a bf16 copy with
+    a static KV cache, each up to ``new_tokens`` steps (rates are per decode step, so a batch
+    that stops early still compares). A variant that fails (a cache this transformers cannot
+    build) records its error.
+    """
+    import torch
+
+    from coworkenv.agents.chat_format import render_prompt
+    from coworkenv.agents.transformers_policy import TransformersPolicy
+    from coworkenv.train.models import autocast, inference_weights
+
+    prompts = [render_prompt(tokenizer, [*env.messages], obs.tools)
+               for env in (Environment(s) for s in specs) for obs in [env.reset()]]
+    variants = {"fp32_autocast": (model, None), "bf16": (inference_weights(model), None),
+                "bf16_static_cache": (inference_weights(model), "static")}
+    out: dict[str, Any] = {"prompts": len(prompts), "new_tokens": new_tokens}
+    for name, (weights, cache) in variants.items():
+        policy = TransformersPolicy(weights, tokenizer, max_new_tokens=new_tokens, cache=cache)
+        try:
+            with autocast(weights):
+                policy.generate(prompts[:2])  # warm-up (kernels, cache allocation)
+                policy.decode = type(policy.decode)()
+                policy.generate(prompts)
+            out[name] = policy.decode.summary()
+        except Exception as exc:  # a variant this stack cannot run is reported, not fatal
+            out[name] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+    return out
+
+
 def run_sft(run: Run, model: Any, tokenizer: Any, demos: list[dict[str, Any]]) -> Any:
     a = run.args
     lr = a.sft_lr or (1e-3 if a.lora else 1e-4)  # LoRA adapters want a larger rate
@@ -286,6 +321,11 @@ def main(argv: list[str] | None = None) -> int:
         model, tokenizer = load_model(args.model, device, seed=args.seed, dtype=args.dtype)
         run.summary["sizes"]["demo_length"] = demo_lengths(tokenizer, demos)
         run.lap("load")
+        if args.decode_bench:
+            run.summary["decode_bench"] = decode_bench(model, tokenizer, [s for v in sets.values() for s in v],
+                                                       args.decode_bench)
+            print(f"  decode bench: {json.dumps(run.summary['decode_bench'])}", flush=True)
+            run.lap("decode bench")
         if "base" in args.stages:
             run.stage("base", evaluate_sets(model, tokenizer, sets, args.out / "base", "base",
                                             **{**eval_kw, "max_turns": args.base_max_turns}))

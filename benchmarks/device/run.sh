@@ -43,4 +43,4 @@ check_round_trip(embedded_tokenizer())
 print("embedded tokenizer: round trip exact")
 PY
 
-timeout --signal=INT "${JOB_SECONDS:-420}" python3 benchmarks/train_embedded.py --out "$OUT/run" "$@"
+timeout --signal=INT "${JOB_SECONDS:-390}" python3 benchmarks/train_embedded.py --out "$OUT/run" "$@"

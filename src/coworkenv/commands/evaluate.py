@@ -12,6 +12,9 @@ from rich.table import Table
 MODEL_HELP = "tiny | embedded | <checkpoint folder> | hf:<path> | oracle | openai:<model>@<url>"
 
 
+TOOLS_HELP = "tools each prompt offers: all | spec (those the spec names) | spec+N (plus N distractors)"
+
+
 def metrics_table(title: str, metrics: dict) -> Table:
     """The headline numbers and per-capability rows of one evaluation."""
     table = Table(title=title)
@@ -40,16 +43,18 @@ def register(app: typer.Typer) -> None:
         batch_size: int = typer.Option(16, "--batch-size", min=1, help="episodes played in lockstep"),
         device: str = typer.Option("auto", help="auto | cpu | cuda"),
         dtype: str | None = typer.Option(None, help="weights' dtype for local models, e.g. bfloat16"),
+        tools: str = typer.Option("all", "--tools", help=TOOLS_HELP),
         seed: int = typer.Option(0),
     ) -> None:
         """Evaluate a model on a bank split: score x100, pass@1, pass@k, pass^k, per capability and blueprint."""
+        from coworkenv.agents.tool_menu import narrow_tools
         from coworkenv.eval.report import write_report
         from coworkenv.eval.runner import default_temperature, evaluate, make_eval_policy, save_eval
         from coworkenv.rollout.sources import load_specs
 
         console = Console()
         try:
-            specs = load_specs(bank, None if split in (None, "all") else split)
+            specs = [narrow_tools(s, tools) for s in load_specs(bank, None if split in (None, "all") else split)]
         except ValueError as exc:
             console.print(f"[red]{exc}[/red]")
             raise typer.Exit(2) from None

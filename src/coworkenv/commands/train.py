@@ -41,6 +41,8 @@ def register(app: typer.Typer) -> None:
         batch_size: int = typer.Option(4, "--batch-size", min=1),
         grad_accum: int = typer.Option(1, "--grad-accum", min=1),
         max_length: int = typer.Option(2048, "--max-length", min=16),
+        val_fraction: float = typer.Option(0.1, "--val-fraction", min=0.0, max=0.5,
+                                           help="demos held out; the checkpoint is the lowest validation loss"),
         device: str = typer.Option("auto", help="auto | cpu | cuda"),
         dtype: str | None = typer.Option(None, help=DTYPE_HELP),
         seed: int = typer.Option(0),
@@ -53,12 +55,15 @@ def register(app: typer.Typer) -> None:
         records = load_sft_records(data)
         net, tokenizer = load_model(model, device, seed=seed, dtype=dtype)
         settings = SFTSettings(epochs=epochs, max_steps=max_steps, learning_rate=lr, batch_size=batch_size,
-                               grad_accum=grad_accum, max_length=max_length, lora=lora, seed=seed)
+                               grad_accum=grad_accum, max_length=max_length, lora=lora, seed=seed,
+                               val_fraction=val_fraction)
         with Progress(console=console) as bar:
             result = train_sft(net, tokenizer, records, out, settings, model_name=model,
                                progress=_steps_bar(bar, f"sft on {len(records)} demos"))
+        kept = result.best
+        best = f", kept step {kept['step']} (validation loss {kept['eval_loss']:.3f})" if kept else ""
         console.print(f"{result.steps} steps in {result.seconds:.0f}s, loss {result.first_loss:.3f} -> "
-                      f"{result.last_loss:.3f}; checkpoint {out}")
+                      f"{result.last_loss:.3f}{best}; checkpoint {out}")
 
     @train.command("grpo")
     def grpo(
@@ -80,11 +85,13 @@ def register(app: typer.Typer) -> None:
         gamma: float = typer.Option(0.9, min=0.0, max=1.0, help="discount of per-turn credit"),
         kl: float = typer.Option(0.0, "--kl", min=0.0, help="KL penalty to the start model"),
         eval_samples: int = typer.Option(0, "--eval-samples", min=0, help="evaluate on held-out after training"),
+        tools: str = typer.Option("all", "--tools", help="tools each prompt offers: all | spec | spec+N"),
         device: str = typer.Option("auto", help="auto | cpu | cuda"),
         dtype: str | None = typer.Option(None, help=DTYPE_HELP),
         seed: int = typer.Option(0),
     ) -> None:
         """Multi-turn RL with the environment in the loop; a grid compares settings on the same bank and seed."""
+        from coworkenv.agents.tool_menu import narrow_tools
         from coworkenv.eval.report import write_report
         from coworkenv.eval.runner import evaluate_loaded
         from coworkenv.rollout.sources import load_specs
@@ -98,8 +105,8 @@ def register(app: typer.Typer) -> None:
         try:
             settings = [Setting(reward, normaliser, credit)] if grid is None else (
                 list(DEFAULT_GRID) if grid == "default" else [Setting.parse(g, reward) for g in grid.split(",")])
-            specs = load_specs(bank, None if split == "all" else split)
-            heldout = load_specs(bank, "heldout") if eval_samples else []
+            specs = [narrow_tools(s, tools) for s in load_specs(bank, None if split == "all" else split)]
+            heldout = [narrow_tools(s, tools) for s in load_specs(bank, "heldout")] if eval_samples else []
         except ValueError as exc:
             console.print(f"[red]{exc}[/red]")
             raise typer.Exit(2) from None

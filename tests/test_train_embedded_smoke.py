@@ -1,0 +1,47 @@
+"""benchmarks/train_embedded.py end to end with the tiny model: every stage, then a resume from the saved SFT."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("trl")
+ROOT = Path(__file__).resolve().parents[1]
+SET_KEYS = {"score", "pass@1", "multi_turn_score", "do_nothing_score", "calls_per_episode", "valid_calls"}
+
+
+def load_script() -> object:
+    spec = importlib.util.spec_from_file_location("train_embedded", ROOT / "benchmarks" / "train_embedded.py")
+    module = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_smoke_runs_every_stage_and_resumes_from_the_sft_checkpoint(tmp_path: Path) -> None:
+    script = load_script()
+    out = tmp_path / "run"
+    small = ["--model", "tiny", "--smoke", "--device", "cpu", "--out", str(out), "--bank-size", "16", "--workers", "1",
+             "--examples", str(ROOT / "examples"), "--examples-n", "1", "--instances", "1", "--heldout-envs", "1",
+             "--train-envs", "4", "--decode-bench", "0"]
+    assert script.main([*small, "--stages", "base,sft"]) == 0
+    first = json.loads((out / "summary.json").read_text())
+    assert set(first["stages"]) == {"base", "sft"}
+    assert first["stages"]["sft"]["reload_first_turn_agreement"] == 100.0
+    assert first["training"]["sft"]["validation_curve"]
+
+    assert script.main([*small, "--stages", "grpo"]) == 0  # resumes from out/sft
+    summary = json.loads((out / "summary.json").read_text())
+    rl = "grpo raw-grpo-checks"
+    assert set(summary["stages"]) == {"base", "sft", rl}
+    for stage in summary["stages"].values():
+        for name in ("instances", "heldout_blueprints", "examples"):
+            assert SET_KEYS <= set(stage[name]), (stage, name)
+            assert stage[name]["do_nothing_score"] is not None
+    assert summary["training"][rl]["groups_with_spread"] and summary["training"][rl]["reward_curve"]
+    assert summary["stages"]["base"]["instances"]["do_nothing_score"] == summary["stages"][rl]["instances"][
+        "do_nothing_score"]
+    assert (out / "report.html").exists()
