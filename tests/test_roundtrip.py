@@ -133,3 +133,20 @@ def test_embedded_tokenizer_checkpoint_gives_the_same_greedy_continuation(
     embedded_tokenizer: Any, tmp_path: Path
 ) -> None:
     _same_greedy_continuation(embedded_tokenizer, tmp_path / "ckpt", hidden=16)
+
+
+@pytest.mark.slow
+def test_embedded_end_of_turn_is_a_learned_added_token(embedded_tokenizer: Any) -> None:
+    """TRL warns "the model may not learn to stop" unless the last masked token is an added token.
+
+    transformers 5.17's GGUF conversion listed 5 added tokens, not ``<end_of_turn>``, so the
+    check failed although the mask covered it; the rebuilt tokenizer adds every control token.
+    """
+    trl_utils = pytest.importorskip("trl.chat_template_utils")
+    tok = embedded_tokenizer
+    eot = tok.convert_tokens_to_ids(END_OF_TURN)
+    assert eot in set(tok.get_added_vocab().values())
+    assert trl_utils.is_chat_template_stop_token_trained(tok)
+    enc = tok.apply_chat_template(PROBE, tokenize=True, return_dict=True, return_assistant_tokens_mask=True)
+    learned = [t for t, m in zip(enc["input_ids"], enc["assistant_masks"], strict=True) if m and t == eot]
+    assert len(learned) == sum(m["role"] == "assistant" for m in PROBE)

@@ -39,7 +39,7 @@ def test_smoke_runs_every_stage_and_resumes_from_the_sft_checkpoint(tmp_path: Pa
     assert set(summary["stages"]) == {"base", "sft", rl}
     for stage in summary["stages"].values():
         for name in ("instances", "heldout_blueprints", "examples"):
-            assert SET_KEYS <= set(stage[name]), (stage, name)
+            assert set(stage[name]) >= SET_KEYS, (stage, name)
             assert stage[name]["do_nothing_score"] is not None
     assert summary["training"][rl]["groups_with_spread"] and summary["training"][rl]["reward_curve"]
     assert summary["stages"]["base"]["instances"]["do_nothing_score"] == summary["stages"][rl]["instances"][
