@@ -21,6 +21,8 @@ def load_script() -> object:
     return module
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(900)
 def test_smoke_runs_every_stage_and_resumes_from_the_sft_checkpoint(tmp_path: Path) -> None:
     script = load_script()
     out = tmp_path / "run"

@@ -5,9 +5,10 @@
 #
 # Earlier calls installed the four weight chunk wheels into $SITE; this installs the small
 # wheels of WHEELS (see fetch_wheels.sh) there too, checks that every import the run needs
-# resolves with the versions it expects, and runs benchmarks/train_embedded.py with its GPU
-# defaults into $OUT/run, the log teed into $OUT/train.log. Each stage writes its results
-# as it ends, and the job stops itself after $JOB_SECONDS, so a run cut short still reports.
+# resolves with the versions it expects (and that the embedded tokenizer round-trips exactly),
+# and runs benchmarks/train_embedded.py with its GPU defaults, the log teed into $OUT/train.log
+# and the run's results (not its checkpoints) copied into $OUT/run. Each stage writes its
+# results as it ends, and the job stops itself after $JOB_SECONDS, so a run cut short still reports.
 # Exits non-zero when anything fails.
 set -euo pipefail
 WHEELS=${1:?usage: run.sh WHEELS [flags...]}
@@ -43,4 +44,16 @@ check_round_trip(embedded_tokenizer())
 print("embedded tokenizer: round trip exact")
 PY
 
-timeout --signal=INT "${JOB_SECONDS:-390}" python3 benchmarks/train_embedded.py --out "$OUT/run" "$@"
+# The run folder stays on local disk (checkpoints are ~1 GB each); its small files are copied
+# into $OUT every 10 s and once more at the end, so whatever finished comes back.
+RUN=${RUN:-/tmp/coworkenv-run}
+sync_out() {
+  [ -d "$RUN" ] || return 0
+  (cd "$RUN" && find . -type f ! -name '*.safetensors' ! -path './bank/*' -size -20M \
+     -exec cp --parents -u {} "$OUT/run/" \;) 2>/dev/null || true
+}
+mkdir -p "$OUT/run"
+(while sleep 10; do sync_out; done) &
+SYNC=$!
+trap 'kill $SYNC 2>/dev/null; sync_out' EXIT
+timeout --signal=INT "${JOB_SECONDS:-390}" python3 benchmarks/train_embedded.py --out "$RUN" "$@"
