@@ -44,9 +44,24 @@ from coworkenv.train.sft import SFTSettings, train_sft
 
 STAGES = ("base", "sft", "grpo")
 SETS = ("instances", "heldout_blueprints", "examples")
-SMOKE = {"bank_size": 48, "instances": 2, "heldout_envs": 2, "examples_n": 2, "train_envs": 6, "max_new_tokens": 12,
-         "max_turns": 2, "base_max_turns": 1, "sft_epochs": 1.0, "sft_batch": 2, "grpo_steps": 1, "envs_per_step": 1,
-         "group_size": 2, "settings": "grpo/checks", "max_length": 1024, "decode_bench": 4}
+SMOKE = {
+    "bank_size": 48,
+    "instances": 2,
+    "heldout_envs": 2,
+    "examples_n": 2,
+    "train_envs": 6,
+    "max_new_tokens": 12,
+    "max_turns": 2,
+    "base_max_turns": 1,
+    "sft_epochs": 1.0,
+    "sft_batch": 2,
+    "grpo_steps": 1,
+    "envs_per_step": 1,
+    "group_size": 2,
+    "settings": "grpo/checks",
+    "max_length": 1024,
+    "decode_bench": 4,
+}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -77,8 +92,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--val-fraction", type=float, default=0.1, help="demos held out for model selection")
     p.add_argument("--max-length", type=int, default=3072)
     p.add_argument("--lora", action="store_true")
-    p.add_argument("--settings", default="grpo/broadcast,grpo/checks",
-                   help="RL settings (normaliser/credit or reward/normaliser/credit), comma-separated")
+    p.add_argument(
+        "--settings",
+        default="grpo/broadcast,grpo/checks",
+        help="RL settings (normaliser/credit or reward/normaliser/credit), comma-separated",
+    )
     p.add_argument("--grpo-steps", type=int, default=2)
     p.add_argument("--envs-per-step", type=int, default=4)
     p.add_argument("--group-size", type=int, default=4)
@@ -134,11 +152,16 @@ def build_sets(args: argparse.Namespace, bank: Path) -> tuple[dict[str, list[Tas
     taken = {s.id for s in instances}
     train = spread([s for s in train_pool if s.id not in taken], args.train_envs)
     examples = load_specs(args.examples) if args.examples.is_dir() else []
-    sets = {"instances": instances, "heldout_blueprints": spread(load_specs(bank, "heldout"), args.heldout_envs),
-            "examples": examples[: args.examples_n] if args.examples_n is not None else examples}
+    sets = {
+        "instances": instances,
+        "heldout_blueprints": spread(load_specs(bank, "heldout"), args.heldout_envs),
+        "examples": examples[: args.examples_n] if args.examples_n is not None else examples,
+    }
     menu = args.tools
-    return ({k: [narrow_tools(s, menu) for s in v] for k, v in sets.items() if v},
-            [narrow_tools(s, menu) for s in train])
+    return (
+        {k: [narrow_tools(s, menu) for s in v] for k, v in sets.items() if v},
+        [narrow_tools(s, menu) for s in train],
+    )
 
 
 def oracle_demos(specs: list[TaskSpec]) -> list[dict[str, Any]]:
@@ -157,11 +180,19 @@ def demo_lengths(tokenizer: Any, demos: list[dict[str, Any]]) -> dict[str, float
 
     if not demos:
         return {}
-    texts = [tokenizer.apply_chat_template(template_messages(d["messages"]), tools=d["tools"],
-                                           chat_template=CHAT_TEMPLATE, tokenize=False) for d in demos]
+    texts = [
+        tokenizer.apply_chat_template(
+            template_messages(d["messages"]), tools=d["tools"], chat_template=CHAT_TEMPLATE, tokenize=False
+        )
+        for d in demos
+    ]
     lengths = sorted(len(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"])
-    return {"demos": len(lengths), "mean_tokens": round(sum(lengths) / len(lengths), 1),
-            "median_tokens": lengths[len(lengths) // 2], "max_tokens": lengths[-1]}
+    return {
+        "demos": len(lengths),
+        "mean_tokens": round(sum(lengths) / len(lengths), 1),
+        "median_tokens": lengths[len(lengths) // 2],
+        "max_tokens": lengths[-1],
+    }
 
 
 class Run:
@@ -172,8 +203,13 @@ class Run:
         self.clock = time.perf_counter()
         path = self.out / "summary.json"
         old = json.loads(path.read_text()) if path.exists() else {}
-        self.summary: dict[str, Any] = {"model": args.model, "device": device, "stages": old.get("stages", {}),
-                                        "training": old.get("training", {}), "seconds": old.get("seconds", {})}
+        self.summary: dict[str, Any] = {
+            "model": args.model,
+            "device": device,
+            "stages": old.get("stages", {}),
+            "training": old.get("training", {}),
+            "seconds": old.get("seconds", {}),
+        }
 
     def lap(self, name: str) -> None:
         now = time.perf_counter()
@@ -190,9 +226,12 @@ class Run:
         self.summary["stages"][name] = result
         for set_name in SETS:
             if (row := result.get(set_name)) is not None:
-                print(f"  {name:24s} {set_name:19s} score {row['score']:5.1f} (floor {row['do_nothing_score']:5.1f})"
-                      f"  pass@1 {row['pass@1']:5.1f}  multi-turn {row['multi_turn_score']:5.1f}"
-                      f"  calls/ep {row['calls_per_episode']:5.2f}  valid {row['valid_calls']:5.1f}%", flush=True)
+                print(
+                    f"  {name:24s} {set_name:19s} score {row['score']:5.1f} (floor {row['do_nothing_score']:5.1f})"
+                    f"  pass@1 {row['pass@1']:5.1f}  multi-turn {row['multi_turn_score']:5.1f}"
+                    f"  calls/ep {row['calls_per_episode']:5.2f}  valid {row['valid_calls']:5.1f}%",
+                    flush=True,
+                )
         print(f"  decode: {json.dumps(result.get('decode', {}))}", flush=True)
 
 
@@ -206,8 +245,9 @@ def gains(stages: dict[str, Any]) -> dict[str, Any]:
             b, s = base[name], sft[name]
             out[f"sft_{name}"] = {k: round(s[k] - b[k], 2) for k in ("score", "pass@1", "multi_turn_score")}
         if name in sft and any(name in v for v in rl.values()):
-            out[f"rl_best_{name}"] = round(max(v[name]["score"] for v in rl.values() if name in v)
-                                           - sft[name]["score"], 2)
+            out[f"rl_best_{name}"] = round(
+                max(v[name]["score"] for v in rl.values() if name in v) - sft[name]["score"], 2
+            )
     return out
 
 
@@ -225,8 +265,12 @@ def first_turn_agreement(a: tuple[Any, Any], b: tuple[Any, Any], specs: list[Tas
     for model, tok in (a, b):
         infer = inference_weights(model)
         with autocast(infer):
-            texts.append([t.model_dump() for t in local_policy(infer, tok, "reload", max_new_tokens=max_new_tokens)
-                          .act_batch(items)])
+            texts.append(
+                [
+                    t.model_dump()
+                    for t in local_policy(infer, tok, "reload", max_new_tokens=max_new_tokens).act_batch(items)
+                ]
+            )
     same = sum(x == y for x, y in zip(*texts, strict=True))
     return round(100.0 * same / max(1, len(items)), 2)
 
@@ -245,10 +289,16 @@ def decode_bench(model: Any, tokenizer: Any, specs: list[TaskSpec], new_tokens: 
     from coworkenv.agents.transformers_policy import TransformersPolicy
     from coworkenv.train.models import autocast, inference_weights
 
-    prompts = [render_prompt(tokenizer, [*env.messages], obs.tools)
-               for env in (Environment(s) for s in specs) for obs in [env.reset()]]
-    variants = {"fp32_autocast": (model, None), "bf16": (inference_weights(model), None),
-                "bf16_static_cache": (inference_weights(model), "static")}
+    prompts = [
+        render_prompt(tokenizer, [*env.messages], obs.tools)
+        for env in (Environment(s) for s in specs)
+        for obs in [env.reset()]
+    ]
+    variants = {
+        "fp32_autocast": (model, None),
+        "bf16": (inference_weights(model), None),
+        "bf16_static_cache": (inference_weights(model), "static"),
+    }
     out: dict[str, Any] = {"prompts": len(prompts), "new_tokens": new_tokens}
     for name, (weights, cache) in variants.items():
         policy = TransformersPolicy(weights, tokenizer, max_new_tokens=new_tokens, cache=cache)
@@ -268,15 +318,33 @@ def decode_bench(model: Any, tokenizer: Any, specs: list[TaskSpec], new_tokens: 
 def run_sft(run: Run, model: Any, tokenizer: Any, demos: list[dict[str, Any]]) -> Any:
     a = run.args
     lr = a.sft_lr or (1e-3 if a.lora else 1e-4)  # LoRA adapters want a larger rate
-    sft = train_sft(model, tokenizer, demos, a.out / "sft",
-                    SFTSettings(epochs=a.sft_epochs, learning_rate=lr, batch_size=a.sft_batch, max_length=a.max_length,
-                                lora=a.lora, seed=a.seed, val_fraction=a.val_fraction), model_name=a.model)
+    sft = train_sft(
+        model,
+        tokenizer,
+        demos,
+        a.out / "sft",
+        SFTSettings(
+            epochs=a.sft_epochs,
+            learning_rate=lr,
+            batch_size=a.sft_batch,
+            max_length=a.max_length,
+            lora=a.lora,
+            seed=a.seed,
+            val_fraction=a.val_fraction,
+        ),
+        model_name=a.model,
+    )
     from coworkenv.storage import read_jsonl
 
     log = list(read_jsonl(a.out / "sft" / "train_log.jsonl"))
     run.summary["training"]["sft"] = {
-        "steps": sft.steps, "first_loss": sft.first_loss, "last_loss": sft.last_loss, "best": sft.best,
-        "validation_curve": [[r["step"], r["eval_loss"]] for r in log if "eval_loss" in r], "seconds": sft.seconds}
+        "steps": sft.steps,
+        "first_loss": sft.first_loss,
+        "last_loss": sft.last_loss,
+        "best": sft.best,
+        "validation_curve": [[r["step"], r["eval_loss"]] for r in log if "eval_loss" in r],
+        "seconds": sft.seconds,
+    }
     run.lap("sft train")
     return sft.model
 
@@ -284,21 +352,39 @@ def run_sft(run: Run, model: Any, tokenizer: Any, demos: list[dict[str, Any]]) -
 def run_grpo(run: Run, train: list[TaskSpec], sets: dict[str, list[TaskSpec]], eval_kw: dict[str, Any]) -> None:
     a = run.args
     grid = [Setting.parse(s) for s in a.settings.split(",")]
-    settings = GRPOSettings(steps=a.grpo_steps, envs_per_step=a.envs_per_step, group_size=a.group_size,
-                            learning_rate=a.grpo_lr, max_new_tokens=a.max_new_tokens, max_turns=a.grpo_max_turns,
-                            micro_batch=a.micro_batch, max_length=a.max_length, seed=a.seed)
+    settings = GRPOSettings(
+        steps=a.grpo_steps,
+        envs_per_step=a.envs_per_step,
+        group_size=a.group_size,
+        learning_rate=a.grpo_lr,
+        max_new_tokens=a.max_new_tokens,
+        max_turns=a.grpo_max_turns,
+        micro_batch=a.micro_batch,
+        max_length=a.max_length,
+        seed=a.seed,
+    )
 
     def after(setting: Setting, result: Any, tok: Any) -> None:
         label = f"grpo {setting.name}"
         run.summary["training"][label] = {
-            "reward_curve": [r["reward"] for r in result.log], "pass_rate_curve": [r["pass_rate"] for r in result.log],
-            "groups_with_spread": [r["groups_with_spread"] for r in result.log], "seconds": result.seconds}
+            "reward_curve": [r["reward"] for r in result.log],
+            "pass_rate_curve": [r["pass_rate"] for r in result.log],
+            "groups_with_spread": [r["groups_with_spread"] for r in result.log],
+            "seconds": result.seconds,
+        }
         run.lap(f"{label} train")
         run.stage(label, evaluate_sets(result.model, tok, sets, result.out, label, **eval_kw))
         run.lap(f"{label} eval")
 
-    run_grid(lambda: load_model(str(a.out / "sft"), run.device, dtype=a.dtype), train, a.out / "grpo", grid, settings,
-             model_name="sft", after=after)
+    run_grid(
+        lambda: load_model(str(a.out / "sft"), run.device, dtype=a.dtype),
+        train,
+        a.out / "grpo",
+        grid,
+        settings,
+        model_name="sft",
+        after=after,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -310,25 +396,42 @@ def main(argv: list[str] | None = None) -> int:
     sets, train = build_sets(args, bank)
     floor = floors(sets, seed=args.seed, max_turns=args.max_turns)
     demos = oracle_demos(train) if "sft" in args.stages else []
-    run.summary["sizes"] = {**{k: len(v) for k, v in sets.items()}, "train_envs": len(train), "sft_demos": len(demos),
-                            "tools": args.tools, "max_new_tokens": args.max_new_tokens, "max_turns": args.max_turns,
-                            "grpo_steps": args.grpo_steps, "envs_per_step": args.envs_per_step,
-                            "group_size": args.group_size}
+    run.summary["sizes"] = {
+        **{k: len(v) for k, v in sets.items()},
+        "train_envs": len(train),
+        "sft_demos": len(demos),
+        "tools": args.tools,
+        "max_new_tokens": args.max_new_tokens,
+        "max_turns": args.max_turns,
+        "grpo_steps": args.grpo_steps,
+        "envs_per_step": args.envs_per_step,
+        "group_size": args.group_size,
+    }
     run.lap("bank")
-    eval_kw = {"max_new_tokens": args.max_new_tokens, "max_turns": args.max_turns, "seed": args.seed,
-               "cache": args.cache, "floor": floor}
+    eval_kw = {
+        "max_new_tokens": args.max_new_tokens,
+        "max_turns": args.max_turns,
+        "seed": args.seed,
+        "cache": args.cache,
+        "floor": floor,
+    }
     if "base" in args.stages or "sft" in args.stages:
         model, tokenizer = load_model(args.model, device, seed=args.seed, dtype=args.dtype)
         run.summary["sizes"]["demo_length"] = demo_lengths(tokenizer, demos)
         run.lap("load")
         if args.decode_bench:
-            run.summary["decode_bench"] = decode_bench(model, tokenizer, [s for v in sets.values() for s in v],
-                                                       args.decode_bench)
+            run.summary["decode_bench"] = decode_bench(
+                model, tokenizer, [s for v in sets.values() for s in v], args.decode_bench
+            )
             print(f"  decode bench: {json.dumps(run.summary['decode_bench'])}", flush=True)
             run.lap("decode bench")
         if "base" in args.stages:
-            run.stage("base", evaluate_sets(model, tokenizer, sets, args.out / "base", "base",
-                                            **{**eval_kw, "max_turns": args.base_max_turns}))
+            run.stage(
+                "base",
+                evaluate_sets(
+                    model, tokenizer, sets, args.out / "base", "base", **{**eval_kw, "max_turns": args.base_max_turns}
+                ),
+            )
             run.lap("base eval")
         if "sft" in args.stages:
             model = run_sft(run, model, tokenizer, demos)
@@ -337,7 +440,8 @@ def main(argv: list[str] | None = None) -> int:
             first = [s for v in sets.values() for s in v]
             reloaded = load_model(str(args.out / "sft"), device, dtype=args.dtype)
             run.summary["stages"]["sft"]["reload_first_turn_agreement"] = first_turn_agreement(
-                (model, tokenizer), reloaded, first, args.max_new_tokens)
+                (model, tokenizer), reloaded, first, args.max_new_tokens
+            )
             del reloaded
             run.lap("sft reload check")
         del model

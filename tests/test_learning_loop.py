@@ -57,9 +57,18 @@ def test_compact_signatures_mark_optional_arguments() -> None:
     from coworkenv.agents.chat_format import render_prompt
     from coworkenv.agents.tiny import make_tiny_tokenizer
 
-    tool = {"type": "function", "function": {"name": "mail_search", "description": "Search mail.", "parameters": {
-        "type": "object", "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}},
-        "required": ["query"]}}}
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "mail_search",
+            "description": "Search mail.",
+            "parameters": {
+                "type": "object",
+                "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}},
+                "required": ["query"],
+            },
+        },
+    }
     text = render_prompt(make_tiny_tokenizer(), [{"role": "system", "content": "hi"}], [tool])
     assert "- mail_search(query, limit?): Search mail." in text
 
@@ -74,8 +83,13 @@ def test_assistant_mask_covers_end_of_turn_and_trl_agrees() -> None:
     tok = make_tiny_tokenizer()
     assert is_chat_template_stop_token_trained(tok)
     row = _dataset(oracle_demos([lookup_spec(0)]))[0]
-    enc = tok.apply_chat_template(row["messages"], tools=json.loads(row["tools"]), tokenize=True, return_dict=True,
-                                  return_assistant_tokens_mask=True)
+    enc = tok.apply_chat_template(
+        row["messages"],
+        tools=json.loads(row["tools"]),
+        tokenize=True,
+        return_dict=True,
+        return_assistant_tokens_mask=True,
+    )
     ids, mask = enc["input_ids"], enc["assistant_masks"]
     eot = tok.convert_tokens_to_ids("<end_of_turn>")
     model_turns = sum(m["role"] == "assistant" for m in row["messages"])
@@ -102,8 +116,13 @@ def test_sft_keeps_the_weights_of_the_lowest_validation_loss(tmp_path: Path) -> 
 
     model, tok = load_model("tiny", "cpu")
     demos = oracle_demos([lookup_spec(i) for i in range(6)])
-    result = train_sft(model, tok, demos, tmp_path, SFTSettings(max_steps=6, learning_rate=3e-2, batch_size=2,
-                                                                 val_fraction=0.34, evals=3))
+    result = train_sft(
+        model,
+        tok,
+        demos,
+        tmp_path,
+        SFTSettings(max_steps=6, learning_rate=3e-2, batch_size=2, val_fraction=0.34, evals=3),
+    )
     vals = [r for r in read_jsonl(tmp_path / "train_log.jsonl") if "eval_loss" in r]
     assert len(vals) >= 3
     best = min(vals, key=lambda r: r["eval_loss"])

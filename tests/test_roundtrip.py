@@ -33,8 +33,9 @@ def unigram_gemma_tokenizer() -> Any:
     tok = Tokenizer(models.Unigram(vocab, unk_id=3, byte_fallback=False))
     tok.normalizer = normalizers.Replace(" ", "▁")
     tok.add_special_tokens(specials)
-    return GemmaTokenizer(tokenizer_object=tok, bos_token="<bos>", eos_token="<eos>", unk_token="<unk>",
-                          pad_token="<pad>")
+    return GemmaTokenizer(
+        tokenizer_object=tok, bos_token="<bos>", eos_token="<eos>", unk_token="<unk>", pad_token="<pad>"
+    )
 
 
 def test_tiny_tokenizer_round_trip_is_exact() -> None:
@@ -62,14 +63,17 @@ def _same_greedy_continuation(tokenizer: Any, folder: Path, hidden: int = 32) ->
     model = make_tiny_model(tokenizer, hidden=hidden, layers=1, seed=3)
     save_checkpoint(model, tokenizer, folder)
     loaded, tok = load_model(str(folder), "cpu")
-    assert tok(probe_text(tok), add_special_tokens=False)["input_ids"] == tokenizer(
-        probe_text(tokenizer), add_special_tokens=False)["input_ids"]
+    assert (
+        tok(probe_text(tok), add_special_tokens=False)["input_ids"]
+        == tokenizer(probe_text(tokenizer), add_special_tokens=False)["input_ids"]
+    )
     conv = (PROBE[:2], [])
     a = TransformersPolicy(model, tokenizer, max_new_tokens=12).generate([probe_text(tokenizer)])
     b = TransformersPolicy(loaded, tok, max_new_tokens=12).generate([probe_text(tok)])
     assert a == b
     assert TransformersPolicy(model, tokenizer, max_new_tokens=8).act(*conv) == TransformersPolicy(
-        loaded, tok, max_new_tokens=8).act(*conv)
+        loaded, tok, max_new_tokens=8
+    ).act(*conv)
 
 
 def test_tiny_checkpoint_reloads_with_the_same_greedy_continuation(tmp_path: Path) -> None:

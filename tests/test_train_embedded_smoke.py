@@ -26,9 +26,31 @@ def load_script() -> object:
 def test_smoke_runs_every_stage_and_resumes_from_the_sft_checkpoint(tmp_path: Path) -> None:
     script = load_script()
     out = tmp_path / "run"
-    small = ["--model", "tiny", "--smoke", "--device", "cpu", "--out", str(out), "--bank-size", "16", "--workers", "1",
-             "--examples", str(ROOT / "examples"), "--examples-n", "1", "--instances", "1", "--heldout-envs", "1",
-             "--train-envs", "4", "--decode-bench", "0"]
+    small = [
+        "--model",
+        "tiny",
+        "--smoke",
+        "--device",
+        "cpu",
+        "--out",
+        str(out),
+        "--bank-size",
+        "16",
+        "--workers",
+        "1",
+        "--examples",
+        str(ROOT / "examples"),
+        "--examples-n",
+        "1",
+        "--instances",
+        "1",
+        "--heldout-envs",
+        "1",
+        "--train-envs",
+        "4",
+        "--decode-bench",
+        "0",
+    ]
     assert script.main([*small, "--stages", "base,sft"]) == 0
     first = json.loads((out / "summary.json").read_text())
     assert set(first["stages"]) == {"base", "sft"}
@@ -44,6 +66,8 @@ def test_smoke_runs_every_stage_and_resumes_from_the_sft_checkpoint(tmp_path: Pa
             assert set(stage[name]) >= SET_KEYS, (stage, name)
             assert stage[name]["do_nothing_score"] is not None
     assert summary["training"][rl]["groups_with_spread"] and summary["training"][rl]["reward_curve"]
-    assert summary["stages"]["base"]["instances"]["do_nothing_score"] == summary["stages"][rl]["instances"][
-        "do_nothing_score"]
+    assert (
+        summary["stages"]["base"]["instances"]["do_nothing_score"]
+        == summary["stages"][rl]["instances"]["do_nothing_score"]
+    )
     assert (out / "report.html").exists()

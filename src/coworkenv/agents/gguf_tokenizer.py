@@ -112,13 +112,22 @@ def build_gemma_tokenizer(meta: dict[str, Any]) -> Any:
     user = [t for t, k in zip(tokens, types, strict=False) if k == USER_DEFINED]
     special = {
         name: tokens[meta[f"tokenizer.ggml.{key}"]]
-        for name, key in (("bos_token", "bos_token_id"), ("eos_token", "eos_token_id"),
-                          ("unk_token", "unknown_token_id"), ("pad_token", "padding_token_id"))
+        for name, key in (
+            ("bos_token", "bos_token_id"),
+            ("eos_token", "eos_token_id"),
+            ("unk_token", "unknown_token_id"),
+            ("pad_token", "padding_token_id"),
+        )
         if f"tokenizer.ggml.{key}" in meta
     }
     vocab = {t: i for i, t in enumerate(tokens)}
-    bpe = models.BPE(vocab=vocab, merges=recover_merges(tokens), unk_token=special.get("unk_token"),
-                     fuse_unk=True, byte_fallback=True)
+    bpe = models.BPE(
+        vocab=vocab,
+        merges=recover_merges(tokens),
+        unk_token=special.get("unk_token"),
+        fuse_unk=True,
+        byte_fallback=True,
+    )
     tok = Tokenizer(bpe)
     tok.normalizer = normalizers.Replace(" ", SPACE)
     tok.pre_tokenizer = pre_tokenizers.Split(" ", behavior="merged_with_previous")
@@ -128,7 +137,8 @@ def build_gemma_tokenizer(meta: dict[str, Any]) -> Any:
     bos = special.get("bos_token")
     if bos is not None and meta.get("tokenizer.ggml.add_bos_token", True):
         tok.post_processor = processors.TemplateProcessing(
-            single=f"{bos} $A", pair=f"{bos} $A {bos} $B", special_tokens=[(bos, vocab[bos])])
+            single=f"{bos} $A", pair=f"{bos} $A {bos} $B", special_tokens=[(bos, vocab[bos])]
+        )
     return PreTrainedTokenizerFast(tokenizer_object=tok, **special)
 
 

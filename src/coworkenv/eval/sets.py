@@ -39,8 +39,10 @@ def floors(sets: Mapping[str, Sequence[TaskSpec]], *, seed: int = 0, max_turns: 
     """The do-nothing score of each set (the verifier's probe that answers without acting)."""
     from coworkenv.agents.factory import make_policy
 
-    return {name: evaluate(make_policy(DO_NOTHING), specs, seed=seed, max_turns=max_turns).metrics["overall"]["score"]
-            for name, specs in sets.items()}
+    return {
+        name: evaluate(make_policy(DO_NOTHING), specs, seed=seed, max_turns=max_turns).metrics["overall"]["score"]
+        for name, specs in sets.items()
+    }
 
 
 def evaluate_sets(

@@ -16,15 +16,34 @@ from typing import Any
 
 from coworkenv.agents.chat_format import CHAT_TEMPLATE, END_OF_TURN, template_messages
 
-PROBE_TOOLS = [{"type": "function", "function": {
-    "name": "calendar_list_events", "description": "List events in a date range.",
-    "parameters": {"type": "object", "properties": {"start_date": {"type": "string"}}, "required": ["start_date"]},
-}}]
+PROBE_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "calendar_list_events",
+            "description": "List events in a date range.",
+            "parameters": {
+                "type": "object",
+                "properties": {"start_date": {"type": "string"}},
+                "required": ["start_date"],
+            },
+        },
+    }
+]
 PROBE = [
     {"role": "system", "content": "You are an AI coworker helping a busy colleague."},
     {"role": "user", "content": "Could you check my calendar for 2026-03-02 and email Bob Müller?  Thanks"},
-    {"role": "assistant", "content": "Let me check.", "tool_calls": [{"id": "c1", "type": "function", "function": {
-        "name": "calendar_list_events", "arguments": {"start_date": "2026-03-02"}}}]},
+    {
+        "role": "assistant",
+        "content": "Let me check.",
+        "tool_calls": [
+            {
+                "id": "c1",
+                "type": "function",
+                "function": {"name": "calendar_list_events", "arguments": {"start_date": "2026-03-02"}},
+            }
+        ],
+    },
     {"role": "tool", "tool_call_id": "c1", "content": '{"items": [{"title": "Standup", "start": "09:00"}]}'},
     {"role": "assistant", "content": "You have a standup at 09:00.\tShall I email Bob?"},
 ]
@@ -36,8 +55,9 @@ class RoundTripError(RuntimeError):
 
 def probe_text(tokenizer: Any) -> str:
     """A rendered conversation with every part of the project's chat format."""
-    return tokenizer.apply_chat_template(template_messages(PROBE), tools=PROBE_TOOLS, chat_template=CHAT_TEMPLATE,
-                                         tokenize=False)
+    return tokenizer.apply_chat_template(
+        template_messages(PROBE), tools=PROBE_TOOLS, chat_template=CHAT_TEMPLATE, tokenize=False
+    )
 
 
 def fingerprint(tokenizer: Any) -> dict[str, Any]:

@@ -43,8 +43,15 @@ def best_weights_callback(log_path: Path) -> Any:
             self.best: dict[str, Any] | None = None
             self.state: dict[str, Any] | None = None
 
-        def on_evaluate(self, args: Any, state: Any, control: Any, metrics: dict[str, float] | None = None,
-                        model: Any = None, **kw: Any) -> None:
+        def on_evaluate(
+            self,
+            args: Any,
+            state: Any,
+            control: Any,
+            metrics: dict[str, float] | None = None,
+            model: Any = None,
+            **kw: Any,
+        ) -> None:
             if not metrics or "eval_loss" not in metrics or model is None:
                 return
             loss = float(metrics["eval_loss"])
