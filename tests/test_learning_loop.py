@@ -157,3 +157,19 @@ def test_eval_sets_play_in_one_batch_with_floors_per_set(tmp_path: Path) -> None
         assert (tmp_path / name / "metrics.json").exists()
     assert out["decode"]["generate_calls"] <= 2  # one batch per turn for all sets together
     assert out["decode"]["decode_tokens_per_s"] > 0
+
+
+def test_best_weights_callback_restores_the_lowest_validation_loss(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    from coworkenv.storage import read_jsonl
+    from coworkenv.train.selection import best_weights_callback
+
+    model = torch.nn.Linear(2, 1, bias=False)
+    keeper = best_weights_callback(tmp_path / "log.jsonl")
+    for step, (value, loss) in enumerate([(1.0, 3.0), (2.0, 1.0), (3.0, 2.0)], start=1):
+        with torch.no_grad():
+            model.weight.fill_(value)
+        keeper.on_evaluate(None, SimpleNamespace(global_step=step), None, metrics={"eval_loss": loss}, model=model)
+    assert keeper.restore(model) == {"step": 2, "eval_loss": 1.0}
+    assert model.weight.tolist() == [[2.0, 2.0]]
+    assert [r["eval_loss"] for r in read_jsonl(tmp_path / "log.jsonl")] == [3.0, 1.0, 2.0]
