@@ -119,6 +119,74 @@ def test_format_value() -> None:
 
 
 def test_references_and_root_names() -> None:
-    assert references({"a": ["${r1.x}", "t ${len(r2.y)} ${facts.slot}"], "b": 3}) == [
-        "r1.x", "len(r2.y)", "facts.slot"]
+    assert references({"a": ["${r1.x}", "t ${len(r2.y)} ${facts.slot}"], "b": 3}) == ["r1.x", "len(r2.y)", "facts.slot"]
     assert root_names("len(r1.items) > args.n and facts.slot == r.x") == {"r1", "args", "facts", "r"}
+
+
+DEEP: list[Any] = []
+DEEP2: list[Any] = []
+for _ in range(5000):
+    DEEP, DEEP2 = [DEEP], [DEEP2]
+HOSTILE = [
+    "(" * 300 + "1" + ")" * 300,
+    "not " * 5000 + "true",
+    "-" * 5000 + "1",
+    "not " * 45 + "true",
+    "-" * 45 + "1",
+    "len(" * 45 + "1" + ")" * 45,
+    "[" * 45 + "]" * 45,
+    "r" + "[0]" * 10 + "[" * 45 + "0" + "]" * 45,
+    "'%(zz)s' % args",
+    "'%z' % 1",
+    "'%0999999999d' % 1",
+    "+".join(["1"] * 3000),
+    "'a' * 1000000000",
+    "1000000000 * [1]",
+    "'a' * 1000 * 1000 * 1000",
+    "1" * 5000,
+    "9" * 31,
+    "x" * 800_000,
+    "deep == deep2",
+    "str(deep)",
+    "sorted([deep, deep2])",
+    "join([args.s, args.s, args.s], args.s)",
+    " + ".join(["args.s"] * 300),
+]
+
+
+@pytest.mark.parametrize("src", HOSTILE, ids=[s[:20] for s in HOSTILE])
+def test_hostile_expressions_are_bounded_expr_errors(src: str) -> None:
+    """Depth, length, digits and result size are bounded: an ExprError, never a hang, crash or huge value."""
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(ExprError):
+        evaluate(src, {**CTX, "deep": DEEP, "deep2": DEEP2, "args": {"s": "y" * 400_000}})
+    assert time.perf_counter() - start < 1.0
+
+
+def test_long_chains_evaluate_in_a_loop_not_nested_closures() -> None:
+    assert evaluate("+".join(["1"] * 1500), {}) == 1500
+    assert evaluate(" and ".join(["true"] * 400), {}) is True
+    assert evaluate(" or ".join(["false"] * 400), {}) is False
+
+
+def test_percent_is_the_numeric_remainder_only() -> None:
+    assert evaluate("7 % 4", {}) == 3
+    assert evaluate("7.5 % 2", {}) == 1.5
+    with pytest.raises(ExprError, match="remainder"):
+        evaluate("'%s' % 1", {})
+
+
+def test_tokenising_is_linear() -> None:
+    import time
+
+    src = " + ".join(["1"] * 1000)  # 3,997 characters, just under the bound
+    start = time.perf_counter()
+    assert evaluate(src, {}) == 1000
+    assert time.perf_counter() - start < 0.5
+
+
+def test_huge_integers_in_context_are_expr_errors_when_formatted() -> None:
+    with pytest.raises(ExprError):
+        render("total ${x}", {"x": 10**5000})

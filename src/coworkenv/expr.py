@@ -5,7 +5,12 @@ Specs are data: checks, policies, events and reference solutions need predicates
 never handed to ``eval``/``exec``. This module tokenizes and parses the expression itself
 and compiles it into closures over a context dict. Only the operators below and the
 functions in :data:`FUNCTIONS` exist; attribute access reads dict keys, never Python
-attributes.
+attributes; ``%`` is the numeric remainder only (no printf-style string formatting).
+
+Expressions come from spec files and are evaluated against model output, so every cost is
+bounded: source length, literal digits and nesting depth at parse time; the size of a
+string or list an operator or function builds at run time. Anything over a bound is an
+:class:`ExprError`, never a hang, a crash or a RecursionError.
 
 Grammar (lowest precedence first)::
 
@@ -28,12 +33,30 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+from coworkenv.expr_ops import COMPARE, FUNCTIONS, ExprError, arith, brief, get_item
+
+__all__ = [
+    "FUNCTIONS",
+    "ExprError",
+    "check_syntax",
+    "compile_expr",
+    "evaluate",
+    "format_value",
+    "references",
+    "render",
+    "root_names",
+]
+
 Context = dict[str, Any]
 Compiled = Callable[[Context], Any]
 
 
-class ExprError(ValueError):
-    """A syntax or evaluation error in a spec expression."""
+MAX_SOURCE = 4000
+"""Characters in one expression (the longest in the examples and blueprints is under 200)."""
+MAX_DEPTH = 40
+"""Nesting of brackets, calls, ``not`` and unary minus."""
+MAX_DIGITS = 30
+"""Digits of a number literal."""
 
 
 _TOKEN = re.compile(
@@ -41,20 +64,28 @@ _TOKEN = re.compile(
     r"|(?P<op>==|!=|<=|>=|\[\*\]|[<>+\-*/%().,\[\]])|(?P<name>[A-Za-z_][A-Za-z0-9_]*))"
 )
 _KEYWORDS = {"and", "or", "not", "in", "true", "false", "null"}
+_BLANK_TAIL = re.compile(r"\s*\Z")
+
+
+def _show(src: str) -> str:
+    """The expression for an error message, shortened: messages must stay readable."""
+    return repr(src if len(src) <= 120 else src[:100] + "…")
 
 
 def _tokenize(src: str) -> list[tuple[str, Any]]:
+    if len(src) > MAX_SOURCE:
+        raise ExprError(f"expression of {len(src)} characters is longer than {MAX_SOURCE}: {_show(src)}")
     tokens: list[tuple[str, Any]] = []
     pos = 0
-    while pos < len(src):
-        if src[pos:].strip() == "":
-            break
+    while not _BLANK_TAIL.match(src, pos):
         m = _TOKEN.match(src, pos)
         if not m or m.end() == pos:
-            raise ExprError(f"unexpected character {src[pos:].strip()[:1]!r} at {pos} in {src!r}")
+            raise ExprError(f"unexpected character {src[pos:].strip()[:1]!r} at {pos} in {_show(src)}")
         pos = m.end()
         if m.group("num") is not None:
             text = m.group("num")
+            if len(text) > MAX_DIGITS:
+                raise ExprError(f"number literal of {len(text)} digits (at most {MAX_DIGITS}) in {_show(src)}")
             tokens.append(("lit", float(text) if "." in text else int(text)))
         elif m.group("str") is not None:
             body = m.group("str")[1:-1]
@@ -68,107 +99,22 @@ def _tokenize(src: str) -> list[tuple[str, Any]]:
     return tokens
 
 
-def _safe_cmp(fn: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
-    def cmp(a: Any, b: Any) -> bool:
-        try:
-            return bool(fn(a, b))
-        except TypeError:
-            return False
-
-    return cmp
-
-
-def _contains(container: Any, item: Any) -> bool:
-    if container is None:
-        return False
-    if isinstance(container, str):
-        return str(item).lower() in container.lower()
-    try:
-        return item in container
-    except TypeError:
-        return False
-
-
-_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
-    "==": lambda a, b: a == b,
-    "!=": lambda a, b: a != b,
-    "<": _safe_cmp(lambda a, b: a < b),
-    "<=": _safe_cmp(lambda a, b: a <= b),
-    ">": _safe_cmp(lambda a, b: a > b),
-    ">=": _safe_cmp(lambda a, b: a >= b),
-    "in": lambda a, b: _contains(b, a),
-    "not in": lambda a, b: not _contains(b, a),
-}
-
-
-def _arith(op: str) -> Callable[[Any, Any], Any]:
-    def apply(a: Any, b: Any) -> Any:
-        try:
-            if op == "+":
-                return a + b
-            if op == "-":
-                return a - b
-            if op == "*":
-                return a * b
-            if op == "/":
-                return a / b
-            return a % b
-        except (TypeError, ArithmeticError) as exc:
-            raise ExprError(f"cannot compute {a!r} {op} {b!r}: {exc}") from None
-
-    return apply
-
-
-def _numbers(xs: Any) -> list[float]:
-    return [x for x in (xs or []) if isinstance(x, int | float) and not isinstance(x, bool)]
-
-
-def _round(x: Any, ndigits: int = 0) -> Any:
-    return round(x, int(ndigits)) if ndigits else round(x)
-
-
-FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "len": lambda x: len(x) if x is not None else 0,
-    "sum": lambda xs: sum(_numbers(xs)),
-    "min": lambda xs: min(_numbers(xs), default=None),
-    "max": lambda xs: max(_numbers(xs), default=None),
-    "round": _round,
-    "abs": abs,
-    "lower": lambda s: str(s).lower() if s is not None else "",
-    "upper": lambda s: str(s).upper() if s is not None else "",
-    "str": lambda x: "" if x is None else str(x),
-    "int": int,
-    "float": float,
-    "contains": _contains,
-    "startswith": lambda s, p: isinstance(s, str) and s.lower().startswith(str(p).lower()),
-    "endswith": lambda s, p: isinstance(s, str) and s.lower().endswith(str(p).lower()),
-    "any": lambda xs: any(xs or []),
-    "all": lambda xs: all(xs or []),
-    "first": lambda xs: xs[0] if xs else None,
-    "last": lambda xs: xs[-1] if xs else None,
-    "join": lambda xs, sep=", ": str(sep).join(str(x) for x in (xs or [])),
-    "sorted": lambda xs: sorted(xs or []),
-    "unique": lambda xs: list(dict.fromkeys(xs or [])),
-    "date": lambda s: str(s)[:10] if s else "",
-}
-
-
-def _get(obj: Any, key: Any) -> Any:
-    if isinstance(obj, dict):
-        try:
-            return obj.get(key)
-        except TypeError:  # an unhashable key (e.g. a list in a model's arguments) names no entry
-            return None
-    if isinstance(obj, list | tuple | str) and isinstance(key, int):
-        return obj[key] if -len(obj) <= key < len(obj) else None
-    return None
-
-
 class _Parser:
     def __init__(self, src: str) -> None:
         self.src = src
         self.tokens = _tokenize(src)
         self.i = 0
+        self.depth = 0
+
+    def nested(self, parse: Callable[[], Compiled]) -> Compiled:
+        """Parse one level deeper, refusing nesting past :data:`MAX_DEPTH`."""
+        if self.depth >= MAX_DEPTH:
+            raise ExprError(f"expression nested deeper than {MAX_DEPTH} levels: {_show(self.src)}")
+        self.depth += 1
+        try:
+            return parse()
+        finally:
+            self.depth -= 1
 
     def peek(self) -> tuple[str, Any]:
         return self.tokens[self.i]
@@ -187,31 +133,29 @@ class _Parser:
 
     def expect(self, kind: str, value: Any) -> None:
         if not self.accept(kind, value):
-            raise ExprError(f"expected {value!r} but found {self.peek()[1]!r} in {self.src!r}")
+            raise ExprError(f"expected {value!r} but found {self.peek()[1]!r} in {_show(self.src)}")
 
     def parse(self) -> Compiled:
         node = self.or_()
         if self.peek()[0] != "end":
-            raise ExprError(f"unexpected {self.peek()[1]!r} in {self.src!r}")
+            raise ExprError(f"unexpected {self.peek()[1]!r} in {_show(self.src)}")
         return node
 
     def or_(self) -> Compiled:
-        left = self.and_()
+        parts = [self.and_()]
         while self.accept("kw", "or"):
-            right, prev = self.and_(), left
-            left = lambda c, a=prev, b=right: bool(a(c)) or bool(b(c))  # noqa: E731
-        return left
+            parts.append(self.and_())
+        return parts[0] if len(parts) == 1 else lambda c: any(bool(p(c)) for p in parts)
 
     def and_(self) -> Compiled:
-        left = self.not_()
+        parts = [self.not_()]
         while self.accept("kw", "and"):
-            right, prev = self.not_(), left
-            left = lambda c, a=prev, b=right: bool(a(c)) and bool(b(c))  # noqa: E731
-        return left
+            parts.append(self.not_())
+        return parts[0] if len(parts) == 1 else lambda c: all(bool(p(c)) for p in parts)
 
     def not_(self) -> Compiled:
         if self.accept("kw", "not"):
-            inner = self.not_()
+            inner = self.nested(self.not_)
             return lambda c: not inner(c)
         return self.compare()
 
@@ -229,16 +173,25 @@ class _Parser:
             op = "not in"
         if op is None:
             return left
-        right, fn = self.sum_(), _COMPARE[op]
+        right, fn = self.sum_(), COMPARE[op]
         return lambda c: fn(left(c), right(c))
 
     def _binary(self, ops: tuple[str, ...], sub: Callable[[], Compiled]) -> Compiled:
-        left = sub()
+        """A left-associative chain, evaluated in a loop (a long chain must not nest closures)."""
+        first = sub()
+        rest: list[tuple[Callable[[Any, Any], Any], Compiled]] = []
         while self.peek()[0] == "op" and self.peek()[1] in ops:
-            fn = _arith(self.take()[1])
-            right, prev = sub(), left
-            left = lambda c, a=prev, b=right, f=fn: f(a(c), b(c))  # noqa: E731
-        return left
+            rest.append((arith(self.take()[1]), sub()))
+        if not rest:
+            return first
+
+        def chain(c: Context) -> Any:
+            value = first(c)
+            for fn, right in rest:
+                value = fn(value, right(c))
+            return value
+
+        return chain
 
     def sum_(self) -> Compiled:
         return self._binary(("+", "-"), self.product)
@@ -248,8 +201,8 @@ class _Parser:
 
     def unary(self) -> Compiled:
         if self.accept("op", "-"):
-            inner = self.unary()
-            neg = _arith("-")
+            inner = self.nested(self.unary)
+            neg = arith("-")
             return lambda c: neg(0, inner(c))
         return self.postfix()
 
@@ -260,12 +213,12 @@ class _Parser:
             if self.accept("op", "."):
                 kind, name = self.take()
                 if kind not in ("name", "kw"):
-                    raise ExprError(f"expected a field name after '.' in {self.src!r}")
+                    raise ExprError(f"expected a field name after '.' in {_show(self.src)}")
                 steps.append(("key", name))
             elif self.accept("op", "[*]"):
                 steps.append(("map", None))
             elif self.accept("op", "["):
-                steps.append(("index", self.or_()))
+                steps.append(("index", self.nested(self.or_)))
                 self.expect("op", "]")
             else:
                 break
@@ -281,32 +234,32 @@ class _Parser:
             const = {"true": True, "false": False, "null": None}[value]
             return lambda c: const
         if kind == "op" and value == "(":
-            inner = self.or_()
+            inner = self.nested(self.or_)
             self.expect("op", ")")
             return inner
         if kind == "op" and value == "[":
             items: list[Compiled] = []
             if not self.accept("op", "]"):
-                items.append(self.or_())
+                items.append(self.nested(self.or_))
                 while self.accept("op", ","):
-                    items.append(self.or_())
+                    items.append(self.nested(self.or_))
                 self.expect("op", "]")
             return lambda c: [item(c) for item in items]
         if kind == "name":
             if self.accept("op", "("):
                 return self.call(value)
             return lambda c: c.get(value)
-        raise ExprError(f"unexpected {value!r} in {self.src!r}")
+        raise ExprError(f"unexpected {value!r} in {_show(self.src)}")
 
     def call(self, name: str) -> Compiled:
         fn = FUNCTIONS.get(name)
         if fn is None:
-            raise ExprError(f"unknown function {name!r} in {self.src!r}; known: {sorted(FUNCTIONS)}")
+            raise ExprError(f"unknown function {name!r} in {_show(self.src)}; known: {sorted(FUNCTIONS)}")
         args: list[Compiled] = []
         if not self.accept("op", ")"):
-            args.append(self.or_())
+            args.append(self.nested(self.or_))
             while self.accept("op", ","):
-                args.append(self.or_())
+                args.append(self.nested(self.or_))
             self.expect("op", ")")
 
         def invoke(c: Context) -> Any:
@@ -314,8 +267,8 @@ class _Parser:
                 return fn(*(a(c) for a in args))
             except ExprError:
                 raise
-            except (TypeError, ValueError, ArithmeticError) as exc:
-                raise ExprError(f"{name}(): {exc}") from None
+            except (TypeError, ValueError, ArithmeticError, LookupError, RecursionError) as exc:
+                raise ExprError(f"{name}(): {str(exc)[:200]}") from None
 
         return invoke
 
@@ -323,9 +276,9 @@ class _Parser:
 def _walk(value: Any, steps: list[tuple[str, Any]], ctx: Context) -> Any:
     for pos, (kind, arg) in enumerate(steps):
         if kind == "key":
-            value = _get(value, arg)
+            value = get_item(value, arg)
         elif kind == "index":
-            value = _get(value, arg(ctx))
+            value = get_item(value, arg(ctx))
         else:
             rest = steps[pos + 1 :]
             return [_walk(item, rest, ctx) for item in (value or [])]
@@ -339,8 +292,15 @@ def compile_expr(src: str) -> Compiled:
 
 
 def evaluate(src: str, ctx: Context) -> Any:
-    """Evaluate an expression against ``ctx``."""
-    return compile_expr(src)(ctx)
+    """Evaluate an expression against ``ctx``.
+
+    Values in ``ctx`` come from model output: comparing or hashing one nested thousands of
+    levels deep overflows Python's stack, which is reported as an ExprError.
+    """
+    try:
+        return compile_expr(src)(ctx)
+    except RecursionError:
+        raise ExprError(f"a value in {_show(src)} is nested too deeply to evaluate") from None
 
 
 def check_syntax(src: str) -> str | None:
@@ -361,7 +321,10 @@ def format_value(value: Any) -> str:
         return str(int(value)) if value.is_integer() else f"{value:.2f}"
     if isinstance(value, list):
         return ", ".join(format_value(v) for v in value)
-    return "" if value is None else str(value)
+    try:
+        return "" if value is None else str(value)
+    except ValueError as exc:  # an integer past Python's digit limit for str()
+        raise ExprError(f"cannot format {brief(value)}: {exc}") from None
 
 
 def render(template: Any, ctx: Context) -> Any:
