@@ -1,4 +1,10 @@
-"""Atomic file writes and append-only JSONL, shared by every stage that writes outputs."""
+"""Atomic file writes and append-only JSONL, shared by every stage that writes outputs.
+
+Text from models can hold lone surrogates (``"\\ud800"``, which OpenAI-style servers send),
+which UTF-8 cannot encode: :func:`json_text` escapes such a document instead of failing the
+write. Atomic writes create files with the ordinary mode (``0666`` less the umask), and a
+write that fails or is interrupted removes its temporary file.
+"""
 
 from __future__ import annotations
 
@@ -10,12 +16,29 @@ from pathlib import Path
 from typing import Any
 
 
+def json_text(data: Any, *, indent: int | None = None, sort_keys: bool = True) -> str:
+    """JSON that keeps non-ASCII text readable, escaped only when it holds lone surrogates."""
+    text = json.dumps(data, ensure_ascii=False, sort_keys=sort_keys, indent=indent)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(data, ensure_ascii=True, sort_keys=sort_keys, indent=indent)
+    return text
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_text(path: str | Path, text: str) -> None:
     """Write via a temporary file in the same folder and rename: readers never see half a file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; outputs are ordinary files
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
@@ -27,14 +50,14 @@ def atomic_write_text(path: str | Path, text: str) -> None:
 
 
 def atomic_write_json(path: str | Path, data: Any) -> None:
-    atomic_write_text(path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    atomic_write_text(path, json_text(data, indent=2) + "\n")
 
 
 def append_jsonl(path: str | Path, records: list[dict[str, Any]]) -> None:
     """Append whole lines and fsync; a crash can leave at most one torn last line."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    blob = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in records)
+    blob = "".join(json_text(r) + "\n" for r in records)
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(blob)
         fh.flush()

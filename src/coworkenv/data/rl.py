@@ -38,7 +38,6 @@ are used, and held-out blueprints are excluded.
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
@@ -48,7 +47,7 @@ from typing import Any, Literal
 from coworkenv.grading.score import COMPLETION_WEIGHT, PASS_THRESHOLD, ROBUSTNESS_WEIGHT
 from coworkenv.rollout.sources import heldout_blueprints
 from coworkenv.rollout.store import iter_episodes
-from coworkenv.storage import atomic_write_json, atomic_write_text
+from coworkenv.storage import atomic_write_json, atomic_write_text, json_text
 
 RewardScheme = Literal["raw", "binary", "safety_gated"]
 Normaliser = Literal["none", "grpo", "rloo"]
@@ -261,7 +260,7 @@ def export_rl(
         values = assign_group([Outcome.from_trajectory(t) for t in trajs], s)
         for traj, vals in zip(trajs, values, strict=True):
             for rec in turn_records(traj, vals):
-                lines.append(json.dumps(rec, ensure_ascii=False, sort_keys=True))
+                lines.append(json_text(rec))
                 advantages.append(rec["advantage"])
     out = Path(out)
     atomic_write_text(out / "rl.jsonl", "".join(line + "\n" for line in lines))

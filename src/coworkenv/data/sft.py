@@ -27,7 +27,7 @@ from typing import Any
 
 from coworkenv.rollout.sources import heldout_blueprints
 from coworkenv.rollout.store import iter_episodes
-from coworkenv.storage import atomic_write_json, atomic_write_text
+from coworkenv.storage import atomic_write_json, atomic_write_text, json_text
 
 RunPaths = str | Path | list[str | Path]
 UNLABELLED = "(none)"
@@ -67,7 +67,7 @@ def conversation_fingerprint(messages: list[dict[str, Any]]) -> str:
             m["tool_calls"] = [{**c, "id": ids[c["id"]]} for c in m["tool_calls"]]
         norm.append(m)
     blob = json.dumps(norm, sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def sft_example(traj: dict[str, Any]) -> dict[str, Any]:
@@ -130,7 +130,7 @@ def export_sft(
 def _write(
     out: Path, chosen: list[tuple[dict[str, Any], str]], summary: SftSummary, runs: RunPaths, excluded: set[str]
 ) -> None:
-    lines = [json.dumps(sft_example(r["trajectory"]), ensure_ascii=False, sort_keys=True) for r, _ in chosen]
+    lines = [json_text(sft_example(r["trajectory"])) for r, _ in chosen]
     sources = [
         json.dumps(
             {

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from coworkenv.storage import atomic_write_json, read_jsonl, repair_jsonl
+from coworkenv.storage import atomic_write_json, json_text, read_jsonl, repair_jsonl
 
 EPISODES_FILE = "episodes.jsonl"
 MANIFEST_FILE = "manifest.json"
@@ -41,7 +41,7 @@ class Encoded:
 
     @classmethod
     def of(cls, record: dict[str, Any]) -> Encoded:
-        return cls(json.dumps(record, ensure_ascii=False, sort_keys=True), bool(record["passed"]))
+        return cls(json_text(record), bool(record["passed"]))
 
 
 class RolloutStore:

@@ -24,7 +24,7 @@ _JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=Fal
 
 def record_digest(key: Key, rec: Record) -> int:
     """One record's contribution: its place (service, collection, id) and its content."""
-    blob = _JSON.encode([*key, rec]).encode()
+    blob = _JSON.encode([*key, rec]).encode("utf-8", "surrogatepass")  # model text may hold lone surrogates
     return int.from_bytes(hashlib.blake2b(blob, digest_size=64).digest(), "big")
 
 

@@ -2,7 +2,9 @@
 
 Nothing a model sends can raise out of here. Unknown tools, arguments that are not JSON,
 not an object, of the wrong type or missing, and failures inside a tool all come back as
-an error the agent reads.
+an error the agent reads. So do arguments no later stage could handle: integers past
+Python's digit limit and nesting past :data:`MAX_ARG_DEPTH` (which would overflow the
+stack of the JSON decoder, the grader or the trajectory serialiser).
 """
 
 from __future__ import annotations
@@ -20,6 +22,20 @@ from coworkenv.services.registry import ALL_TOOLS
 # Built once: json.dumps with options builds a new encoder per call, a measurable share of a step.
 _RESULT_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 _ERROR_JSON = json.JSONEncoder(ensure_ascii=False)
+MAX_ARG_DEPTH = 32
+"""Nesting of lists and objects in tool arguments; every real tool takes at most two levels."""
+
+
+def nesting_exceeds(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests lists/dicts deeper than ``limit``, checked without recursion."""
+    stack = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            if depth >= limit:
+                return True
+            stack.extend((child, depth + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return False
 
 
 @dataclass
@@ -62,10 +78,14 @@ class ToolRouter:
                 args = json.loads(raw) if raw.strip() else {}
             except json.JSONDecodeError as exc:
                 return info, None, f"arguments for {name} are not valid JSON ({exc.msg} at char {exc.pos})"
+            except (ValueError, RecursionError) as exc:  # a huge integer; nesting past the decoder's stack
+                return info, None, f"arguments for {name} cannot be decoded: {str(exc)[:120]}"
         else:
             args = raw
         if not isinstance(args, dict):
             return info, None, f"arguments for {name} must be a JSON object, got {type(args).__name__}"
+        if nesting_exceeds(args, MAX_ARG_DEPTH):
+            return info, None, f"arguments for {name} are nested deeper than {MAX_ARG_DEPTH} levels"
         return info, args, ""
 
     def validate(self, info: ToolInfo, args: dict[str, Any]) -> BaseModel | Outcome:

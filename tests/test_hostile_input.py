@@ -1,0 +1,134 @@
+"""Hostile model output: every class of argument text and content that once crashed a stage goes
+through ``step``, trajectory serialisation and the rollout store, and nothing escapes."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from coworkenv.rollout.store import Encoded, RolloutStore
+from coworkenv.rollout.worker import EpisodeTask, episode_record
+from coworkenv.runtime import Environment
+from coworkenv.spec import load_spec
+from coworkenv.storage import atomic_write_json, atomic_write_text, json_text, read_jsonl
+
+EXAMPLE = load_spec(Path(__file__).parent.parent / "examples" / "expense_over_limit_approval.yaml")
+
+
+def _nested(depth: int, leaf: str = "1") -> str:
+    return '{"a":' * depth + leaf + "}" * depth
+
+
+def _nested_list(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+ARGUMENT_TEXTS: dict[str, str] = {
+    "5000-digit integer": '{"amount": ' + "9" * 5000 + "}",
+    "5000-digit negative integer": '{"expense_id": -' + "1" * 5000 + "}",
+    "100k-deep objects": _nested(100_000),
+    "100k-deep lists": '{"to": ' + _nested_list(100_000) + "}",
+    "2k-deep objects": _nested(2_000),
+    "500-deep objects": _nested(500),
+    "40-deep objects": _nested(40),
+    "lone surrogate escape": '{"body": "Done \\ud800", "subject": "\\udfff"}',
+    "raw lone surrogate": '{"body": "Done \ud800"}',
+    "huge float": '{"amount": 1e999}',
+    "NaN": '{"amount": NaN}',
+    "top-level list": "[1, 2]",
+    "truncated": '{"amount": ',
+    "100 KB string": '{"body": "' + "x" * 100_000 + '"}',
+}
+CONTENTS: dict[str, str] = {
+    "lone surrogate": "Done \ud800",
+    "surrogate pair halves": "\udfff\ud800 approved",
+    "1 MB text": "y" * 1_000_000,
+}
+
+
+def _call(name: str, arguments: Any) -> dict[str, Any]:
+    return {
+        "role": "assistant",
+        "tool_calls": [{"id": "c1", "type": "function", "function": {"name": name, "arguments": arguments}}],
+    }
+
+
+def hostile_turns(tools: list[str]) -> list[tuple[str, Any]]:
+    """Every hostile argument text on every tool, as text and (where it decodes) as an object; hostile contents."""
+    turns: list[tuple[str, Any]] = []
+    for label, text in ARGUMENT_TEXTS.items():
+        for tool in tools:
+            turns.append((f"{tool} {label}", _call(tool, text)))
+        try:
+            obj = json.loads(text)
+        except (ValueError, RecursionError):
+            continue
+        turns.append((f"object {label}", _call(tools[0], obj)))
+    turns += [(f"content {label}", {"role": "assistant", "content": text}) for label, text in CONTENTS.items()]
+    return turns
+
+
+def test_hostile_turns_pass_step_serialisation_and_the_store(tmp_path: Path) -> None:
+    env = Environment(EXAMPLE)
+    turns = hostile_turns(sorted(env.router.tools))
+    store = RolloutStore(tmp_path)
+    store.open({"policy": "hostile"})
+    escaped: list[str] = []
+    encoded: list[Encoded] = []
+    for i, (label, turn) in enumerate(turns):
+        try:
+            env.reset()
+            obs = env.step(turn)
+            assert all(isinstance(m.get("content"), str) for m in obs.messages)
+            task = EpisodeTask(spec={"id": EXAMPLE.id}, sample=i, seed=0)
+            encoded.append(Encoded.of(episode_record(task, "hostile", env.trajectory(), None)))
+        except Exception as exc:  # counted: the assertion below names every escape
+            escaped.append(f"{label}: {type(exc).__name__}: {str(exc)[:80]}")
+    assert escaped == []
+    store.append(encoded)
+    records = list(store.records())
+    assert len(records) == len(turns) > 100
+    contents = [m.get("content") for r in records for m in r["trajectory"]["messages"]]
+    assert "Done \ud800" in contents  # the surrogate is kept (escaped in the file), not lost
+
+
+def test_undecodable_arguments_are_error_observations() -> None:
+    env = Environment(EXAMPLE)
+    tool = sorted(env.router.tools)[0]
+    for label in ("5000-digit integer", "100k-deep objects", "500-deep objects"):
+        env.reset()
+        obs = env.step(_call(tool, ARGUMENT_TEXTS[label]))
+        error = json.loads(obs.messages[-1]["content"])["error"]
+        assert tool in error and ("decoded" in error or "nested deeper" in error), (label, error)
+        assert env.log.calls[-1].args is None and not env.log.calls[-1].ok
+
+
+def test_json_text_escapes_only_documents_with_lone_surrogates() -> None:
+    assert json_text({"a": "é"}) == '{"a": "é"}'
+    assert json_text({"a": "é\ud800"}) == '{"a": "\\u00e9\\ud800"}'
+    assert json.loads(json_text({"a": "\ud800"})) == {"a": "\ud800"}
+
+
+def test_atomic_writes_have_ordinary_modes_and_leave_no_temporary_files(tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        atomic_write_json(tmp_path / "m.json", {"a": 1})
+        atomic_write_text(tmp_path / "t.txt", "x")
+        with pytest.raises(UnicodeEncodeError):
+            atomic_write_text(tmp_path / "bad.txt", "\ud800")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "m.json").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "t.txt").stat().st_mode & 0o777 == 0o644
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.json", "t.txt"]
+
+
+def test_append_jsonl_keeps_surrogates(tmp_path: Path) -> None:
+    from coworkenv.storage import append_jsonl
+
+    append_jsonl(tmp_path / "x.jsonl", [{"c": "Done \ud800"}, {"c": "ok é"}])
+    assert list(read_jsonl(tmp_path / "x.jsonl")) == [{"c": "Done \ud800"}, {"c": "ok é"}]
