@@ -57,21 +57,50 @@ def _problems(exc: pytest.ExceptionInfo[SpecError]) -> str:
         ({"difficulty": "extreme"}, "difficulty"),
         ({"checks": []}, "checks"),
         ({"checks": [{"id": "c", "kind": "telepathy"}]}, "checks[0]"),
-        ({"checks": [{"id": "c", "kind": "count", "service": "mail", "collection": "messages", "value": "x"}]},
-         "checks[0].count.value"),
+        (
+            {"checks": [{"id": "c", "kind": "count", "service": "mail", "collection": "messages", "value": "x"}]},
+            "checks[0].count.value",
+        ),
         ({"reference": [{"dance": "now"}]}, "reference[0]"),
         ({"user": {"opening": 5}}, "user.opening"),
         ({"policies": [{"id": "p", "description": "d", "tool": "t", "rule": "require_prior"}]}, "policies[0]"),
-        ({"events": [{"id": "e", "mutations": [{"service": "mail", "collection": "messages", "op": "delete",
-                                                "id": "m1"}]}]}, "events[0]"),
-        ({"events": [{"id": "e", "after_step": 1, "mutations": [{"service": "mail", "collection": "messages",
-                                                                 "op": "insert", "record": {"x": 1}}]}]},
-         "events[0].mutations[0]"),
+        (
+            {
+                "events": [
+                    {
+                        "id": "e",
+                        "mutations": [{"service": "mail", "collection": "messages", "op": "delete", "id": "m1"}],
+                    }
+                ]
+            },
+            "events[0]",
+        ),
+        (
+            {
+                "events": [
+                    {
+                        "id": "e",
+                        "after_step": 1,
+                        "mutations": [
+                            {"service": "mail", "collection": "messages", "op": "insert", "record": {"x": 1}}
+                        ],
+                    }
+                ]
+            },
+            "events[0].mutations[0]",
+        ),
         ({"faults": [{"tool": "mail_read", "on_call": 0}]}, "faults[0].on_call"),
         ({"surprise": True}, "surprise"),
         ({"services": {"mail": {"messages": [{"subject": "no id"}]}}}, "services.mail.messages"),
-        ({"checks": [{"id": "c", "kind": "asked_user", "slot": "a"}, {"id": "c", "kind": "asked_user", "slot": "b"}]},
-         "duplicate ids in checks"),
+        (
+            {
+                "checks": [
+                    {"id": "c", "kind": "asked_user", "slot": "a"},
+                    {"id": "c", "kind": "asked_user", "slot": "b"},
+                ]
+            },
+            "duplicate ids in checks",
+        ),
     ],
 )
 def test_invalid_fields_are_named(tmp_path: Path, overrides: dict[str, Any], field: str) -> None:
@@ -133,3 +162,76 @@ def test_record_ids_must_be_unique_text() -> None:
         with pytest.raises(SpecError) as exc:
             spec_from_data(tiny_data(services={"mail": {"messages": records}}))
         assert "services.mail.messages" in _problems(exc)
+
+
+REJECTED = {
+    "invalid_utf8.yaml": "not UTF-8 text",
+    "digits5000.yaml": "Exceeds the limit",
+    "digits5000.json": "Exceeds the limit",
+    "deep10k.yaml": "nesting depth",
+    "deep100k.json": "nested deeper",
+    "deep200.yaml": "tags[0][0]: nested deeper than 64 levels",
+    "billion_laughs.yaml": "user.hidden_facts[0]: the document expands to more than",
+    "weight_inf.yaml": "weight: Input should be a finite number",
+}
+
+
+@pytest.fixture(scope="module")
+def adversarial(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    from adversarial_specs import adversarial_texts
+
+    folder = tmp_path_factory.mktemp("adversarial")
+    paths = {}
+    for name, content in adversarial_texts().items():
+        if name == "big6mb.yaml":  # timed in benchmarks/validate_adversarial.py, too slow for a unit test
+            continue
+        paths[name] = folder / name
+        if isinstance(content, bytes):
+            paths[name].write_bytes(content)
+        else:
+            paths[name].write_text(content, encoding="utf-8")
+    return paths
+
+
+@pytest.mark.parametrize("name", sorted(REJECTED))
+def test_adversarial_spec_files_are_spec_errors(adversarial: dict[str, Path], name: str) -> None:
+    """Each of these once ended in a traceback or a hang: now one "file: field: message" error, fast."""
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(SpecError) as info:
+        load_spec(adversarial[name])
+    assert time.perf_counter() - start < 3.0
+    assert info.value.path == str(adversarial[name])
+    assert REJECTED[name] in "\n".join(info.value.problems)
+
+
+def test_adversarial_expressions_fail_validate_cleanly(adversarial: dict[str, Path]) -> None:
+    """The CLI reports every adversarial file as invalid or (runtime-only hazards) valid, never a traceback."""
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+
+    for name, path in adversarial.items():
+        result = CliRunner().invoke(app, ["validate", str(path)])
+        assert result.exception is None or isinstance(result.exception, SystemExit), (name, result.exception)
+        assert str(path.name) in result.output
+        if name in REJECTED or name.startswith(("parens", "not5000", "minus", "plus", "expr800")):
+            assert result.exit_code != 0, name
+
+
+def test_yaml_is_parsed_by_libyaml_when_installed() -> None:
+    from coworkenv.spec import io
+
+    if yaml.__with_libyaml__:
+        assert io._YAML_LOADER is yaml.CSafeLoader
+
+
+def test_spec_data_nested_too_deep_is_a_spec_error() -> None:
+    data = tiny_data()
+    deep: Any = "x"
+    for _ in range(5000):
+        deep = [deep]
+    data["tags"] = deep
+    with pytest.raises(SpecError, match="nested deeper"):
+        spec_from_data(data, "deep")

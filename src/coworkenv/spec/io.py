@@ -1,4 +1,11 @@
-"""Loading and saving specs (YAML or JSON) with errors that name the file and the field."""
+"""Loading and saving specs (YAML or JSON) with errors that name the file and the field.
+
+A spec file is untrusted data, so loading is bounded: bytes that are not UTF-8, integers
+past Python's digit limit, nesting past :data:`MAX_DEPTH` and YAML aliases that expand
+past :data:`MAX_NODES` values (a "billion laughs") are all a :class:`SpecError`, never a
+traceback or a hang. YAML is parsed by libyaml when it is installed (the pure-Python
+loader takes a minute on a few megabytes).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +18,12 @@ import yaml
 from pydantic import ValidationError
 
 from coworkenv.spec.models import TaskSpec
+
+MAX_DEPTH = 64
+"""Nesting of mappings and lists in a spec document (the examples nest at most 8 deep)."""
+MAX_NODES = 500_000
+"""Values in a document once YAML aliases are expanded (the largest bank spec has ~3,000)."""
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class SpecError(ValueError):
@@ -36,11 +49,60 @@ def spec_from_data(data: Any, source: str | Path = "<data>") -> TaskSpec:
     """Validate a parsed document into a TaskSpec, naming ``source`` and the field on error."""
     if not isinstance(data, dict):
         raise SpecError(source, [f"<root>: expected a mapping, got {type(data).__name__}"])
+    problem = oversized(data)
+    if problem:
+        raise SpecError(source, [problem])
     try:
         return TaskSpec.model_validate(data)
     except ValidationError as exc:
-        problems = [f"{_field_path(e['loc'])}: {e['msg']}" for e in exc.errors()]
+        problems = [f"{_field_path(e['loc'])}: {e['msg'][:300]}" for e in exc.errors()]
         raise SpecError(source, problems) from None
+
+
+def _child(where: str, key: Any, depth: int, in_list: bool) -> str:
+    """The field a problem is in, to three levels (deeper paths cost more to build than they tell)."""
+    if depth >= 3:
+        return where
+    if depth == 0:
+        return str(key)
+    return f"{where}[{key}]" if in_list else f"{where}.{key}"
+
+
+def oversized(data: Any, max_depth: int = MAX_DEPTH, max_nodes: int = MAX_NODES) -> str | None:
+    """Why ``data`` is too deep or too large, or None; walks without recursion and stops at the bound.
+
+    Shared YAML aliases are walked once per reference, which is what every later stage
+    (validation, hashing, rendering) would do, so the count is the expanded size.
+    """
+    stack: list[tuple[Any, str, int]] = [(data, "<root>", 0)] if isinstance(data, dict | list) else []
+    nodes = 1
+    while stack:
+        node, where, depth = stack.pop()
+        items = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
+        nodes += len(items)
+        if nodes > max_nodes:
+            return f"{where}: the document expands to more than {max_nodes} values (YAML aliases?)"
+        if depth >= max_depth:
+            return f"{where}: nested deeper than {max_depth} levels"
+        for key, value in items:
+            if isinstance(value, dict | list):
+                stack.append((value, _child(where, key, depth, isinstance(node, list)), depth + 1))
+    return None
+
+
+def parse_document(text: str, suffix: str) -> Any:
+    """The document in ``text`` (JSON for ``.json``, else YAML); ValueError with the reason if it can't be read."""
+    kind = "JSON" if suffix == ".json" else "YAML"
+    try:
+        data = json.loads(text) if suffix == ".json" else yaml.load(text, Loader=_YAML_LOADER)
+    except (yaml.YAMLError, ValueError) as exc:  # ValueError: JSON errors and integers past the digit limit
+        raise ValueError(f"not valid {kind}: {str(exc)[:300]}") from None
+    except RecursionError:
+        raise ValueError(f"not valid {kind}: nested deeper than the parser can follow") from None
+    problem = oversized(data)
+    if problem:
+        raise ValueError(problem)
+    return data
 
 
 def load_spec(path: str | Path) -> TaskSpec:
@@ -50,10 +112,12 @@ def load_spec(path: str | Path) -> TaskSpec:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise SpecError(path, [f"cannot read file: {exc.strerror or exc}"]) from None
+    except UnicodeDecodeError as exc:
+        raise SpecError(path, [f"not UTF-8 text: invalid byte at offset {exc.start}"]) from None
     try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (yaml.YAMLError, json.JSONDecodeError) as exc:
-        raise SpecError(path, [f"not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}"]) from None
+        data = parse_document(text, path.suffix)
+    except ValueError as exc:
+        raise SpecError(path, [str(exc)]) from None
     return spec_from_data(data, path)
 
 

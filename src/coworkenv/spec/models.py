@@ -143,7 +143,7 @@ class Fault(_Model):
 
 class _Check(_Model):
     id: str
-    weight: float = Field(1.0, gt=0)
+    weight: float = Field(1.0, gt=0, allow_inf_nan=False)
     description: str = ""
     required: bool = Field(
         False, description="the task fails when this check fails, whatever the rest (score capped below the pass mark)"
