@@ -2,21 +2,63 @@
 
 - ``oracle``: the teacher that runs the reference solution;
 - ``openai:<model>@<base_url>``: any OpenAI-compatible server (``openai:<model>`` uses
-  ``$OPENAI_BASE_URL`` or the SDK default);
-- ``hf:<path-or-id>``: a local transformers model, tool calls parsed from text;
+  ``$OPENAI_BASE_URL`` or the SDK default; a URL without a scheme gets ``http://``);
+- ``hf:<path-or-id>`` or a checkpoint folder: a local transformers model, tool calls parsed from text;
 - ``embedded``: Gemma 3 270M from the bundled GGUF packages;
+- ``tiny``: the randomly initialised test model (CPU smoke runs);
 - ``probe:<name>``: one of the verifier's scripted wrong behaviours.
 
+Every command (``run``, ``rollout``, ``eval``, ``train``) names models this one way.
 Backends are imported inside their branch so ``oracle`` runs need no heavy dependency.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from coworkenv.agents.oracle import OracleTeacher
 
-POLICY_SPECS = "oracle | openai:<model>@<base_url> | hf:<path-or-id> | embedded | probe:<name>"
+POLICY_SPECS = "oracle | openai:<model>@<url> | tiny | embedded | <checkpoint folder> | hf:<path-or-id> | probe:<name>"
+LOCAL_NAMES = ("tiny", "embedded")
+
+
+def is_local_model(spec: str) -> bool:
+    """A transformers model this process loads itself (and can train)."""
+    return spec in LOCAL_NAMES or (spec.startswith("hf:") and len(spec) > 3) or Path(spec).is_dir()
+
+
+def check_policy_spec(spec: str) -> None:
+    """Raise ValueError for a spec no backend takes, without loading anything."""
+    kind, _, rest = spec.partition(":")
+    if spec == "oracle" or is_local_model(spec):
+        return
+    if kind == "openai" and rest:
+        parse_openai_spec(rest)
+        return
+    if kind == "probe" and rest:
+        from coworkenv.verify.probes import PROBES
+
+        if rest not in PROBES:
+            raise ValueError(f"unknown probe {rest!r}; known: {', '.join(sorted(PROBES))}")
+        return
+    raise ValueError(f"unknown policy or model {spec!r}; expected {POLICY_SPECS}")
+
+
+def sampling_options(
+    spec: str, *, temperature: float | None = None, max_new_tokens: int | None = None, concurrency: int | None = None
+) -> dict[str, Any]:
+    """The command-line sampling flags as the constructor arguments of ``spec``'s backend.
+
+    Scripted policies (oracle, probes) sample nothing and take none.
+    """
+    if spec.startswith("openai:"):
+        names = {"temperature": temperature, "max_tokens": max_new_tokens, "concurrency": concurrency}
+    elif is_local_model(spec):
+        names = {"temperature": temperature, "max_new_tokens": max_new_tokens}
+    else:
+        names = {}
+    return {k: v for k, v in names.items() if v is not None}
 
 
 def parse_openai_spec(rest: str) -> tuple[str, str | None]:
@@ -24,11 +66,16 @@ def parse_openai_spec(rest: str) -> tuple[str, str | None]:
     model, sep, base_url = rest.partition("@")
     if not model:
         raise ValueError("openai policy needs a model: openai:<model>@<base_url>")
+    if sep and not base_url:
+        raise ValueError(f"openai policy {rest!r} has an empty URL after '@'")
+    if sep and "://" not in base_url:
+        base_url = "http://" + base_url  # the SDK refuses a URL without a scheme on every request
     return model, (base_url if sep else None)
 
 
 def make_policy(spec: str, **options: Any) -> Any:
     """A Policy or TaskPolicy for ``spec``; ``options`` go to the backend's constructor."""
+    check_policy_spec(spec)
     kind, _, rest = spec.partition(":")
     if spec == "oracle":
         return OracleTeacher()
@@ -37,19 +84,13 @@ def make_policy(spec: str, **options: Any) -> Any:
 
         model, base_url = parse_openai_spec(rest)
         return OpenAIPolicy(model, base_url=base_url, **options)
-    if kind == "hf" and rest:
-        from coworkenv.agents.transformers_policy import TransformersPolicy, load_hf
-
-        model, tokenizer = load_hf(rest)
-        return TransformersPolicy(model, tokenizer, name=spec, **options)
-    if spec == "embedded":
-        from coworkenv.agents.embedded import load_embedded
-        from coworkenv.agents.transformers_policy import TransformersPolicy
-
-        model, tokenizer = load_embedded()
-        return TransformersPolicy(model, tokenizer, name="embedded", **options)
-    if kind == "probe" and rest:
+    if kind == "probe":
         from coworkenv.verify.probes import make_probe
 
         return make_probe(rest)
-    raise ValueError(f"unknown policy {spec!r}; expected {POLICY_SPECS}")
+    from coworkenv.agents.transformers_policy import TransformersPolicy
+    from coworkenv.train.models import load_model
+
+    device, dtype, seed = options.pop("device", "auto"), options.pop("dtype", None), options.pop("seed", 0)
+    model, tokenizer = load_model(spec, device, seed=seed, dtype=dtype)
+    return TransformersPolicy(model, tokenizer, name=spec, **options)

@@ -5,6 +5,9 @@ under load answer 429 or 5xx, drop connections or stall, so each request has a t
 and is retried with exponential backoff (honouring ``Retry-After``); a reply without
 choices is treated as transient too. Token usage, request count and retries are recorded
 on every turn, and the environment sums them over the episode.
+
+With ``concurrency > 1`` the policy also has ``act_batch``: evaluation and rollouts then play
+episodes in lockstep and send up to ``concurrency`` requests at once from a thread pool.
 """
 
 from __future__ import annotations
@@ -87,9 +90,15 @@ class OpenAIPolicy:
         backoff_cap: float = 30.0,
         seed: int | None = None,
         extra_body: dict[str, Any] | None = None,
+        concurrency: int = 1,
     ) -> None:
         from openai import OpenAI
 
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+        self.concurrency = concurrency
+        if concurrency > 1:  # only then: callers take act_batch as "play episodes in lockstep"
+            self.act_batch = self._act_concurrently
         self.model = model
         self.name = f"openai:{model}"
         self.temperature = temperature
@@ -125,6 +134,13 @@ class OpenAIPolicy:
         turn.usage = {k: int(v) for k, v in usage.items() if isinstance(v, int)}
         turn.usage.update(requests=1, retries=retries)
         return turn
+
+    def _act_concurrently(self, batch: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]) -> list[AssistantTurn]:
+        """One turn for each conversation, up to ``concurrency`` requests in flight."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(min(self.concurrency, max(len(batch), 1))) as pool:
+            return list(pool.map(lambda item: self.act(*item), batch))
 
     def _complete(self, request: dict[str, Any]) -> tuple[Any, int]:
         """One completion, retrying transient failures; the last error propagates."""

@@ -6,10 +6,12 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress
 from rich.table import Table
 
-MODEL_HELP = "tiny | embedded | <checkpoint folder> | hf:<path> | oracle | openai:<model>@<url>"
+from coworkenv.agents.factory import POLICY_SPECS
+from coworkenv.commands.failures import MAX_ERROR_RATE, check_error_rate
 
 
 TOOLS_HELP = "tools each prompt offers: all | spec (those the spec names) | spec+N (plus N distractors)"
@@ -27,12 +29,27 @@ def metrics_table(title: str, metrics: dict) -> Table:
     return table
 
 
+def short(label: str, width: int = 28) -> str:
+    """A progress-bar label that leaves the bar room at 80 columns."""
+    return label if len(label) <= width else label[: width - 1] + "…"
+
+
+def _print_report(console: Console, out: Path) -> None:
+    """Render the HTML report; the plots need matplotlib, which the core install lacks."""
+    from coworkenv.eval.report import write_report
+
+    try:
+        console.print(f"report: {write_report(out)}")
+    except ImportError as exc:
+        console.print(f"[yellow]no report.html ({exc.name} is not installed: pip install coworkenv[report])[/yellow]")
+
+
 def register(app: typer.Typer) -> None:
     """Add this stage's commands to the main app."""
 
     @app.command("eval")
     def eval_cmd(
-        model: str = typer.Option(..., "--model", help=MODEL_HELP),
+        model: str = typer.Option(..., "--model", help=POLICY_SPECS),
         bank: Path = typer.Option(..., "--bank", help="bank folder (or a folder of spec files without --split)"),
         split: str | None = typer.Option("heldout", "--split", help="train | heldout; 'all' for every spec"),
         samples: int = typer.Option(1, "--samples", "-k", min=1, help="episodes per environment (K)"),
@@ -45,33 +62,41 @@ def register(app: typer.Typer) -> None:
         dtype: str | None = typer.Option(None, help="weights' dtype for local models, e.g. bfloat16"),
         tools: str = typer.Option("all", "--tools", help=TOOLS_HELP),
         seed: int = typer.Option(0),
+        concurrency: int | None = typer.Option(
+            None, "--concurrency", min=1, help="requests in flight to an openai: endpoint (default 1)"
+        ),
+        max_error_rate: float = MAX_ERROR_RATE,
     ) -> None:
         """Evaluate a model on a bank split: score x100, pass@1, pass@k, pass^k, per capability and blueprint."""
+        from coworkenv.agents.factory import check_policy_spec
         from coworkenv.agents.tool_menu import narrow_tools
-        from coworkenv.eval.report import write_report
         from coworkenv.eval.runner import default_temperature, evaluate, make_eval_policy, save_eval
         from coworkenv.rollout.sources import load_specs
 
         console = Console()
         try:
+            check_policy_spec(model)
             specs = [narrow_tools(s, tools) for s in load_specs(bank, None if split in (None, "all") else split)]
         except ValueError as exc:
-            console.print(f"[red]{exc}[/red]")
+            console.print(f"[red]{escape(str(exc))}[/red]")
             raise typer.Exit(2) from None
         if not specs:
             console.print(f"[red]no environments in {bank} for split {split!r}[/red]")
             raise typer.Exit(2)
         temp = default_temperature(samples) if temperature is None else temperature
         policy = make_eval_policy(model, device=device, dtype=dtype, temperature=temp,
-                                  max_new_tokens=max_new_tokens, seed=seed)
+                                  max_new_tokens=max_new_tokens, seed=seed, concurrency=concurrency)
         with Progress(console=console) as bar:
-            task = bar.add_task(f"eval {model}", total=len(specs) * samples)
+            task = bar.add_task(f"eval {short(model)}", total=len(specs) * samples)
             result = evaluate(policy, specs, samples=samples, seed=seed, batch_size=batch_size,
                               progress=lambda n: bar.advance(task, n))
+        errors = [t.error for t in result.trajectories]
+        result.metrics["errors"] = sum(1 for e in errors if e is not None)
         save_eval(result, out, label or model, model=model, split=split, samples=samples, bank=str(bank),
-                  temperature=temp)
+                  temperature=temp, max_new_tokens=max_new_tokens)
         console.print(metrics_table(f"{label or model} on {bank} ({split})", result.metrics))
-        console.print(f"report: {write_report(out)}")
+        _print_report(console, out)
+        check_error_rate(console, errors, len(errors), max_error_rate, "episodes")
 
     @app.command("report")
     def report_cmd(

@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 
 from coworkenv.agents.factory import POLICY_SPECS
+from coworkenv.commands.failures import MAX_ERROR_RATE, check_error_rate
 
 
 def register(app: typer.Typer) -> None:
@@ -34,13 +35,24 @@ def register(app: typer.Typer) -> None:
             None, "--env-server", help="play episodes on `coworkenv serve http` at URL"
         ),
         env_token: str | None = typer.Option(None, "--env-token", envvar="COWORKENV_TOKEN", help="its bearer token"),
+        temperature: float | None = typer.Option(None, "--temperature", min=0.0, help="sampling temperature (models)"),
+        max_new_tokens: int | None = typer.Option(None, "--max-new-tokens", min=1, help="tokens per turn (models)"),
+        max_error_rate: float = MAX_ERROR_RATE,
     ) -> None:
-        """Run K episodes of a policy on every environment of a bank, in parallel and resumably."""
+        """Run K episodes of a policy on every environment of a bank, in parallel and resumably.
+
+        Episodes that ended in an error are run again when the command is repeated.
+        """
+        from rich.markup import escape
+
+        from coworkenv.agents.factory import sampling_options
         from coworkenv.rollout import rollout_bank
-        from coworkenv.rollout.store import StoreMismatch
+        from coworkenv.rollout.runner import RolloutError
+        from coworkenv.rollout.store import StoreMismatch, iter_episodes
 
         console = Console()
         workers = workers or (0 if ray else os.cpu_count() or 1)
+        options = sampling_options(policy, temperature=temperature, max_new_tokens=max_new_tokens)
         try:
             summary = rollout_bank(
                 bank,
@@ -55,12 +67,13 @@ def register(app: typer.Typer) -> None:
                 fault_rate=fault_rate,
                 max_turns=max_turns,
                 split=split,
+                policy_options=options,
                 console=console,
                 env_server=env_server,
                 env_token=env_token,
             )
-        except (StoreMismatch, ValueError) as exc:
-            console.print(f"[red]{exc}[/red]")
+        except (StoreMismatch, ValueError, RolloutError) as exc:
+            console.print(f"[red]{escape(str(exc))}[/red]")
             raise typer.Exit(2) from None
         c = summary.counts
         console.print(
@@ -68,3 +81,5 @@ def register(app: typer.Typer) -> None:
             f"{c['passed']} passed, mean score {c['mean_score']}, by status {c['by_status']} "
             f"({summary.episodes_per_second:.1f} episodes/s)"
         )
+        errors = [r["error"] if r["status"] == "error" else None for r in iter_episodes(out, status=None)]
+        check_error_rate(console, errors, len(errors), max_error_rate, "episodes (run again to retry them)")

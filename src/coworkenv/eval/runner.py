@@ -104,12 +104,15 @@ def make_eval_policy(
     temperature: float = 0.0,
     max_new_tokens: int = 256,
     seed: int = 0,
+    concurrency: int | None = None,
 ) -> Any:
-    """A batched TransformersPolicy for local models, else ``agents.factory.make_policy(spec)``."""
+    """A batched TransformersPolicy for local models, else ``agents.factory.make_policy(spec)``
+    with the sampling flags (and an endpoint's request ``concurrency``) passed on."""
     if not is_local_model(spec):
-        from coworkenv.agents.factory import make_policy
+        from coworkenv.agents.factory import make_policy, sampling_options
 
-        return make_policy(spec)
+        opts = sampling_options(spec, temperature=temperature, max_new_tokens=max_new_tokens, concurrency=concurrency)
+        return make_policy(spec, **opts)
     from coworkenv.train.models import load_model
 
     model, tokenizer = load_model(spec, device, seed=seed, dtype=dtype)

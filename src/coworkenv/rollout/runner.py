@@ -14,6 +14,7 @@ import math
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from coworkenv.rollout.sources import load_specs
 from coworkenv.rollout.store import Encoded, RolloutStore, counts, episode_key
 from coworkenv.rollout.worker import (
     EpisodeTask,
+    PolicyLoadError,
     RayRolloutWorker,
     RunOptions,
     init_worker,
@@ -36,6 +38,11 @@ from coworkenv.spec.models import TaskSpec
 Records = list[Encoded]
 SCRIPTED_POLICIES = ("oracle", "probe:")
 """Policies that run in microseconds: worth shipping many episodes per message to a worker."""
+
+
+class RolloutError(RuntimeError):
+    """The run could not go on (its policy cannot be built, its workers died, Ray is unreachable);
+    what finished is kept and a re-run resumes."""
 
 
 @dataclass
@@ -100,14 +107,20 @@ def rollout_bank(
     a crash or SIGKILL finishes the rest. ``env_server`` (a ``coworkenv serve http`` URL) plays
     every episode in a session there instead of in-process.
     """
+    from coworkenv.agents.factory import check_policy_spec
+
     if env_server and (user or fault_rate):
         raise ValueError("--env-server runs the server's scripted user without random faults; drop --user/--fault-rate")
     from_specs = not isinstance(bank, str | Path)
     specs = list(bank) if from_specs else load_specs(bank, split)
+    if not specs:
+        raise ValueError(f"{bank}: no environments to run" + (f" in split {split!r}" if split else ""))
     name = policy if isinstance(policy, str) else getattr(policy, "name", type(policy).__name__)
     parallel = workers > 1 or ray_address is not None
     if parallel and not isinstance(policy, str):
         raise ValueError("workers and Ray build the policy themselves: pass a policy spec string")
+    if isinstance(policy, str):
+        check_policy_spec(policy)  # a typo is one clean error before any file is written or worker started
     store = RolloutStore(out)
     config = {
         "policy": name,
@@ -181,7 +194,7 @@ def _inline(
         policy = make_policy(policy, **opts)
     if hasattr(policy, "act_batch"):
         for group in chunked(tasks, batch_size):
-            yield [Encoded.of(r) for r in run_lockstep_tasks(group, policy, options)]
+            yield run_lockstep_tasks(group, policy, options)
         return
     for group in chunked(tasks, chunk):
         yield run_tasks(group, policy, options)
@@ -192,10 +205,12 @@ def _pool(
 ) -> Iterator[Records]:
     """A spawn-context process pool (safe with torch/threads in the parent), bounded in flight."""
     import multiprocessing
+    import os
 
     ctx = multiprocessing.get_context("spawn")
     queue = iter(chunks)
-    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=init_worker, initargs=(policy, opts)) as pool:
+    init = (policy, opts, os.getpid())
+    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=init_worker, initargs=init) as pool:
         pending: set[Future[Records]] = set()
 
         def submit() -> None:
@@ -210,7 +225,13 @@ def _pool(
             for future in finished:
                 pending.discard(future)
                 submit()
-                yield future.result()
+                try:
+                    records = future.result()
+                except PolicyLoadError as exc:
+                    raise RolloutError(str(exc)) from None
+                except BrokenProcessPool as exc:
+                    raise RolloutError(f"a worker process died ({exc}); re-run to resume") from None
+                yield records
 
 
 def _ray(
@@ -223,12 +244,18 @@ def _ray(
 
     if not ray.is_initialized():
         local = address == "local"
-        ray.init(
-            address=None if local else address,
-            num_cpus=(workers or None) if local else None,
-            include_dashboard=False,
-            log_to_driver=False,
-        )
+        try:
+            ray.init(
+                address=None if local else address,
+                num_cpus=(workers or None) if local else None,
+                include_dashboard=False,
+                log_to_driver=False,
+            )
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            raise RolloutError(
+                f"cannot reach a Ray cluster at {address!r} ({str(exc).splitlines()[0][:200]}); "
+                "use --ray local to start Ray on this machine"
+            ) from None
     n = workers if workers > 0 else int(ray.available_resources().get("CPU", 1))
     actor_cls = ray.remote(num_cpus=1)(RayRolloutWorker)
     actors = [actor_cls.remote(policy, opts) for _ in range(max(n, 1))]

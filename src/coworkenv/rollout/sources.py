@@ -13,6 +13,7 @@ from coworkenv.spec import load_spec
 from coworkenv.spec.models import TaskSpec
 
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
+SPLITS = ("train", "heldout")
 
 
 def is_bank(path: Path) -> bool:
@@ -22,6 +23,10 @@ def is_bank(path: Path) -> bool:
 def load_specs(path: str | Path, split: str | None = None) -> list[TaskSpec]:
     """Specs ordered by id; ``split`` ("train" / "heldout") filters a bank by its blueprint split."""
     path = Path(path)
+    if split is not None and split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}; expected one of: {', '.join(SPLITS)}")
+    if not path.exists():
+        raise ValueError(f"{path} does not exist")
     if is_bank(path):
         from coworkenv.synth.bank import load_bank
 
@@ -33,6 +38,8 @@ def load_specs(path: str | Path, split: str | None = None) -> list[TaskSpec]:
         raise ValueError(f"{path} is not a bank; a split needs a bank folder with manifest.json")
     elif path.is_dir():
         specs = [load_spec(p) for p in sorted(path.iterdir()) if p.suffix in SPEC_SUFFIXES]
+        if not specs:
+            raise ValueError(f"{path} is neither a bank (no manifest.json) nor a folder of spec files")
     else:
         specs = [load_spec(path)]
     ids = [s.id for s in specs]

@@ -20,8 +20,10 @@ from coworkenv.storage import atomic_write_json, json_text, read_jsonl, repair_j
 
 EPISODES_FILE = "episodes.jsonl"
 MANIFEST_FILE = "manifest.json"
-RESUME_FIELDS = ("policy", "seed", "user", "fault_rate")
+RESUME_FIELDS = ("policy", "seed", "user", "fault_rate", "bank", "split")
 """Settings that must match to resume a run (``samples`` may grow)."""
+RETRIED = "error"
+"""The status of episodes a resumed run plays again (a dead endpoint, a crashed backend)."""
 
 
 class StoreMismatch(ValueError):
@@ -63,7 +65,7 @@ class RolloutStore:
                 + ", ".join(f"{f}={old[f]!r} (now {config.get(f)!r})" for f in changed)
             )
         repair_jsonl(self.episodes_path)
-        return {r["key"] for r in read_jsonl(self.episodes_path)}
+        return {r["key"] for r in self.records() if r["status"] != RETRIED}
 
     def append(self, records: list[Encoded]) -> None:
         """Append whole lines and fsync: a crash leaves at most one torn last line."""
@@ -81,10 +83,15 @@ class RolloutStore:
         atomic_write_json(self.manifest_path, data)
 
     def records(self) -> Iterator[dict[str, Any]]:
-        """Every episode record once (the first written wins), ordered by spec id and sample."""
+        """Every episode record once, ordered by spec id and sample.
+
+        The first record of a key wins, except that a retried error gives way to its rerun.
+        """
         seen: dict[str, dict[str, Any]] = {}
         for record in read_jsonl(self.episodes_path):
-            seen.setdefault(record["key"], record)
+            old = seen.get(record["key"])
+            if old is None or (old["status"] == RETRIED and record["status"] != RETRIED):
+                seen[record["key"]] = record
         yield from sorted(seen.values(), key=lambda r: (r["spec_id"], r["sample"]))
 
 

@@ -9,6 +9,7 @@ trajectory and is recorded with status ``timeout`` rather than lost.
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
@@ -140,8 +141,20 @@ def episode_record(task: EpisodeTask, policy_name: str, traj: Trajectory | None,
     }
 
 
-def run_task(task: EpisodeTask, policy: Any, options: RunOptions, spec: TaskSpec | None = None) -> dict[str, Any]:
-    """Run one episode; never raises (a broken spec or environment becomes an ``error`` record)."""
+def _failure(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {str(exc)[:500]}"
+
+
+def encode_record(task: EpisodeTask, policy_name: str, traj: Trajectory | None, error: str | None) -> Encoded:
+    """The store line of an episode; one whose trajectory cannot be serialised is kept as an error record."""
+    try:
+        return Encoded.of(episode_record(task, policy_name, traj, error))
+    except (ValueError, TypeError, RecursionError) as exc:
+        return Encoded.of(episode_record(task, policy_name, None, f"cannot serialise the trajectory: {_failure(exc)}"))
+
+
+def run_task(task: EpisodeTask, policy: Any, options: RunOptions, spec: TaskSpec | None = None) -> Encoded:
+    """Run one episode; never raises (a broken spec, environment or trajectory becomes an ``error`` record)."""
     name = getattr(policy, "name", type(policy).__name__)
     try:
         spec = spec or TaskSpec.model_validate(task.spec)
@@ -150,27 +163,48 @@ def run_task(task: EpisodeTask, policy: Any, options: RunOptions, spec: TaskSpec
         traj = run_episode(env, Deadline(actor.act, options.timeout, name), sample=task.sample)
         close_environment(env)
     except Exception as exc:  # recorded, so the run goes on and the failure is visible
-        return episode_record(task, name, None, f"{type(exc).__name__}: {exc}")
-    return episode_record(task, name, traj, None)
+        return encode_record(task, name, None, _failure(exc))
+    return encode_record(task, name, traj, None)
 
 
-def run_lockstep_tasks(tasks: list[EpisodeTask], policy: Any, options: RunOptions) -> list[dict[str, Any]]:
-    """Episodes of a batching policy (``act_batch``) played together, one batched turn at a time."""
+def run_lockstep_tasks(tasks: list[EpisodeTask], policy: Any, options: RunOptions) -> list[Encoded]:
+    """Episodes of a batching policy (``act_batch``) played together, one batched turn at a time.
+
+    Never raises: episodes whose spec or environment cannot be built are error records, the
+    rest play on.
+    """
     from coworkenv.eval.runner import run_lockstep
 
     name = getattr(policy, "name", type(policy).__name__)
-    specs = [TaskSpec.model_validate(t.spec) for t in tasks]
-    envs = [open_environment(s, t.seed, options) for s, t in zip(specs, tasks, strict=True)]
+    records: dict[int, Encoded] = {}
+    envs, playing = [], []
+    for i, task in enumerate(tasks):
+        try:
+            envs.append(open_environment(TaskSpec.model_validate(task.spec), task.seed, options))
+            playing.append(i)
+        except Exception as exc:  # recorded, so the batch goes on
+            records[i] = encode_record(task, name, None, _failure(exc))
     start = time.perf_counter()
-    trajs = run_lockstep(
-        envs, Deadline(policy.act_batch, options.timeout, name), policy_name=name, samples=[t.sample for t in tasks]
-    )
+    try:
+        trajs: list[Trajectory | None] = list(
+            run_lockstep(
+                envs,
+                Deadline(policy.act_batch, options.timeout, name),
+                policy_name=name,
+                samples=[tasks[i].sample for i in playing],
+            )
+        )
+        failure = None
+    except Exception as exc:  # the environments themselves failed: every episode of the batch is an error
+        trajs, failure = [None] * len(playing), _failure(exc)
     seconds = round(time.perf_counter() - start, 6)
     for env in envs:
         close_environment(env)
-    for traj in trajs:
-        traj.seconds = seconds
-    return [episode_record(t, name, traj, None) for t, traj in zip(tasks, trajs, strict=True)]
+    for i, traj in zip(playing, trajs, strict=True):
+        if traj is not None:
+            traj.seconds = seconds
+        records[i] = encode_record(tasks[i], name, traj, failure)
+    return [records[i] for i in range(len(tasks))]
 
 
 def run_tasks(tasks: list[EpisodeTask], policy: Any, options: RunOptions) -> list[Encoded]:
@@ -183,25 +217,49 @@ def run_tasks(tasks: list[EpisodeTask], policy: Any, options: RunOptions) -> lis
             try:
                 specs[spec_id] = TaskSpec.model_validate(task.spec)
             except Exception:  # run_task records the validation error on the episode
-                out.append(Encoded.of(run_task(task, policy, options)))
+                out.append(run_task(task, policy, options))
                 continue
-        out.append(Encoded.of(run_task(task, policy, options, specs[spec_id])))
+        out.append(run_task(task, policy, options, specs[spec_id]))
     return out
 
 
 # --- process-pool workers: the policy is built once per process --------------------------------
 
 _POLICY: Any = None
+_POLICY_ERROR: str | None = None
 
 
-def init_worker(policy_spec: str, policy_options: dict[str, Any]) -> None:
+class PolicyLoadError(RuntimeError):
+    """A worker could not build the policy: reported once by the driver, not as a traceback per worker."""
+
+
+def exit_with_parent(parent: int, interval: float = 0.5) -> None:
+    """End this process soon after ``parent`` dies (a SIGKILLed driver can't shut its pool down,
+    and its workers would otherwise wait on their queue forever)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(interval)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
+def init_worker(policy_spec: str, policy_options: dict[str, Any], parent: int | None = None) -> None:
     from coworkenv.agents.factory import make_policy
 
-    global _POLICY
-    _POLICY = make_policy(policy_spec, **policy_options)
+    global _POLICY, _POLICY_ERROR
+    if parent is not None:
+        exit_with_parent(parent)
+    try:
+        _POLICY = make_policy(policy_spec, **policy_options)
+    except Exception as exc:  # raised by run_chunk, so the driver reports it once
+        _POLICY_ERROR = f"cannot build policy {policy_spec!r}: {_failure(exc)}"
 
 
 def run_chunk(tasks: list[EpisodeTask], options: RunOptions) -> list[Encoded]:
+    if _POLICY_ERROR is not None:
+        raise PolicyLoadError(_POLICY_ERROR)
     return run_tasks(tasks, _POLICY, options)
 
 
