@@ -15,6 +15,21 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help="Synthesize a
 console = Console()
 
 
+def _version(value: bool) -> None:
+    if value:
+        from coworkenv import __version__
+
+        typer.echo(f"coworkenv {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="print the version"),
+) -> None:
+    """Synthesize and use environments for AI coworkers."""
+
+
 @app.command()
 def schema() -> None:
     """Print the JSON Schema of a TaskSpec."""

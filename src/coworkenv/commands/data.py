@@ -1,4 +1,9 @@
-"""CLI commands for the data stage: ``coworkenv export sft`` and ``coworkenv export rl``."""
+"""CLI commands for the data stage: ``coworkenv export sft`` and ``coworkenv export rl``.
+
+Both refuse input that would silently give an empty or mixed dataset: a run folder without
+episodes, or an output folder already holding a dataset (``--overwrite`` replaces it whole,
+so no file of an earlier export is left behind).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,10 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+
+from coworkenv.data.tool_arguments import FORMATS
 
 export = typer.Typer(no_args_is_help=True, help="Turn rollouts into training data (SFT demos, RL records).")
 console = Console()
@@ -14,6 +22,32 @@ console = Console()
 RUNS = typer.Argument(..., help="rollout folders (from `coworkenv rollout`)")
 BANK = typer.Option(None, "--bank", help="bank whose held-out blueprints are excluded")
 EXCLUDE = typer.Option([], "--exclude-blueprint", help="further blueprints to exclude (repeatable)")
+OVERWRITE = typer.Option(False, "--overwrite", help="replace a dataset already in --out")
+ARGUMENTS = typer.Option(
+    "text", "--arguments", help="tool-call arguments as JSON 'text' (OpenAI) or 'object' (tojson chat templates)"
+)
+DATASET_FILES = ("sft.jsonl", "sources.jsonl", "rl.jsonl", "manifest.json")
+
+
+def _fail(message: str) -> None:
+    console.print(f"[red]{escape(message)}[/red]")
+    raise typer.Exit(2)
+
+
+def check_inputs(runs: list[Path], out: Path, overwrite: bool, arguments: str) -> None:
+    """Exit 2 unless every run folder holds episodes and ``out`` may be written; clear it when overwriting."""
+    from coworkenv.rollout.store import EPISODES_FILE
+
+    if arguments not in FORMATS:
+        _fail(f"unknown --arguments {arguments!r}; expected one of: {', '.join(FORMATS)}")
+    for run in runs:
+        if not (run / EPISODES_FILE).is_file():
+            _fail(f"{run} is not a rollout folder (no {EPISODES_FILE}); make one with `coworkenv rollout`")
+    existing = [out / name for name in DATASET_FILES if (out / name).exists()]
+    if existing and not overwrite:
+        _fail(f"{out} already holds a dataset ({', '.join(p.name for p in existing)}); pass --overwrite to replace it")
+    for path in existing:
+        path.unlink()
 
 
 @export.command("sft")
@@ -26,11 +60,15 @@ def sft(
     max_per_capability: int | None = typer.Option(None, "--max-per-capability", min=1),
     max_per_blueprint: int | None = typer.Option(None, "--max-per-blueprint", min=1),
     exclude_blueprint: list[str] = EXCLUDE,
+    arguments: str = ARGUMENTS,
+    overwrite: bool = OVERWRITE,
 ) -> None:
     """Curate teacher trajectories into an SFT dataset (TRL conversational format with tools)."""
     from coworkenv.data.sft import SftSettings, export_sft
 
+    check_inputs(runs, out, overwrite, arguments)
     settings = SftSettings(min_score, dedupe, max_per_capability, max_per_blueprint, list(exclude_blueprint))
+    settings.arguments = arguments  # type: ignore[assignment]  # checked by check_inputs
     with console.status("curating demonstrations"):
         summary = export_sft(list(runs), out, settings, bank=bank)
     table = Table(title=f"SFT dataset: {summary.examples} demonstrations in {out}")
@@ -52,16 +90,26 @@ def rl(
     gamma: float = typer.Option(1.0, "--gamma", min=0.0, max=1.0, help="discount per turn"),
     violation_penalty: float = typer.Option(1.0, "--violation-penalty", help="λ for check-attributed credit"),
     exclude_blueprint: list[str] = EXCLUDE,
+    arguments: str = ARGUMENTS,
+    overwrite: bool = OVERWRITE,
 ) -> None:
     """Per-turn RL records with reward, return and advantage under the chosen schemes."""
     from coworkenv.data.rl import RlSettings, export_rl
 
     try:
-        settings = RlSettings(reward, normaliser, credit, gamma, violation_penalty,  # type: ignore[arg-type]
-                              exclude_blueprints=list(exclude_blueprint))
+        settings = RlSettings(
+            reward,
+            normaliser,
+            credit,
+            gamma,
+            violation_penalty,  # type: ignore[arg-type]
+            exclude_blueprints=list(exclude_blueprint),
+            arguments=arguments,
+        )  # type: ignore[arg-type]
     except ValueError as exc:
         console.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from None
+    check_inputs(runs, out, overwrite, arguments)
     with console.status("computing rewards and advantages"):
         summary = export_rl(list(runs), out, settings, bank=bank)
     console.print(

@@ -84,16 +84,38 @@ def register(app: typer.Typer) -> None:
             console.print(f"[red]no environments in {bank} for split {split!r}[/red]")
             raise typer.Exit(2)
         temp = default_temperature(samples) if temperature is None else temperature
-        policy = make_eval_policy(model, device=device, dtype=dtype, temperature=temp,
-                                  max_new_tokens=max_new_tokens, seed=seed, concurrency=concurrency)
+        policy = make_eval_policy(
+            model,
+            device=device,
+            dtype=dtype,
+            temperature=temp,
+            max_new_tokens=max_new_tokens,
+            seed=seed,
+            concurrency=concurrency,
+        )
         with Progress(console=console) as bar:
             task = bar.add_task(f"eval {short(model)}", total=len(specs) * samples)
-            result = evaluate(policy, specs, samples=samples, seed=seed, batch_size=batch_size,
-                              progress=lambda n: bar.advance(task, n))
+            result = evaluate(
+                policy,
+                specs,
+                samples=samples,
+                seed=seed,
+                batch_size=batch_size,
+                progress=lambda n: bar.advance(task, n),
+            )
         errors = [t.error for t in result.trajectories]
         result.metrics["errors"] = sum(1 for e in errors if e is not None)
-        save_eval(result, out, label or model, model=model, split=split, samples=samples, bank=str(bank),
-                  temperature=temp, max_new_tokens=max_new_tokens)
+        save_eval(
+            result,
+            out,
+            label or model,
+            model=model,
+            split=split,
+            samples=samples,
+            bank=str(bank),
+            temperature=temp,
+            max_new_tokens=max_new_tokens,
+        )
         console.print(metrics_table(f"{label or model} on {bank} ({split})", result.metrics))
         _print_report(console, out)
         check_error_rate(console, errors, len(errors), max_error_rate, "episodes")
@@ -105,8 +127,13 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Re-render a run folder's HTML report (tables and plots) from its files."""
         from coworkenv.eval.report import write_report
+        from coworkenv.eval.runs import load_run
 
         if not run.is_dir():
             Console().print(f"[red]{run} is not a folder[/red]")
+            raise typer.Exit(2)
+        data = load_run(run)
+        if not data.evals and not data.trainings:
+            Console().print(f"[red]{run} holds no evaluation (metrics.json) or training (train_summary.json)[/red]")
             raise typer.Exit(2)
         typer.echo(str(write_report(run, title)))

@@ -15,6 +15,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from coworkenv.agents.factory import POLICY_SPECS
 from coworkenv.spec import SpecError, TaskSpec, load_spec
 from coworkenv.verify.findings import Finding
 
@@ -108,13 +109,14 @@ def verify(
 
 def run(
     spec_path: Path = typer.Argument(..., metavar="SPEC"),
-    policy: str = typer.Option("oracle", help="oracle | openai:<model>@<url> | hf:<path> | embedded | probe:<name>"),
+    policy: str = typer.Option("oracle", help=POLICY_SPECS),
     seed: int = typer.Option(0),
     as_json: bool = typer.Option(False, "--json", help="print the trajectory as JSON"),
 ) -> None:
-    """Run one episode and print a readable transcript and the grade."""
+    """Run one episode and print a readable transcript and the grade (exit 1 if the episode errored)."""
     from coworkenv.agents.factory import make_policy
     from coworkenv.runtime import Environment, run_episode
+    from coworkenv.storage import json_text
     from coworkenv.transcript import print_grade, print_transcript
     from coworkenv.verify.static import fixture_findings
 
@@ -125,12 +127,20 @@ def run(
         console.print(f"[red]✗ {escape(str(spec_path))}: cannot run this spec[/red]")
         _print_findings(spec_path, findings)
         raise typer.Exit(2)
-    traj = run_episode(Environment(spec, seed=seed), make_policy(policy))
+    try:
+        agent = make_policy(policy)
+    except ValueError as exc:
+        console.print(f"[red]{escape(str(exc))}[/red]")
+        raise typer.Exit(2) from None
+    traj = run_episode(Environment(spec, seed=seed), agent)
     if as_json:
-        typer.echo(traj.model_dump_json(indent=2))
-        return
-    print_transcript(console, traj)
-    print_grade(console, traj)
+        typer.echo(json_text(traj.model_dump(mode="json"), indent=2, sort_keys=False))
+    else:
+        print_transcript(console, traj)
+        print_grade(console, traj)
+    if traj.error:
+        Console(stderr=True).print(f"[red]the episode ended in an error: {escape(traj.error)}[/red]")
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:

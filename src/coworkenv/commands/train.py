@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.progress import Progress
 
-MODEL_HELP = "tiny | embedded | <checkpoint folder> | hf:<path>"
+MODEL_HELP = "tiny | embedded | <checkpoint folder> | hf:<path-or-id>"
 DTYPE_HELP = "weights' dtype, e.g. bfloat16 (faster on CPUs with bf16); default fp32 with bf16 autocast on GPU"
 
 
@@ -32,7 +32,9 @@ def register(app: typer.Typer) -> None:
     @train.command("sft")
     def sft(
         model: str = typer.Option(..., "--model", help=MODEL_HELP),
-        data: Path = typer.Option(..., "--data", help="SFT JSONL ({messages, tools}) from `coworkenv data sft`"),
+        data: Path = typer.Option(
+            ..., "--data", help="SFT dataset folder from `coworkenv export sft` (or its sft.jsonl)"
+        ),
         out: Path = typer.Option(..., "--out", help="checkpoint folder (also gets train_log.jsonl)"),
         lora: bool = typer.Option(False, "--lora", help="train LoRA adapters (merged into the saved checkpoint)"),
         epochs: float = typer.Option(2.0, min=0.0),
@@ -41,8 +43,9 @@ def register(app: typer.Typer) -> None:
         batch_size: int = typer.Option(4, "--batch-size", min=1),
         grad_accum: int = typer.Option(1, "--grad-accum", min=1),
         max_length: int = typer.Option(2048, "--max-length", min=16),
-        val_fraction: float = typer.Option(0.1, "--val-fraction", min=0.0, max=0.5,
-                                           help="demos held out; the checkpoint is the lowest validation loss"),
+        val_fraction: float = typer.Option(
+            0.1, "--val-fraction", min=0.0, max=0.5, help="demos held out; the checkpoint is the lowest validation loss"
+        ),
         device: str = typer.Option("auto", help="auto | cpu | cuda"),
         dtype: str | None = typer.Option(None, help=DTYPE_HELP),
         seed: int = typer.Option(0),
@@ -52,18 +55,40 @@ def register(app: typer.Typer) -> None:
         from coworkenv.train.sft import SFTSettings, load_sft_records, train_sft
 
         console = Console()
+        if data.is_dir():
+            data = data / "sft.jsonl"
+        if not data.is_file():
+            console.print(f"[red]{data} does not exist: make it with `coworkenv export sft RUNS --out FOLDER`[/red]")
+            raise typer.Exit(2)
         records = load_sft_records(data)
         net, tokenizer = load_model(model, device, seed=seed, dtype=dtype)
-        settings = SFTSettings(epochs=epochs, max_steps=max_steps, learning_rate=lr, batch_size=batch_size,
-                               grad_accum=grad_accum, max_length=max_length, lora=lora, seed=seed,
-                               val_fraction=val_fraction)
+        settings = SFTSettings(
+            epochs=epochs,
+            max_steps=max_steps,
+            learning_rate=lr,
+            batch_size=batch_size,
+            grad_accum=grad_accum,
+            max_length=max_length,
+            lora=lora,
+            seed=seed,
+            val_fraction=val_fraction,
+        )
         with Progress(console=console) as bar:
-            result = train_sft(net, tokenizer, records, out, settings, model_name=model,
-                               progress=_steps_bar(bar, f"sft on {len(records)} demos"))
+            result = train_sft(
+                net,
+                tokenizer,
+                records,
+                out,
+                settings,
+                model_name=model,
+                progress=_steps_bar(bar, f"sft on {len(records)} demos"),
+            )
         kept = result.best
         best = f", kept step {kept['step']} (validation loss {kept['eval_loss']:.3f})" if kept else ""
-        console.print(f"{result.steps} steps in {result.seconds:.0f}s, loss {result.first_loss:.3f} -> "
-                      f"{result.last_loss:.3f}{best}; checkpoint {out}")
+        console.print(
+            f"{result.steps} steps in {result.seconds:.0f}s, loss {result.first_loss:.3f} -> "
+            f"{result.last_loss:.3f}{best}; checkpoint {out}"
+        )
 
     @train.command("grpo")
     def grpo(
@@ -103,29 +128,60 @@ def register(app: typer.Typer) -> None:
             console.print("[red]--eval-samples needs a bank and its held-out split[/red]")
             raise typer.Exit(2)
         try:
-            settings = [Setting(reward, normaliser, credit)] if grid is None else (
-                list(DEFAULT_GRID) if grid == "default" else [Setting.parse(g, reward) for g in grid.split(",")])
+            settings = (
+                [Setting(reward, normaliser, credit)]
+                if grid is None
+                else (list(DEFAULT_GRID) if grid == "default" else [Setting.parse(g, reward) for g in grid.split(",")])
+            )
             specs = [narrow_tools(s, tools) for s in load_specs(bank, None if split == "all" else split)]
             heldout = [narrow_tools(s, tools) for s in load_specs(bank, "heldout")] if eval_samples else []
         except ValueError as exc:
             console.print(f"[red]{exc}[/red]")
             raise typer.Exit(2) from None
-        base = GRPOSettings(steps=steps, envs_per_step=envs_per_step, group_size=group_size, learning_rate=lr,
-                            temperature=temperature, max_new_tokens=max_new_tokens, max_turns=max_turns,
-                            gamma=gamma, kl_coef=kl, seed=seed)
+        base = GRPOSettings(
+            steps=steps,
+            envs_per_step=envs_per_step,
+            group_size=group_size,
+            learning_rate=lr,
+            temperature=temperature,
+            max_new_tokens=max_new_tokens,
+            max_turns=max_turns,
+            gamma=gamma,
+            kl_coef=kl,
+            seed=seed,
+        )
 
         def after(setting: Setting, result: GRPOResult, tokenizer: Any) -> None:
             if heldout:
-                evaluate_loaded(result.model, tokenizer, heldout, result.out, f"grpo {setting.name}",
-                                samples=eval_samples, max_new_tokens=max_new_tokens, seed=seed, model_name=model,
-                                split="heldout", bank=str(bank))
+                evaluate_loaded(
+                    result.model,
+                    tokenizer,
+                    heldout,
+                    result.out,
+                    f"grpo {setting.name}",
+                    samples=eval_samples,
+                    max_new_tokens=max_new_tokens,
+                    seed=seed,
+                    model_name=model,
+                    split="heldout",
+                    bank=str(bank),
+                )
 
         with Progress(console=console) as bar:
             bars = {s: bar.add_task(f"grpo {s.name}", total=steps) for s in settings}
-            results = run_grid(lambda: load_model(model, device, seed=seed, dtype=dtype), specs, out, settings, base,
-                               nested=grid is not None, model_name=model, after=after,
-                               progress=lambda s, i, n: bar.update(bars[s], completed=i))
+            results = run_grid(
+                lambda: load_model(model, device, seed=seed, dtype=dtype),
+                specs,
+                out,
+                settings,
+                base,
+                nested=grid is not None,
+                model_name=model,
+                after=after,
+                progress=lambda s, i, n: bar.update(bars[s], completed=i),
+            )
         for s, r in zip(settings, results, strict=True):
-            console.print(f"{s.name}: reward {r.log[0]['reward']:.3f} -> {r.log[-1]['reward']:.3f} "
-                          f"in {r.seconds:.0f}s -> {r.out}")
+            console.print(
+                f"{s.name}: reward {r.log[0]['reward']:.3f} -> {r.log[-1]['reward']:.3f} in {r.seconds:.0f}s -> {r.out}"
+            )
         console.print(f"report: {write_report(out)}")

@@ -44,6 +44,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from coworkenv.data.tool_arguments import FORMATS, ArgumentsFormat, with_arguments
 from coworkenv.grading.score import COMPLETION_WEIGHT, PASS_THRESHOLD, ROBUSTNESS_WEIGHT
 from coworkenv.rollout.sources import heldout_blueprints
 from coworkenv.rollout.store import iter_episodes
@@ -67,9 +68,17 @@ class RlSettings:
     violation_penalty: float = 1.0
     pass_threshold: float = PASS_THRESHOLD
     exclude_blueprints: list[str] = field(default_factory=list)
+    arguments: ArgumentsFormat = "text"
+    """Tool-call arguments as JSON ``text`` (OpenAI format) or as ``object`` s (see data/tool_arguments.py)."""
 
     def __post_init__(self) -> None:
-        for value, allowed in ((self.reward, REWARDS), (self.normaliser, NORMALISERS), (self.credit, CREDITS)):
+        checks = (
+            (self.reward, REWARDS),
+            (self.normaliser, NORMALISERS),
+            (self.credit, CREDITS),
+            (self.arguments, FORMATS),
+        )
+        for value, allowed in checks:
             if value not in allowed:
                 raise ValueError(f"unknown scheme {value!r}; expected one of {allowed}")
         if not 0.0 <= self.gamma <= 1.0:
@@ -215,12 +224,19 @@ class RlSummary:
     stats: dict[str, Any]
 
 
-def turn_records(traj: dict[str, Any], values: list[TurnValues]) -> list[dict[str, Any]]:
-    """One prompt–completion record per assistant turn of a trajectory."""
-    messages = traj["messages"]
+def turn_records(
+    traj: dict[str, Any], values: list[TurnValues], run: str = "", arguments: ArgumentsFormat = "text"
+) -> list[dict[str, Any]]:
+    """One prompt–completion record per assistant turn of a trajectory.
+
+    ``run`` (the rollout folder) with spec id, sample and turn is the record's unique key,
+    so records of several runs can be merged.
+    """
+    messages = with_arguments(traj["messages"], arguments)
     positions = [i for i, m in enumerate(messages) if m.get("role") == "assistant"]
     return [
         {
+            "run": run,
             "spec_id": traj["spec_id"],
             "sample": traj["sample"],
             "turn": t,
@@ -248,18 +264,20 @@ def export_rl(
     """Per-turn RL records of the episodes in ``runs`` under the chosen schemes, into ``out/rl.jsonl``."""
     s = settings or RlSettings()
     excluded = set(s.exclude_blueprints) | heldout_blueprints(bank)
-    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for r in iter_episodes(runs, status="ok"):
-        traj = r["trajectory"]
-        if traj["steps"] and traj.get("blueprint") not in excluded:
-            groups[r["spec_id"]].append(traj)
+    run_list = [str(runs)] if isinstance(runs, str | Path) else [str(r) for r in runs]
+    groups: dict[str, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
+    for run in run_list:
+        for r in iter_episodes(run, status="ok"):
+            traj = r["trajectory"]
+            if traj["steps"] and traj.get("blueprint") not in excluded:
+                groups[r["spec_id"]].append((run, traj))
     lines: list[str] = []
     advantages: list[float] = []
     for spec_id in sorted(groups):
-        trajs = groups[spec_id]
-        values = assign_group([Outcome.from_trajectory(t) for t in trajs], s)
-        for traj, vals in zip(trajs, values, strict=True):
-            for rec in turn_records(traj, vals):
+        members = groups[spec_id]
+        values = assign_group([Outcome.from_trajectory(t) for _, t in members], s)
+        for (run, traj), vals in zip(members, values, strict=True):
+            for rec in turn_records(traj, vals, run, s.arguments):
                 lines.append(json_text(rec))
                 advantages.append(rec["advantage"])
     out = Path(out)
@@ -271,7 +289,6 @@ def export_rl(
     }
     episodes = sum(len(t) for t in groups.values())
     summary = RlSummary(out, len(lines), episodes, len(groups), s, stats)
-    run_list = [str(runs)] if isinstance(runs, str | Path) else [str(r) for r in runs]
     atomic_write_json(
         out / "manifest.json",
         {

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from coworkenv.data.tool_arguments import ArgumentsFormat, with_arguments
 from coworkenv.rollout.sources import heldout_blueprints
 from coworkenv.rollout.store import iter_episodes
 from coworkenv.storage import atomic_write_json, atomic_write_text, json_text
@@ -40,6 +41,8 @@ class SftSettings:
     max_per_capability: int | None = None
     max_per_blueprint: int | None = None
     exclude_blueprints: list[str] = field(default_factory=list)
+    arguments: ArgumentsFormat = "text"
+    """Tool-call arguments as JSON ``text`` (OpenAI format) or as ``object`` s (see data/tool_arguments.py)."""
 
 
 @dataclass
@@ -70,9 +73,9 @@ def conversation_fingerprint(messages: list[dict[str, Any]]) -> str:
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-def sft_example(traj: dict[str, Any]) -> dict[str, Any]:
+def sft_example(traj: dict[str, Any], arguments: ArgumentsFormat = "text") -> dict[str, Any]:
     """A trajectory as one TRL conversational example."""
-    return {"messages": traj["messages"], "tools": traj["tools"]}
+    return {"messages": with_arguments(traj["messages"], arguments), "tools": traj["tools"]}
 
 
 def export_sft(
@@ -130,7 +133,7 @@ def export_sft(
 def _write(
     out: Path, chosen: list[tuple[dict[str, Any], str]], summary: SftSummary, runs: RunPaths, excluded: set[str]
 ) -> None:
-    lines = [json_text(sft_example(r["trajectory"])) for r, _ in chosen]
+    lines = [json_text(sft_example(r["trajectory"], summary.settings.arguments)) for r, _ in chosen]
     sources = [
         json.dumps(
             {
