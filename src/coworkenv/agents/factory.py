@@ -77,6 +77,8 @@ def make_policy(spec: str, **options: Any) -> Any:
     """A Policy or TaskPolicy for ``spec``; ``options`` go to the backend's constructor."""
     check_policy_spec(spec)
     kind, _, rest = spec.partition(":")
+    if (spec == "oracle" or kind == "probe") and options:  # a flag that reaches no backend must not pass silently
+        raise ValueError(f"{spec} is scripted and takes no options (got {', '.join(sorted(options))})")
     if spec == "oracle":
         return OracleTeacher()
     if kind == "openai" and rest:
