@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from coworkenv.cli import app
@@ -83,3 +84,136 @@ def test_validate_rejects_a_broken_reference(tmp_path: Path) -> None:
     bad.write_text(json.dumps(data), encoding="utf-8")
     result = runner.invoke(app, ["validate", str(bad)])
     assert result.exit_code == 1 and "mail_teleport" in result.output
+
+
+# --- loud failures, one naming scheme, flags that reach the backend -------------------------------
+
+
+def _flat(output: str) -> str:
+    """Command output with Rich's line wrapping undone."""
+    return " ".join(output.split())
+
+
+def test_version() -> None:
+    from coworkenv import __version__
+
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.output.strip() == f"coworkenv {__version__}"
+
+
+def _oracle_run(tmp_path: Path) -> Path:
+    from rollout_specs import mail_reply_spec, write_specs
+
+    bank = write_specs(tmp_path / "specs", [mail_reply_spec(i) for i in range(2)])
+    run = tmp_path / "run"
+    result = runner.invoke(app, ["rollout", "--bank", str(bank), "--out", str(run), "-w", "1", "-k", "2"])
+    assert result.exit_code == 0, result.output
+    return run
+
+
+def test_export_refuses_missing_runs_and_existing_datasets(tmp_path: Path) -> None:
+    run = _oracle_run(tmp_path)
+    out = tmp_path / "data"
+    result = runner.invoke(app, ["export", "sft", str(tmp_path / "nope"), "--out", str(out)])
+    assert result.exit_code == 2 and "not a rollout folder" in _flat(result.output) and not out.exists()
+    assert runner.invoke(app, ["export", "rl", str(run), "--out", str(out)]).exit_code == 0
+    result = runner.invoke(app, ["export", "sft", str(run), "--out", str(out)])
+    assert result.exit_code == 2 and "--overwrite" in _flat(result.output)
+    result = runner.invoke(app, ["export", "sft", str(run), "--out", str(out), "--overwrite"])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == ["README.md", "manifest.json", "sft.jsonl", "sources.jsonl"]
+
+
+def test_export_arguments_as_objects_and_run_ids(tmp_path: Path) -> None:
+    run = _oracle_run(tmp_path)
+    assert runner.invoke(app, ["export", "sft", str(run), "--out", str(tmp_path / "t")]).exit_code == 0
+    result = runner.invoke(app, ["export", "sft", str(run), "--out", str(tmp_path / "o"), "--arguments", "object"])
+    assert result.exit_code == 0, result.output
+
+    def calls(folder: str) -> list[object]:
+        rows = [json.loads(line) for line in (tmp_path / folder / "sft.jsonl").read_text().splitlines()]
+        return [c["function"]["arguments"] for r in rows for m in r["messages"] for c in m.get("tool_calls") or []]
+
+    text, objects = calls("t"), calls("o")
+    assert text and all(isinstance(a, str) for a in text)
+    assert [json.loads(a) for a in text] == objects and all(isinstance(a, dict) for a in objects)
+    assert (
+        runner.invoke(app, ["export", "sft", str(run), "--out", str(tmp_path / "x"), "--arguments", "yaml"]).exit_code
+        == 2
+    )
+    assert runner.invoke(app, ["export", "rl", str(run), "--out", str(tmp_path / "rl")]).exit_code == 0
+    records = [json.loads(line) for line in (tmp_path / "rl" / "rl.jsonl").read_text().splitlines()]
+    keys = [(r["run"], r["spec_id"], r["sample"], r["turn"]) for r in records]
+    assert records and all(r["run"] == str(run) for r in records) and len(set(keys)) == len(keys)
+
+
+def test_report_needs_a_run_folder(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["report", str(tmp_path)])
+    assert result.exit_code == 2 and "no evaluation" in _flat(result.output)
+    assert not (tmp_path / "report.html").exists()
+
+
+def test_eval_rejects_an_unknown_split_and_policy(tmp_path: Path) -> None:
+    from rollout_specs import mail_reply_spec, write_specs
+
+    bank = str(write_specs(tmp_path / "specs", [mail_reply_spec(0)]))
+    result = runner.invoke(app, ["eval", "--model", "oracle", "--bank", bank, "--split", "test", "--out", "x"])
+    assert result.exit_code == 2 and "unknown split 'test'" in _flat(result.output)
+    result = runner.invoke(app, ["eval", "--model", "oracel", "--bank", bank, "--split", "all", "--out", "x"])
+    assert result.exit_code == 2 and "unknown policy or model" in _flat(result.output)
+
+
+def test_eval_without_matplotlib_saves_metrics_and_skips_the_report(tmp_path: Path, monkeypatch) -> None:
+    import sys
+
+    from rollout_specs import mail_reply_spec, write_specs
+
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # the core install: import fails
+    bank = str(write_specs(tmp_path / "specs", [mail_reply_spec(0)]))
+    out = tmp_path / "eval"
+    result = runner.invoke(app, ["eval", "--model", "oracle", "--bank", bank, "--split", "all", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert (out / "metrics.json").exists() and "matplotlib is not installed" in _flat(result.output)
+
+
+def test_every_local_backend_gets_the_sampling_flags() -> None:
+    pytest.importorskip("torch")
+    from coworkenv.agents.factory import make_policy, sampling_options
+
+    opts = sampling_options("tiny", temperature=0.6, max_new_tokens=7)
+    assert opts == {"temperature": 0.6, "max_new_tokens": 7}
+    policy = make_policy("tiny", **opts)
+    assert (policy.temperature, policy.max_new_tokens, policy.name) == (0.6, 7, "tiny")
+    assert sampling_options("openai:m@u", temperature=0.1, max_new_tokens=5, concurrency=3) == {
+        "temperature": 0.1,
+        "max_tokens": 5,
+        "concurrency": 3,
+    }
+    assert sampling_options("oracle", temperature=0.1, max_new_tokens=5) == {}
+
+
+def test_one_model_naming_scheme_for_every_command(tmp_path: Path) -> None:
+    """rollout and run take what eval and train take (checkpoint folders, tiny), and the reverse."""
+    from coworkenv.agents.factory import POLICY_SPECS, check_policy_spec
+    from coworkenv.commands.evaluate import POLICY_SPECS as EVAL_HELP
+
+    for spec in ("oracle", "tiny", "embedded", "hf:org/model", str(tmp_path), "openai:m@h:1/v1", "probe:do_nothing"):
+        check_policy_spec(spec)
+    for bad in ("oracel", "openai:", "hf:", "probe:nope", str(tmp_path / "missing")):
+        with pytest.raises(ValueError):
+            check_policy_spec(bad)
+    assert EVAL_HELP == POLICY_SPECS
+    result = runner.invoke(app, ["run", str(SPEC), "--policy", "oracel"])
+    assert result.exit_code == 2 and "unknown policy or model 'oracel'" in _flat(result.output)
+
+
+def test_jsonschema_is_not_a_core_dependency() -> None:
+    import tomllib
+
+    project = tomllib.loads((EXAMPLES.parent / "pyproject.toml").read_text())["project"]
+    assert not any(d.startswith("jsonschema") for d in project["dependencies"])
+    assert any(d.startswith("jsonschema") for d in project["optional-dependencies"]["test"])
+    sources = (EXAMPLES.parent / "src").rglob("*.py")
+    assert not any("import jsonschema" in p.read_text() for p in sources)

@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,15 +29,20 @@ USAGE = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
 
 def completion(message: dict[str, Any]) -> dict[str, Any]:
     return {
-        "id": "cmpl-1", "object": "chat.completion", "created": 0, "model": "fake",
+        "id": "cmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "fake",
         "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": "stop"}],
         "usage": USAGE,
     }
 
 
 def tool_call(name: str, arguments: str, call_id: str = "call_a") -> dict[str, Any]:
-    return {"content": None, "tool_calls": [{"id": call_id, "type": "function",
-                                              "function": {"name": name, "arguments": arguments}}]}
+    return {
+        "content": None,
+        "tool_calls": [{"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}],
+    }
 
 
 @dataclass
@@ -53,14 +59,21 @@ class FakeServer:
     def __init__(self) -> None:
         self.replies: list[Reply] = []
         self.requests: list[dict[str, Any]] = []
+        self.in_flight = self.max_in_flight = 0
+        self.lock = threading.Lock()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests.append(body)
-                reply = server.replies.pop(0) if len(server.replies) > 1 else server.replies[0]
+                with server.lock:
+                    server.requests.append(body)
+                    reply = server.replies.pop(0) if len(server.replies) > 1 else server.replies[0]
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
                 time.sleep(reply.delay)
+                with server.lock:
+                    server.in_flight -= 1
                 data = (reply.body if isinstance(reply.body, str) else json.dumps(reply.body)).encode()
                 try:
                     self.send_response(reply.status)
@@ -84,6 +97,7 @@ class FakeServer:
     def script(self, *replies: Reply) -> None:
         self.replies = list(replies)
         self.requests = []
+        self.max_in_flight = 0
 
 
 @pytest.fixture(scope="module")
@@ -116,8 +130,10 @@ def test_wire_messages_keep_only_standard_fields() -> None:
         {"role": "assistant", "content": "", "tool_calls": []},
         {"role": "tool", "tool_call_id": "c1", "name": "mail_search", "content": "{}"},
     ]
-    assert wire_messages(msgs) == [{"role": "assistant", "content": ""},
-                                   {"role": "tool", "tool_call_id": "c1", "content": "{}"}]
+    assert wire_messages(msgs) == [
+        {"role": "assistant", "content": ""},
+        {"role": "tool", "tool_call_id": "c1", "content": "{}"},
+    ]
 
 
 def test_malformed_arguments_become_an_error_observation(server: FakeServer) -> None:
@@ -208,9 +224,142 @@ def test_worker_processes_time_out_a_stalled_server(server: FakeServer, tmp_path
     from coworkenv.rollout import RolloutStore, rollout_bank
 
     server.script(Reply(body=completion({"content": "late"}), delay=3.0))
-    summary = rollout_bank([mail_reply_spec(0), mail_reply_spec(1)], f"openai:fake@{server.url}", 1, tmp_path,
-                           workers=2, timeout=0.5, progress=False)
+    summary = rollout_bank(
+        [mail_reply_spec(0), mail_reply_spec(1)],
+        f"openai:fake@{server.url}",
+        1,
+        tmp_path,
+        workers=2,
+        timeout=0.5,
+        progress=False,
+    )
     assert summary.counts["by_status"] == {"timeout": 2}
     records = list(RolloutStore(tmp_path).records())
     assert all(r["error"].startswith("EpisodeTimeout") for r in records)
     assert all(r["seconds"] < 2.0 for r in records), "the budget, not the server, ended the episodes"
+
+
+# --- command-line flags reach the endpoint; endpoint failures are loud ---------------------------
+
+
+def _bank(tmp_path: Any, n: int = 2) -> str:
+    from rollout_specs import write_specs
+
+    return str(write_specs(tmp_path / "specs", [mail_reply_spec(i) for i in range(n)]))
+
+
+def test_eval_sends_every_sampling_flag_and_records_it(server: FakeServer, tmp_path: Any) -> None:
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+
+    server.script(Reply(body=completion({"content": "Done."})))
+    out = tmp_path / "eval"
+    result = CliRunner().invoke(
+        app,
+        [
+            "eval",
+            "--model",
+            f"openai:fake@{server.url}",
+            "--bank",
+            _bank(tmp_path),
+            "--split",
+            "all",
+            "--temperature",
+            "0.9",
+            "--max-new-tokens",
+            "64",
+            "-k",
+            "3",
+            "--out",
+            str(out),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert len(server.requests) >= 6  # 2 environments x 3 samples
+    assert {(r["temperature"], r["max_tokens"]) for r in server.requests} == {(0.9, 64)}
+    saved = json.loads((out / "metrics.json").read_text())
+    assert saved["temperature"] == 0.9 and saved["max_new_tokens"] == 64 and saved["metrics"]["errors"] == 0
+
+
+def test_rollout_sends_its_sampling_flags(server: FakeServer, tmp_path: Any) -> None:
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+
+    server.script(Reply(body=completion({"content": "Done."})))
+    result = CliRunner().invoke(
+        app,
+        [
+            "rollout",
+            "--bank",
+            _bank(tmp_path),
+            "--policy",
+            f"openai:fake@{server.url}",
+            "--temperature",
+            "0.7",
+            "--max-new-tokens",
+            "32",
+            "-w",
+            "1",
+            "--out",
+            str(tmp_path / "run"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert server.requests and {(r["temperature"], r["max_tokens"]) for r in server.requests} == {(0.7, 32)}
+
+
+def test_a_url_without_a_scheme_gets_http(server: FakeServer) -> None:
+    server.script(Reply(body=completion({"content": "Done."})))
+    bare = server.url.removeprefix("http://")
+    traj = run_episode(Environment(mail_reply_spec(0)), make_policy(f"openai:fake@{bare}"))
+    assert traj.error is None and len(server.requests) == 1
+
+
+def test_an_erroring_endpoint_fails_eval_run_and_rollout(server: FakeServer, tmp_path: Any) -> None:
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+
+    runner = CliRunner()
+    server.script(Reply(status=404, body={"error": {"message": "model 'fake' not found"}}))
+    model, bank, out = f"openai:fake@{server.url}", _bank(tmp_path), tmp_path / "eval"
+    result = runner.invoke(app, ["eval", "--model", model, "--bank", bank, "--split", "all", "--out", str(out)])
+    assert result.exit_code == 1
+    assert "2 of 2 episodes ended in an error" in result.output and "NotFoundError" in result.output
+    assert json.loads((out / "metrics.json").read_text())["metrics"]["errors"] == 2
+    tolerant = runner.invoke(
+        app, ["eval", "--model", model, "--bank", bank, "--split", "all", "--out", str(out), "--max-error-rate", "1"]
+    )
+    assert tolerant.exit_code == 0 and "2 of 2 episodes ended in an error" in tolerant.output
+    result = runner.invoke(app, ["run", str(Path(bank) / "mail_reply-0.yaml"), "--policy", model])
+    assert result.exit_code == 1 and "NotFoundError" in result.output
+    result = runner.invoke(app, ["rollout", "--bank", bank, "--policy", model, "-w", "1", "--out", str(tmp_path / "r")])
+    assert result.exit_code == 1 and "2 of 2 episodes" in result.output and "run again to retry" in result.output
+
+
+def test_eval_keeps_concurrent_requests_in_flight(server: FakeServer, tmp_path: Any) -> None:
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+
+    server.script(Reply(body=completion({"content": "Done."}), delay=0.3))
+    result = CliRunner().invoke(
+        app,
+        [
+            "eval",
+            "--model",
+            f"openai:fake@{server.url}",
+            "--bank",
+            _bank(tmp_path, 4),
+            "--split",
+            "all",
+            "--concurrency",
+            "4",
+            "--out",
+            str(tmp_path / "eval"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert server.max_in_flight >= 3 and len(server.requests) >= 4
