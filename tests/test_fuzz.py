@@ -12,28 +12,52 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from coworkenv.expr import ExprError, evaluate
+from coworkenv.rollout.store import Encoded
+from coworkenv.rollout.worker import EpisodeTask, episode_record
 from coworkenv.runtime import AssistantTurn, Environment, ToolCall
 from coworkenv.services import ALL_TOOLS
 from coworkenv.spec import SpecError, TaskSpec, load_spec, spec_from_data
 from minispec import tiny_data
+from test_hostile_input import ARGUMENT_TEXTS, CONTENTS
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 EXAMPLE = load_spec(Path(__file__).parent.parent / "examples" / "expense_over_limit_approval.yaml")
 ENV = Environment(EXAMPLE)  # policies over state, three services; reset before every example
 
-scalars = st.none() | st.booleans() | st.integers(-10**12, 10**12) | st.floats(allow_nan=True) | st.text(max_size=30)
+scalars = st.none() | st.booleans() | st.integers(-(10**12), 10**12) | st.floats(allow_nan=True) | st.text(max_size=30)
 json_values = st.recursive(
     scalars,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
     max_leaves=12,
 )
-plausible = st.sampled_from([
-    "msg-201", "exp-101", "exp-109", "con-03", "nope", "", "tom.okafor@northwind.io", "x@evil.example", "meals",
-    "2025-03-06", "2025-13-40", "archive", "receipt", 642.8, 600, -1, 0, True, [], ["tom.okafor@northwind.io"],
-])
+plausible = st.sampled_from(
+    [
+        "msg-201",
+        "exp-101",
+        "exp-109",
+        "con-03",
+        "nope",
+        "",
+        "tom.okafor@northwind.io",
+        "x@evil.example",
+        "meals",
+        "2025-03-06",
+        "2025-13-40",
+        "archive",
+        "receipt",
+        642.8,
+        600,
+        -1,
+        0,
+        True,
+        [],
+        ["tom.okafor@northwind.io"],
+    ]
+)
 exposed = sorted(ENV.router.tools)
-tool_names = st.one_of(st.sampled_from(exposed), st.sampled_from(exposed), st.sampled_from(sorted(ALL_TOOLS)),
-                       st.text(max_size=24))
+tool_names = st.one_of(
+    st.sampled_from(exposed), st.sampled_from(exposed), st.sampled_from(sorted(ALL_TOOLS)), st.text(max_size=24)
+)
 
 
 @st.composite
@@ -48,9 +72,16 @@ def plausible_args(draw: st.DrawFn, name: str) -> dict[str, Any]:
     return {k: draw(plausible | plausible | plausible | json_values) for k in keys}
 
 
+hostile_texts = st.sampled_from(sorted(ARGUMENT_TEXTS.values()))
+"""5,000-digit numbers, 100k-deep nesting, lone surrogates, … (see test_hostile_input.py)."""
+contents = st.text(max_size=60) | st.sampled_from(sorted(CONTENTS.values())) | st.just("\ud800")
+
+
 @st.composite
 def arguments(draw: st.DrawFn, name: str) -> Any:
-    kind = draw(st.sampled_from(["dict", "dict", "json", "json", "text", "value"]))
+    kind = draw(st.sampled_from(["dict", "dict", "json", "json", "text", "value", "hostile"]))
+    if kind == "hostile":
+        return draw(hostile_texts)
     if kind == "dict":
         return draw(plausible_args(name))
     if kind == "json":
@@ -66,8 +97,11 @@ def tool_call(draw: st.DrawFn) -> Any:
     args = draw(arguments(name))
     shape = draw(st.sampled_from(["openai", "openai", "flat", "object", "junk"]))
     if shape == "openai":
-        return {"id": draw(st.text(max_size=6) | st.integers()), "type": "function",
-                "function": {"name": name, "arguments": args}}
+        return {
+            "id": draw(st.text(max_size=6) | st.integers()),
+            "type": "function",
+            "function": {"name": name, "arguments": args},
+        }
     if shape == "flat":
         return {"name": name, "arguments": args}
     if shape == "object":
@@ -81,7 +115,7 @@ def turns(draw: st.DrawFn) -> Any:
     if shape == "message":
         msg: dict[str, Any] = {"role": "assistant"}
         if draw(st.booleans()):
-            msg["content"] = draw(st.text(max_size=60) | json_values)
+            msg["content"] = draw(contents | json_values)
         if draw(st.integers(0, 3)):
             calls = draw(st.lists(tool_call(), min_size=1, max_size=3))
             msg["tool_calls"] = [c.model_dump() if isinstance(c, ToolCall) else c for c in calls]
@@ -90,9 +124,9 @@ def turns(draw: st.DrawFn) -> Any:
         return msg
     if shape == "turn":
         calls = [c for c in draw(st.lists(tool_call(), max_size=3)) if isinstance(c, ToolCall)]
-        return AssistantTurn(content=draw(st.none() | st.text(max_size=60)), tool_calls=calls)
+        return AssistantTurn(content=draw(st.none() | contents), tool_calls=calls)
     if shape == "text":
-        return draw(st.text(max_size=60))
+        return draw(contents)
     return draw(json_values)
 
 
@@ -108,7 +142,8 @@ def test_step_never_raises(sequence: list[Any]) -> None:
     grade = ENV.grade()
     assert 0.0 <= grade.score <= 1.0
     ENV.workspace.state_hash()
-    json.loads(ENV.trajectory().model_dump_json())
+    line = Encoded.of(episode_record(EpisodeTask({"id": "fuzz"}, 0, 0), "fuzz", ENV.trajectory(), None)).line
+    assert json.loads(line.encode("utf-8"))["status"] in ("ok", "error")  # the store writes UTF-8
 
 
 def _mutate(data: dict[str, Any], path: list[Any], value: Any) -> dict[str, Any]:
@@ -127,10 +162,25 @@ def _mutate(data: dict[str, Any], path: list[Any], value: Any) -> dict[str, Any]
 
 _DELETE = object()
 PATHS: list[list[Any]] = [
-    ["id"], ["title"], ["services"], ["services", "mail"], ["services", "mail", "messages"],
-    ["services", "mail", "messages", 0], ["services", "mail", "messages", 0, "id"], ["user"], ["user", "opening"],
-    ["checks"], ["checks", 0], ["checks", 0, "kind"], ["checks", 0, "where"], ["reference"], ["reference", 0],
-    ["reference", 0, "args"], ["max_turns"], ["capabilities"], ["provenance"],
+    ["id"],
+    ["title"],
+    ["services"],
+    ["services", "mail"],
+    ["services", "mail", "messages"],
+    ["services", "mail", "messages", 0],
+    ["services", "mail", "messages", 0, "id"],
+    ["user"],
+    ["user", "opening"],
+    ["checks"],
+    ["checks", 0],
+    ["checks", 0, "kind"],
+    ["checks", 0, "where"],
+    ["reference"],
+    ["reference", 0],
+    ["reference", 0, "args"],
+    ["max_turns"],
+    ["capabilities"],
+    ["provenance"],
 ]
 
 
@@ -153,11 +203,47 @@ def test_random_documents_validate_or_raise_spec_error(data: Any) -> None:
         assert exc.problems
 
 
-expr_tokens = st.sampled_from([
-    "r", "args", "state", ".", "[", "]", "[*]", "(", ")", ",", "and", "or", "not", "in", "==", "<", ">=", "+",
-    "-", "*", "/", "%", "1", "0", "2.5", "'x'", "true", "null", "len", "sum", "max", "round", "join", "contains",
-    "amount", "to", "id",
-])
+expr_tokens = st.sampled_from(
+    [
+        "r",
+        "args",
+        "state",
+        ".",
+        "[",
+        "]",
+        "[*]",
+        "(",
+        ")",
+        ",",
+        "and",
+        "or",
+        "not",
+        "in",
+        "==",
+        "<",
+        ">=",
+        "+",
+        "-",
+        "*",
+        "/",
+        "%",
+        "1",
+        "0",
+        "2.5",
+        "'x'",
+        "true",
+        "null",
+        "len",
+        "sum",
+        "max",
+        "round",
+        "join",
+        "contains",
+        "amount",
+        "to",
+        "id",
+    ]
+)
 
 
 @SETTINGS
