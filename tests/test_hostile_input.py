@@ -132,3 +132,17 @@ def test_append_jsonl_keeps_surrogates(tmp_path: Path) -> None:
 
     append_jsonl(tmp_path / "x.jsonl", [{"c": "Done \ud800"}, {"c": "ok é"}])
     assert list(read_jsonl(tmp_path / "x.jsonl")) == [{"c": "Done \ud800"}, {"c": "ok é"}]
+
+
+def test_a_killed_writers_temporary_file_is_removed_by_the_next_write(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    orphan = tmp_path / f".manifest.json.{dead.stdout.strip()}.x1y2.tmp"
+    orphan.write_text("{half")
+    live = tmp_path / f".manifest.json.{os.getppid()}.a1b2.tmp"  # a live writer's file stays
+    live.write_text("{")
+    atomic_write_json(tmp_path / "manifest.json", {"ok": True})
+    assert not orphan.exists() and live.exists()
+    assert json.loads((tmp_path / "manifest.json").read_text()) == {"ok": True}

@@ -3,11 +3,13 @@
 Text from models can hold lone surrogates (``"\\ud800"``, which OpenAI-style servers send),
 which UTF-8 cannot encode: :func:`json_text` escapes such a document instead of failing the
 write. Atomic writes create files with the ordinary mode (``0666`` less the umask), and a
-write that fails or is interrupted removes its temporary file.
+write that fails or is interrupted removes its temporary file; one killed outright (SIGKILL)
+leaves it behind, and the next write of the same file removes it.
 """
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import tempfile
@@ -32,11 +34,33 @@ def _umask() -> int:
     return mask
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
+
+
+def remove_orphan_tmp(path: Path) -> None:
+    """Delete temporary files of ``path`` left by writers that were killed (SIGKILL skips cleanup).
+
+    Their names carry the writer's pid, so a live writer's file is never touched.
+    """
+    for tmp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        pid = tmp.name[len(path.name) + 2 :].split(".", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            tmp.unlink(missing_ok=True)
+
+
 def atomic_write_text(path: str | Path, text: str) -> None:
     """Write via a temporary file in the same folder and rename: readers never see half a file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    remove_orphan_tmp(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp")
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; outputs are ordinary files
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

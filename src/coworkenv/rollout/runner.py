@@ -177,7 +177,8 @@ def _drain(
         TimeRemainingColumn(),
     )
     with Progress(*columns, console=console, disable=not show) as bar:
-        task = bar.add_task(f"rollout {name}", total=total, completed=done, rate="-")
+        label = name if len(name) <= 28 else name[:27] + "…"  # leave the bar room at 80 columns
+        task = bar.add_task(f"rollout {label}", total=total, completed=done, rate="-")
         for records in batches:
             store.append(records)
             seen += len(records)
