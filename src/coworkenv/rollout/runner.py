@@ -130,7 +130,8 @@ def rollout_bank(
         "max_turns": max_turns,
         "samples": samples,
         "timeout": timeout,
-        "bank": f"<{len(specs)} specs>" if from_specs else str(bank),
+        "bank": None if from_specs else str(bank),  # a list of specs may grow between runs; a folder may not change
+        "specs": len(specs),
         "split": split,
     }
     done = store.open(config)
