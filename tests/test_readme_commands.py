@@ -53,6 +53,19 @@ EXTRA: dict[str, list[str]] = {
 }
 
 
+CLAW_SAMPLE = ROOT.parent / "shared" / "claw-eval-sample"
+SKIPPED: dict[str, str] = {
+    "coworkenv serve ": "a server runs until stopped (tests/test_http_server.py and test_mcp_server.py start it)",
+    "--env-server": "needs a running `coworkenv serve http` (tested with the server)",
+}
+if not CLAW_SAMPLE.is_dir():
+    SKIPPED |= {"claw-eval-sample": "the Claw-Eval sample is not in this checkout", "claw_specs": "made from it"}
+
+
+def skipped(command: str) -> bool:
+    return any(key in command for key in SKIPPED)
+
+
 def readme_commands() -> list[str]:
     """The `coworkenv …` lines of the README's bash blocks, without comments and [optional] parts."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -71,7 +84,7 @@ def concrete(command: str, url: str) -> list[str]:
         command = re.sub(pattern, repl, command)
     command = re.sub(r"openai:([^@\s]+)@\S+", rf"openai:\1@{url}", command)
     command = command.replace("examples/X.yaml", "examples/expense_over_limit_approval.yaml")
-    command = command.replace("BANK", "bank")
+    command = command.replace("BANK", "bank").replace("../shared/", f"{ROOT.parent}/shared/")
     args = shlex.split(command)[1:]
     expanded = [p for a in args for p in (sorted(glob.glob(a)) if "*" in a else [a])]
     for prefix, extra in EXTRA.items():
@@ -113,7 +126,7 @@ def test_every_readme_command_works_as_written(tmp_path: Path, monkeypatch: pyte
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
     try:
-        for command in readme_commands():
+        for command in [c for c in readme_commands() if not skipped(c)]:
             args = concrete(command, server.url)
             result = runner.invoke(app, args)
             assert result.exit_code == 0, f"{command}\n  ran as: {' '.join(args)}\n{result.output}\n{result.exception}"
