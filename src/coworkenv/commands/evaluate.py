@@ -13,7 +13,6 @@ from rich.table import Table
 from coworkenv.agents.factory import POLICY_SPECS
 from coworkenv.commands.failures import MAX_ERROR_RATE, check_error_rate
 
-
 TOOLS_HELP = "tools each prompt offers: all | spec (those the spec names) | spec+N (plus N distractors)"
 
 
