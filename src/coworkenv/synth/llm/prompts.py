@@ -1,0 +1,94 @@
+"""Prompt messages for the generator, rendered from the templates in ``templates/``.
+
+- ``generate``: the setting, the target capabilities (meaning, ingredients, probes), the
+  services catalogue, one admitted example from ``examples/`` and the TaskSpec JSON Schema;
+- ``diversify``: appended to ``generate`` with the bank's most common recent workflows;
+- ``repair``: the verifier's findings and the failing runs' transcripts, sent after the
+  model's previous reply so it edits its own spec.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from string import Template
+
+import yaml
+
+from coworkenv.capabilities import CAPABILITIES
+from coworkenv.spec.io import spec_json_schema
+from coworkenv.synth.llm.catalog import services_catalogue
+from coworkenv.synth.llm.scenario import Scenario
+
+EXAMPLES_DIR = Path(__file__).resolve().parents[4] / "examples"
+"""The few-shot pool: the project's hand-written, admitted specs."""
+
+
+@cache
+def template(name: str) -> Template:
+    return Template(resources.files(__package__).joinpath("templates", f"{name}.md").read_text(encoding="utf-8"))
+
+
+@cache
+def schema_text() -> str:
+    return json.dumps(spec_json_schema(), separators=(",", ":"), sort_keys=True)
+
+
+@cache
+def _examples() -> tuple[tuple[str, frozenset[str], str], ...]:
+    """(name, capabilities, text) of every example, smallest first."""
+    out = []
+    for path in sorted(EXAMPLES_DIR.glob("*.yaml"), key=lambda p: (p.stat().st_size, p.name)):
+        text = path.read_text(encoding="utf-8")
+        caps = frozenset((yaml.safe_load(text) or {}).get("capabilities") or ())
+        out.append((path.stem, caps, text))
+    return tuple(out)
+
+
+def pick_example(capabilities: tuple[str, ...]) -> tuple[str, str]:
+    """The smallest example sharing the most target capabilities: (name, YAML text)."""
+    pool = _examples()
+    if not pool:
+        raise FileNotFoundError(f"no few-shot examples in {EXAMPLES_DIR}")
+    name, _, text = max(pool, key=lambda e: len(e[1] & set(capabilities)) - pool.index(e) / (10 * len(pool)))
+    return name, "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+
+
+def capability_text(names: tuple[str, ...]) -> str:
+    parts = []
+    for name in names:
+        cap = CAPABILITIES[name]
+        ingredients = "; ".join(f"{i.name} ({i.description})" for i in cap.ingredients) or "none"
+        parts.append(
+            f"- {name}: {cap.description}\n  ingredients it needs: {ingredients}\n"
+            f"  wrong behaviours that must fail: {', '.join(cap.probes)}"
+        )
+    return "\n".join(parts)
+
+
+def generate_prompt(job: int, scenario: Scenario, capabilities: tuple[str, ...], avoid: tuple[str, ...]) -> str:
+    """The first request of a job."""
+    diversify = template("diversify").substitute(workflows="\n".join(f"- {w}" for w in avoid)) if avoid else ""
+    _, example = pick_example(capabilities)
+    return template("generate").substitute(
+        scenario.as_dict(),
+        capabilities=capability_text(capabilities),
+        services=services_catalogue(),
+        example=example,
+        schema=schema_text(),
+        diversify=diversify,
+        job=job,
+    )
+
+
+def repair_prompt(job: int, round_: int, capabilities: tuple[str, ...], findings: list[str], transcripts: list[str]) -> str:
+    """The request that hands the verifier's findings back to the model."""
+    return template("repair").substitute(
+        capabilities=", ".join(capabilities),
+        findings="\n".join(f"- {f}" for f in findings),
+        transcripts="\n\n".join(transcripts) or "(none: the spec did not get as far as running)",
+        job=job,
+        round=round_,
+    )
