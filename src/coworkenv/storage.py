@@ -57,14 +57,19 @@ def remove_orphan_tmp(path: Path) -> None:
 
 def atomic_write_text(path: str | Path, text: str) -> None:
     """Write via a temporary file in the same folder and rename: readers never see half a file."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """:func:`atomic_write_text` for bytes."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_orphan_tmp(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp")
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; outputs are ordinary files
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)

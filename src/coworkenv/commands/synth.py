@@ -50,6 +50,29 @@ def print_manifest(console: Console, m: dict[str, Any]) -> None:
     ]
     console.print(_table("blueprints", ("blueprint", "split", "jobs", "admitted", "yield"), rows))
     console.print(_table("shards", ("shard", "environments"), list(m["shards"].items())))
+    if "llm" in m:
+        print_llm(console, m["llm"])
+
+
+def print_llm(console: Console, llm: dict[str, Any]) -> None:
+    """The LLM generator's figures: yield by round, cost per admitted environment, coverage."""
+    summary = [
+        ("LLM jobs / admitted", f"{llm['jobs']} / {llm['admitted']}"),
+        ("admitted after a repair round", f"{llm['repair_share']:.1%}"),
+        ("admitted by a programmatic repair", f"{llm['programmatic_share']:.1%}"),
+        ("near-duplicates rejected", llm["near_duplicates"]),
+        ("requests per admitted", llm["requests_per_admitted"]),
+        ("tokens per admitted", llm["tokens_per_admitted"]),
+        (
+            "requests / prompt tokens / completion tokens",
+            f"{llm['requests']} / {llm['prompt_tokens']} / {llm['completion_tokens']}",
+        ),
+    ]
+    console.print(_table("LLM generator", ("", "value"), summary))
+    rows = [(r, llm["admitted_in_round"][r], f"{y:.1%}") for r, y in llm["yield_by_round"].items()]
+    console.print(_table("LLM yield by round", ("round", "admitted in it", "cumulative yield"), rows))
+    cover = [(c, d["targeted"], d["admitted"]) for c, d in llm["capability_coverage"].items()]
+    console.print(_table("capability coverage (LLM)", ("capability", "targeted", "admitted"), cover))
 
 
 def register(app: typer.Typer) -> None:
@@ -64,7 +87,11 @@ def register(app: typer.Typer) -> None:
         blueprints: list[str] | None = typer.Option(None, "--blueprints", help="only these workflows"),
         held_out: list[str] | None = typer.Option(None, "--held-out", help="held-out blueprints (default: built-in)"),
         workers: int = typer.Option(1, "--workers", "-w", min=1, help="worker processes"),
-        max_rounds: int = typer.Option(3, "--max-rounds", min=0, help="repair rounds per environment"),
+        max_rounds: int = typer.Option(3, "--max-rounds", "--rounds", min=0, help="repair rounds per environment"),
+        llm: str | None = typer.Option(None, "--llm", help="generator model: openai:<model>@<base_url>"),
+        llm_share: float = typer.Option(1.0, "--llm-share", min=0.0, max=1.0, help="share of jobs the model writes"),
+        concurrency: int = typer.Option(8, "--concurrency", min=1, help="requests in flight (with --llm)"),
+        api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="variable holding the API key"),
     ) -> None:
         """Synthesize, verify and repair environments into a bank (resumable)."""
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -73,6 +100,7 @@ def register(app: typer.Typer) -> None:
         from coworkenv.synth.bank import BankError, synthesize_bank
 
         console = Console()
+        client = _generator(console, llm, api_key_env) if llm else None
         caps = _names(capabilities)
         unknown = sorted(set(caps) - set(CAPABILITIES))
         if unknown:
@@ -95,17 +123,36 @@ def register(app: typer.Typer) -> None:
                     capabilities=caps,
                     blueprints=_names(blueprints),
                     held_out=_names(held_out) if held_out else None,
-                    workers=workers,
+                    workers=concurrency if client else workers,
                     max_rounds=max_rounds,
                     on_progress=lambda admitted, jobs: progress.update(task, completed=admitted, jobs=jobs),
+                    llm=client,
+                    llm_share=llm_share,
                 )
             except (BankError, ValueError) as exc:
                 console.print(f"[red]{exc}[/red]")
                 raise typer.Exit(2) from None
+            except RuntimeError as exc:  # EndpointError: the model's endpoint is dead or refuses us
+                console.print(
+                    f"[red]generator endpoint failed, run stopped (resume with the same command): {exc}[/red]"
+                )
+                raise typer.Exit(1) from None
         console.print(
             f"{manifest['admitted']} environments in {out} (yield {manifest['yield']:.1%}, "
             f"{manifest['repaired']} repaired)"
         )
+
+    def _generator(console: Console, llm: str, api_key_env: str) -> Any:
+        try:
+            from coworkenv.synth.llm.client import LLMClient
+
+            return LLMClient(llm, api_key_env=api_key_env)
+        except ImportError:
+            console.print("[red]--llm needs the openai SDK: pip install 'coworkenv[openai]'[/red]")
+            raise typer.Exit(2) from None
+        except ValueError as exc:
+            console.print(f"[red]--llm: {exc}[/red]")
+            raise typer.Exit(2) from None
 
     bank_app = typer.Typer(help="Inspect environment banks.", no_args_is_help=True)
 

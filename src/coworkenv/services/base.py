@@ -73,9 +73,7 @@ def _strip_titles(node: Any, *, names: bool = False) -> Any:
     """Drop pydantic's ``title`` annotations, but never a parameter that is named ``title``."""
     if isinstance(node, dict):
         return {
-            k: _strip_titles(v, names=k == "properties" and not names)
-            for k, v in node.items()
-            if names or k != "title"
+            k: _strip_titles(v, names=k == "properties" and not names) for k, v in node.items() if names or k != "title"
         }
     if isinstance(node, list):
         return [_strip_titles(v) for v in node]

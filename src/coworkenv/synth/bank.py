@@ -21,12 +21,16 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coworkenv.spec import TaskSpec, spec_from_data
 from coworkenv.storage import append_jsonl, atomic_write_json, atomic_write_text, read_jsonl, repair_jsonl
 from coworkenv.synth.blueprints import BLUEPRINTS, HELD_OUT
+from coworkenv.synth.llm.stats import LLMTally
 from coworkenv.verify.admission import Verification
+
+if TYPE_CHECKING:
+    from coworkenv.synth.llm.client import LLMClient
 
 FORMAT = 1
 BATCH_PER_WORKER = 32
@@ -53,6 +57,8 @@ class BankConfig:
     held_out: tuple[str, ...] = HELD_OUT
     max_rounds: int = 3
     shard_size: int = 1000
+    llm_model: str | None = None
+    llm_share: float = 0.0
 
 
 @dataclass
@@ -72,9 +78,12 @@ class Tally:
     splits: Counter[str] = field(default_factory=Counter)
     shards: Counter[str] = field(default_factory=Counter)
     ids: set[str] = field(default_factory=set)
+    llm: LLMTally = field(default_factory=LLMTally)
 
     def add(self, entry: dict[str, Any]) -> None:
         self.jobs += 1
+        if "llm" in entry:
+            self.llm.add(entry)
         self.reasons.update(entry["reasons"])
         self.blueprint_jobs[entry["blueprint"]] += 1
         if entry["status"] != "admitted":
@@ -120,7 +129,7 @@ class Tally:
                 "heldout": self.splits["heldout"],
             },
             "shards": dict(sorted(self.shards.items())),
-        }
+        } | ({"llm": self.llm.manifest(config.max_rounds)} if self.llm.jobs else {})
 
 
 def run_job(config: BankConfig, index: int) -> dict[str, Any]:
@@ -175,7 +184,7 @@ class _Writer:
     def _resume(self) -> None:
         manifest = self.out / "manifest.json"
         if manifest.exists():
-            saved = json.loads(manifest.read_text(encoding="utf-8"))["config"]
+            saved = asdict(BankConfig(n=0)) | json.loads(manifest.read_text(encoding="utf-8"))["config"]
             mine = json.loads(json.dumps(asdict(self.config)))
             if {k: v for k, v in saved.items() if k != "n"} != {k: v for k, v in mine.items() if k != "n"}:
                 raise BankError(f"{self.out} holds a bank made with other settings: {saved}")
@@ -235,12 +244,16 @@ def synthesize_bank(
     max_rounds: int = 3,
     shard_size: int = 1000,
     on_progress: Progress | None = None,
+    llm: LLMClient | None = None,
+    llm_share: float = 1.0,
 ) -> dict[str, Any]:
     """Fill ``out`` with ``n`` admitted environments (resuming a partial bank); returns the manifest.
 
     ``capabilities`` restricts the bank to environments exercising at least one of them;
     ``blueprints`` to those workflows; ``held_out`` names the held-out blueprints (default
     :data:`HELD_OUT`). ``on_progress(admitted, jobs)`` is called after every job.
+    With ``llm``, that model writes ``llm_share`` of the jobs (:mod:`coworkenv.synth.llm`),
+    ``workers`` requests at a time, and held-out workflow families join the held-out split.
     """
     unknown = sorted(set(blueprints or ()) - set(BLUEPRINTS))
     if unknown:
@@ -250,9 +263,11 @@ def synthesize_bank(
         seed=seed,
         capabilities=tuple(capabilities or ()),
         blueprints=tuple(blueprints or ()),
-        held_out=tuple(HELD_OUT if held_out is None else held_out),
+        held_out=tuple(held_out if held_out is not None else _default_held_out(llm is not None)),
         max_rounds=max_rounds,
         shard_size=shard_size,
+        llm_model=llm.model if llm is not None else None,
+        llm_share=llm_share if llm is not None else 0.0,
     )
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -260,7 +275,22 @@ def synthesize_bank(
     tally = writer.tally
     if on_progress is not None:
         on_progress(tally.admitted, tally.jobs)
-    with _Runner(config, workers) as runner:
+    if llm is not None:
+        from coworkenv.synth.llm.driver import fill_with_llm
+
+        try:
+            fill_with_llm(writer, llm, n, workers, on_progress)
+        finally:
+            writer.flush()
+    else:
+        _fill_with_blueprints(writer, n, workers, on_progress)
+    writer.flush(complete=True)
+    return tally.manifest(config, True)
+
+
+def _fill_with_blueprints(writer: _Writer, n: int, workers: int, on_progress: Progress | None) -> None:
+    tally = writer.tally
+    with _Runner(writer.config, workers) as runner:
         while tally.admitted < n:
             start = tally.jobs
             for entry in runner.map(range(start, start + BATCH_PER_WORKER * max(1, workers))):
@@ -270,8 +300,15 @@ def synthesize_bank(
                 if tally.admitted >= n:
                     break
             writer.flush()
-    writer.flush(complete=True)
-    return tally.manifest(config, True)
+
+
+def _default_held_out(llm: bool) -> tuple[str, ...]:
+    """Held-out blueprints, plus held-out LLM workflow families when a model writes jobs."""
+    if not llm:
+        return HELD_OUT
+    from coworkenv.synth.llm.scenario import HELD_OUT_LABELS
+
+    return (*HELD_OUT, *HELD_OUT_LABELS)
 
 
 class _Runner:

@@ -118,16 +118,19 @@ class LLMClient:
                     request = {k: v for k, v in request.items() if k != "response_format"}
                     continue
                 if exc.status_code < 500 and exc.status_code != 429:
-                    raise EndpointError(f"{self.model}: the endpoint refused the request ({exc.status_code}): "
-                                        f"{_brief(exc)}") from None
+                    raise EndpointError(
+                        f"{self.model}: the endpoint refused the request ({exc.status_code}): {_brief(exc)}"
+                    ) from None
                 if attempt >= self.max_retries:
-                    raise EndpointError(f"{self.model}: still failing after {attempt + 1} tries "
-                                        f"({exc.status_code}): {_brief(exc)}") from None
+                    raise EndpointError(
+                        f"{self.model}: still failing after {attempt + 1} tries ({exc.status_code}): {_brief(exc)}"
+                    ) from None
                 delay = retry_after_seconds(exc)
             except transient as exc:
                 if attempt >= self.max_retries:
-                    raise EndpointError(f"{self.model}: endpoint unreachable after {attempt + 1} tries: "
-                                        f"{type(exc).__name__}: {exc}") from None
+                    raise EndpointError(
+                        f"{self.model}: endpoint unreachable after {attempt + 1} tries: {type(exc).__name__}: {exc}"
+                    ) from None
                 delay = retry_after_seconds(exc)
             with self._lock:
                 pause = backoff_seconds(attempt, self.backoff_base, self.backoff_cap, delay, self._rng)

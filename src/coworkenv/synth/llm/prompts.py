@@ -83,7 +83,9 @@ def generate_prompt(job: int, scenario: Scenario, capabilities: tuple[str, ...],
     )
 
 
-def repair_prompt(job: int, round_: int, capabilities: tuple[str, ...], findings: list[str], transcripts: list[str]) -> str:
+def repair_prompt(
+    job: int, round_: int, capabilities: tuple[str, ...], findings: list[str], transcripts: list[str]
+) -> str:
     """The request that hands the verifier's findings back to the model."""
     return template("repair").substitute(
         capabilities=", ".join(capabilities),

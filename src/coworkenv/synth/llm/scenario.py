@@ -12,19 +12,45 @@ import random
 from dataclasses import asdict, dataclass
 
 INDUSTRIES = (
-    "logistics", "healthcare clinic network", "software-as-a-service", "architecture firm", "university department",
-    "retail chain", "law firm", "manufacturing plant", "non-profit", "insurance broker", "hotel group",
+    "logistics",
+    "healthcare clinic network",
+    "software-as-a-service",
+    "architecture firm",
+    "university department",
+    "retail chain",
+    "law firm",
+    "manufacturing plant",
+    "non-profit",
+    "insurance broker",
+    "hotel group",
     "renewable energy developer",
 )
 ROLES = (
-    "operations coordinator", "executive assistant", "team lead", "account manager", "finance analyst",
-    "HR generalist", "IT support engineer", "project manager", "office manager", "procurement officer",
+    "operations coordinator",
+    "executive assistant",
+    "team lead",
+    "account manager",
+    "finance analyst",
+    "HR generalist",
+    "IT support engineer",
+    "project manager",
+    "office manager",
+    "procurement officer",
 )
 TEAMS = ("finance", "people", "sales", "customer success", "engineering", "facilities", "legal", "marketing")
 FAMILIES = (
-    "approvals", "scheduling", "customer communication", "reporting", "incident handling", "vendor management",
-    "onboarding and offboarding", "data hygiene", "travel and expenses", "handover and delegation",
-    "security hygiene", "document review",
+    "approvals",
+    "scheduling",
+    "customer communication",
+    "reporting",
+    "incident handling",
+    "vendor management",
+    "onboarding and offboarding",
+    "data hygiene",
+    "travel and expenses",
+    "handover and delegation",
+    "security hygiene",
+    "document review",
 )
 HELD_OUT_FAMILIES = ("security hygiene", "document review")
 """Workflow families whose LLM environments form the held-out split."""

@@ -1,0 +1,67 @@
+"""Filling a bank with LLM jobs: concurrent requests, results taken strictly in job order.
+
+Jobs run in blocks of ``BLOCK`` on a thread pool (the work is waiting on the endpoint);
+the prompt's "write something different" list of job ``i`` comes from the environments
+admitted before its block began, and the near-duplicate test runs in job order as results
+are written, so neither the concurrency nor where a run was killed changes a byte.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from coworkenv.synth.llm.audit import write_audit
+from coworkenv.synth.llm.client import LLMClient
+from coworkenv.synth.llm.job import run_llm_job
+from coworkenv.synth.llm.novelty import NEAR_DUPLICATE, common_workflows
+from coworkenv.synth.llm.scenario import is_llm_job, sample_scenario
+from coworkenv.synth.llm.stats import LLMTally
+
+BLOCK = 16
+
+
+def _novel(entry: dict[str, Any], tally: LLMTally) -> None:
+    """Turn an admitted near-duplicate of a banked environment into a rejection (recorded in its audit)."""
+    if entry.get("status") != "admitted" or "sketch" not in entry:
+        return
+    hit = tally.near_duplicate_of(entry["sketch"], NEAR_DUPLICATE)
+    decision = "novel" if hit is None else f"rejected: near-duplicate of {hit[0]} (similarity {hit[1]:.2f})"
+    entry["audit"]["novelty"] = decision
+    if hit is not None:
+        entry.pop("line")
+        entry.update(status="rejected", final=["near_duplicate"], reasons=[*entry["reasons"], "near_duplicate"])
+
+
+def fill_with_llm(writer: Any, client: LLMClient, n: int, concurrency: int, on_progress: Any) -> None:
+    """Run jobs until ``n`` are admitted; ``writer`` is the bank's in-order writer."""
+    from coworkenv.synth.bank import run_job, split_of
+
+    config, tally, out = writer.config, writer.tally, Path(writer.out)
+
+    def job(index: int, avoid: tuple[str, ...]) -> dict[str, Any]:
+        if not is_llm_job(config.seed, index, config.llm_share):
+            return run_job(config, index)
+        split = split_of(sample_scenario(config.seed, index).label, config.held_out)
+        return run_llm_job(client, config, index, avoid, split)
+
+    pool = ThreadPoolExecutor(max(1, concurrency), thread_name_prefix="llm-synth")
+    try:
+        while tally.admitted < n:
+            start = tally.jobs
+            block = start - start % BLOCK
+            avoid = common_workflows(tally.llm.workflows_before(block))
+            for entry in pool.map(lambda i, a=avoid: job(i, a), range(start, block + BLOCK)):
+                _novel(entry, tally.llm)
+                audit = entry.pop("audit", None)
+                if audit is not None:
+                    write_audit(out, entry["index"], audit)
+                writer.add(entry)
+                writer.flush()
+                if on_progress is not None:
+                    on_progress(tally.admitted, tally.jobs)
+                if tally.admitted >= n:
+                    break
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

@@ -1,0 +1,89 @@
+"""Programmatic repairs, tried before asking the model: cheap, exact edits for local findings.
+
+- a vacuous check is dropped (unless no check on the task's outcome would remain);
+- a hidden fact leaked in the opening request is replaced by a mention of its slot
+  ("the meeting time"), so the agent has to ask for it;
+- probes that pass although they fail some checks get those checks weighed up
+  (the blueprint repair's exact reweighting).
+Structural findings (a failing or unsolvable reference, a policy the reference breaks) are
+left to the model: only it knows what the task was meant to be.
+"""
+
+from __future__ import annotations
+
+import re
+
+from coworkenv.expr import format_value
+from coworkenv.spec.models import TaskSpec
+from coworkenv.verify.admission import Verification
+from coworkenv.verify.repair import reweight
+
+GUARDS = frozenset({"unchanged", "tool_not_called", "record_absent"})
+STRUCTURAL = frozenset(
+    {
+        "schema",
+        "unresolved_reference",
+        "missing_ingredient",
+        "reference_failed",
+        "reference_violation",
+        "nondeterministic",
+        "unsolvable",
+        "generator_error",
+    }
+)
+
+
+def _check_index(where: str) -> int | None:
+    m = re.fullmatch(r"checks\[(\d+)\]", where)
+    return int(m.group(1)) if m else None
+
+
+def _drop_vacuous(spec: TaskSpec, verification: Verification) -> TaskSpec | None:
+    drop = {i for f in verification.findings if f.kind == "vacuous_check" and (i := _check_index(f.where)) is not None}
+    keep = [c for i, c in enumerate(spec.checks) if i not in drop]
+    if not drop or all(c.kind in GUARDS for c in keep):
+        return None
+    return spec.model_copy(update={"checks": keep})
+
+
+def _unleak(spec: TaskSpec, verification: Verification) -> TaskSpec | None:
+    opening = spec.user.opening
+    for fact in spec.user.hidden_facts:
+        if not any(
+            f.kind == "leaked_fact" and f.where == f"user.hidden_facts[{fact.slot}]" for f in verification.findings
+        ):
+            continue
+        values = fact.value if isinstance(fact.value, list) else [fact.value]
+        for text in (format_value(v).strip() for v in values):
+            pattern = rf"(?<![A-Za-z0-9]){re.escape(text)}(?![A-Za-z0-9])"
+            opening = re.sub(pattern, f"the {fact.slot.replace('_', ' ')}", opening, flags=re.IGNORECASE)
+    if opening == spec.user.opening:
+        return None  # leaked through the context, or not verbatim: the model rephrases
+    return spec.model_copy(update={"user": spec.user.model_copy(update={"opening": opening})})
+
+
+def _reweigh(spec: TaskSpec, verification: Verification) -> TaskSpec | None:
+    weights = reweight(spec, verification.probes)
+    if weights is None:
+        return None
+    checks = [c.model_copy(update={"weight": weights[c.id]}) for c in spec.checks]
+    return spec.model_copy(update={"checks": checks})
+
+
+FIXES = (
+    ("vacuous_check", "drop vacuous checks", _drop_vacuous),
+    ("leaked_fact", "rephrase the leak", _unleak),
+    ("probe_passed", "reweigh checks", _reweigh),
+)
+
+
+def programmatic_repair(spec: TaskSpec, verification: Verification) -> tuple[TaskSpec, list[str]] | None:
+    """The spec with every applicable local fix, and the fixes' names; None when none applies."""
+    kinds = set(verification.kinds)
+    if kinds & STRUCTURAL:
+        return None
+    done = []
+    for kind, name, fix in FIXES:
+        if kind in kinds and (fixed := fix(spec, verification)) is not None:
+            spec, done = fixed, [*done, name]
+    return (spec, done) if done else None

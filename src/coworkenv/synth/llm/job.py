@@ -1,0 +1,81 @@
+"""One LLM bank job: brief → rounds → the bank's journal entry, shard line, sketch and audit trail.
+
+The entry has the shape of a blueprint job's (:func:`coworkenv.synth.bank.run_job`), plus
+``llm`` (requests, tokens, whether a programmatic repair admitted it, target capabilities),
+``sketch``/``workflow``/``title`` (novelty) and ``audit`` (popped before journaling).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from coworkenv.capabilities import CAPABILITIES
+from coworkenv.synth.composer import derive
+from coworkenv.synth.llm.client import LLMClient
+from coworkenv.synth.llm.loop import Brief, run_rounds
+from coworkenv.synth.llm.novelty import features, sketch, workflow
+from coworkenv.synth.llm.scenario import sample_scenario, target_capabilities
+
+
+def brief_for(seed: int, index: int, capabilities: tuple[str, ...], avoid: tuple[str, ...]) -> Brief:
+    """The seeded request of job ``index``: scenario and target capabilities."""
+    return Brief(
+        job=index,
+        seed=derive(seed, "llm", index),
+        scenario=sample_scenario(seed, index),
+        capabilities=target_capabilities(seed, index, capabilities, tuple(CAPABILITIES)),
+        avoid=avoid,
+    )
+
+
+def run_llm_job(client: LLMClient, config: Any, index: int, avoid: tuple[str, ...], split: str) -> dict[str, Any]:
+    """Run job ``index`` of a bank with ``config`` (a BankConfig); ``split`` of its workflow family."""
+    brief = brief_for(config.seed, index, config.capabilities, avoid)
+    result = run_rounds(client, brief, config.max_rounds)
+    v = result.verification
+    entry: dict[str, Any] = {
+        "index": index,
+        "blueprint": brief.scenario.label,
+        "rounds": result.rounds,
+        "reasons": result.reasons,
+        "status": "admitted" if result.spec is not None else "rejected",
+        "llm": {
+            "requests": result.requests,
+            "prompt_tokens": result.prompt_tokens,
+            "completion_tokens": result.completion_tokens,
+            "programmatic": result.programmatic,
+            "targets": list(brief.capabilities),
+        },
+    }
+    entry["audit"] = {
+        "job": index,
+        "model": client.model,
+        "scenario": brief.scenario.as_dict(),
+        "capabilities": list(brief.capabilities),
+        "avoid": list(avoid),
+        "rounds": result.trail,
+    }
+    if result.spec is None:
+        entry["final"] = v.kinds
+        return entry
+    spec = result.spec
+    entry.update(
+        id=spec.id,
+        capabilities=list(spec.capabilities),
+        modifiers=[],
+        multi_turn=spec.is_multi_turn,
+        split=split,
+        sketch=sketch(features(spec)),
+        workflow=workflow(spec),
+        title=spec.title,
+    )
+    record = {
+        "id": spec.id,
+        "index": index,
+        "split": split,
+        "spec": spec.model_dump(mode="json", exclude_none=True),
+        "verification": v.model_dump(mode="json"),
+    }
+    entry["line"] = json.dumps(record, ensure_ascii=False, sort_keys=True)
+    return entry

@@ -1,0 +1,132 @@
+"""Generate → verify → repair: one environment from the model, in at most ``1 + rounds`` requests.
+
+Round 0 sends the generate prompt. Each reply is parsed and verified; when it fails, the
+programmatic repairs are tried first (no request), and if the spec is still not admitted
+the model gets the structured findings and the failing runs' transcripts of *its own*
+spec, after its previous reply, for the next round. Every step goes into the audit trail.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from coworkenv.spec.io import content_id
+from coworkenv.spec.models import TaskSpec
+from coworkenv.synth.composer import derive
+from coworkenv.synth.llm.client import LLMClient
+from coworkenv.synth.llm.feedback import finding_lines, transcripts
+from coworkenv.synth.llm.fixes import programmatic_repair
+from coworkenv.synth.llm.parse import ReplyError, parse_reply
+from coworkenv.synth.llm.prompts import generate_prompt, repair_prompt, schema_text
+from coworkenv.synth.llm.scenario import Scenario
+from coworkenv.verify.admission import Verification, verify
+from coworkenv.verify.findings import Finding
+
+
+@dataclass
+class Brief:
+    """What one job asks the model for (all of it seeded and recorded)."""
+
+    job: int
+    seed: int
+    scenario: Scenario
+    capabilities: tuple[str, ...]
+    avoid: tuple[str, ...] = ()
+
+
+@dataclass
+class Result:
+    spec: TaskSpec | None
+    verification: Verification
+    rounds: int = 0
+    reasons: list[str] = field(default_factory=list)
+    requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    trail: list[dict[str, Any]] = field(default_factory=list)
+    programmatic: bool = False
+    """Admitted thanks to a programmatic repair of the last reply."""
+
+
+def _judge(text: str, brief: Brief, model: str) -> tuple[TaskSpec | None, Verification]:
+    """Parse and verify one reply; an unreadable reply is a ``schema`` finding."""
+    overrides = {
+        "capabilities": list(brief.capabilities),
+        "provenance": {
+            "source": "llm",
+            "blueprint": brief.scenario.label,
+            "seed": brief.seed,
+            "generator_version": model,
+        },
+    }
+    try:
+        spec = parse_reply(text, overrides)
+    except ReplyError as exc:
+        findings = [
+            Finding(kind="schema", where="reply", evidence=p, hint="reply with one complete TaskSpec")
+            for p in exc.problems[:20]
+        ]
+        return None, Verification(admitted=False, findings=findings)
+    spec = spec.model_copy(update={"id": "llm-" + content_id(spec)})
+    return spec, verify(spec)
+
+
+def _programmatic(
+    spec: TaskSpec, verification: Verification, step: dict[str, Any]
+) -> tuple[TaskSpec, Verification] | None:
+    repaired = programmatic_repair(spec, verification)
+    if repaired is None:
+        return None
+    fixed, names = repaired
+    fixed = fixed.model_copy(update={"id": "llm-" + content_id(fixed)})
+    result = verify(fixed)
+    step["programmatic"] = {"fixes": names, "admitted": result.admitted, "findings": finding_lines(result.findings)}
+    return fixed, result
+
+
+def run_rounds(client: LLMClient, brief: Brief, max_rounds: int) -> Result:
+    """The whole loop for one job; raises :class:`~coworkenv.synth.llm.client.EndpointError` if the endpoint dies."""
+    schema = json.loads(schema_text())
+    first = generate_prompt(brief.job, brief.scenario, brief.capabilities, brief.avoid)
+    messages = [{"role": "user", "content": first}]
+    result = Result(spec=None, verification=Verification(admitted=False))
+    for round_ in range(max_rounds + 1):
+        reply = client.complete(messages, schema, seed=derive(brief.seed, brief.job, round_) % 2**31)
+        result.requests += 1 + reply.retries
+        result.prompt_tokens += reply.prompt_tokens
+        result.completion_tokens += reply.completion_tokens
+        step: dict[str, Any] = {
+            "round": round_,
+            "prompt": messages[-1]["content"],
+            "reply": reply.content,
+            "retries": reply.retries,
+            "tokens": {"prompt": reply.prompt_tokens, "completion": reply.completion_tokens},
+        }
+        result.trail.append(step)
+        spec, verification = _judge(reply.content, brief, client.model)
+        step["findings"] = finding_lines(verification.findings)
+        result.rounds = round_
+        final = (spec, verification)
+        if not verification.admitted:
+            result.reasons += verification.kinds
+            if spec is not None and (fixed := _programmatic(spec, verification, step)):
+                final = fixed
+        if final[1].admitted:
+            result.programmatic = final[0] is not spec
+            step["decision"] = "admitted" + (" after programmatic repair" if result.programmatic else "")
+            result.spec, result.verification = final
+            break
+        result.verification = verification
+        if round_ == max_rounds:
+            step["decision"] = "rejected: out of rounds"
+            break
+        step["decision"] = "repair"
+        shown = transcripts(spec, verification)
+        step["transcripts"] = shown
+        ask = repair_prompt(brief.job, round_ + 1, brief.capabilities, finding_lines(verification.findings), shown)
+        messages = [messages[0], {"role": "assistant", "content": reply.content}, {"role": "user", "content": ask}]
+    result.verification.rounds = result.rounds
+    result.verification.reasons = result.reasons
+    return result
