@@ -8,12 +8,13 @@ are written, so neither the concurrency nor where a run was killed changes a byt
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from coworkenv.synth.llm.audit import write_audit
-from coworkenv.synth.llm.client import LLMClient
+from coworkenv.synth.llm.client import EndpointError, LLMClient
 from coworkenv.synth.llm.job import run_llm_job
 from coworkenv.synth.llm.novelty import NEAR_DUPLICATE, common_workflows
 from coworkenv.synth.llm.scenario import is_llm_job, sample_scenario
@@ -40,11 +41,19 @@ def fill_with_llm(writer: Any, client: LLMClient, n: int, concurrency: int, on_p
 
     config, tally, out = writer.config, writer.tally, Path(writer.out)
 
+    stop = threading.Event()
+
     def job(index: int, avoid: tuple[str, ...]) -> dict[str, Any]:
         if not is_llm_job(config.seed, index, config.llm_share):
             return run_job(config, index)
+        if stop.is_set():  # the endpoint failed another job: no more requests
+            raise EndpointError("stopped after an endpoint failure")
         split = split_of(sample_scenario(config.seed, index).label, config.held_out)
-        return run_llm_job(client, config, index, avoid, split)
+        try:
+            return run_llm_job(client, config, index, avoid, split)
+        except EndpointError:
+            stop.set()
+            raise
 
     pool = ThreadPoolExecutor(max(1, concurrency), thread_name_prefix="llm-synth")
     try:
