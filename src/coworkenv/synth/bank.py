@@ -188,6 +188,8 @@ class _Writer:
             mine = json.loads(json.dumps(asdict(self.config)))
             if {k: v for k, v in saved.items() if k != "n"} != {k: v for k, v in mine.items() if k != "n"}:
                 raise BankError(f"{self.out} holds a bank made with other settings: {saved}")
+        for stale in self.out.rglob(".*.tmp"):  # half-written by a killed run: never renamed into place
+            stale.unlink()
         repair_jsonl(self.journal)
         for entry in read_jsonl(self.journal):
             self.tally.add(entry)
