@@ -36,7 +36,7 @@ def _candidates(text: str) -> list[str]:
 
 def _load(block: str) -> Any:
     try:
-        return json.loads(block)
+        return json.JSONDecoder().raw_decode(block.strip())[0]  # prose after the object is ignored
     except json.JSONDecodeError as exc:
         json_error = exc
     try:

@@ -1,0 +1,100 @@
+"""The LLM generator's parts on their own: reply parsing, novelty, scenarios, prompts, fixes."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from typer.testing import CliRunner
+
+from coworkenv.spec import spec_from_data
+from coworkenv.synth.llm.fixes import programmatic_repair
+from coworkenv.synth.llm.novelty import common_workflows, features, similarity, sketch
+from coworkenv.synth.llm.parse import ReplyError, parse_reply
+from coworkenv.synth.llm.prompts import generate_prompt, pick_example, repair_prompt
+from coworkenv.synth.llm.scenario import is_llm_job, sample_scenario, target_capabilities
+from coworkenv.verify.admission import verify
+from llm_specs import as_json, as_yaml, example, leaked_in_opening, vacuous
+
+CAPS = ("tool_coordination",)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        as_json(example("sick_day_calendar_clear")),
+        as_json(example("sick_day_calendar_clear"), fenced=True),
+        as_yaml(example("sick_day_calendar_clear")),
+        as_yaml(example("sick_day_calendar_clear")).strip("`").removeprefix("yaml\n"),
+        "Sure, here it is: " + as_json(example("sick_day_calendar_clear")) + "\nHope this helps.",
+    ],
+)
+def test_reply_formats(reply: str) -> None:
+    spec = parse_reply(reply, {"capabilities": list(CAPS)})
+    assert spec.id == "sick_day_calendar_clear" and spec.capabilities == list(CAPS)
+
+
+@pytest.mark.parametrize(
+    ("reply", "problem"),
+    [
+        ("", "<reply>: empty"),
+        ("I cannot do that.", "no TaskSpec found"),
+        (as_json(example("sick_day_calendar_clear"))[:5000], "was the reply cut off?"),
+        ('{"id": "x", "title": "t"}', "services: Field required"),
+    ],
+)
+def test_unreadable_replies_name_the_problem(reply: str, problem: str) -> None:
+    with pytest.raises(ReplyError) as err:
+        parse_reply(reply)
+    assert any(problem in p for p in err.value.problems)
+
+
+def test_novelty_separates_near_duplicates_from_other_workflows() -> None:
+    a = spec_from_data(example("sick_day_calendar_clear"))
+    reworded = copy.deepcopy(example("sick_day_calendar_clear"))
+    reworded["user"]["opening"] += " Thanks!"
+    b = spec_from_data(reworded)
+    c = spec_from_data(example("travel_spend_review"))
+    sa, sb, sc = (sketch(features(s)) for s in (a, b, c))
+    assert sketch(features(a)) == sa, "sketches are stable"
+    assert similarity(sa, sb) >= 0.8 > 0.3 > similarity(sa, sc)
+    assert common_workflows([("x → y", "A"), ("z", "B"), ("x → y", "C")])[0] == "x → y (2×, e.g. 'A')"
+
+
+def test_scenarios_and_targets_are_seeded() -> None:
+    assert sample_scenario(3, 7) == sample_scenario(3, 7)
+    assert len({sample_scenario(3, i) for i in range(20)}) > 10
+    assert target_capabilities(0, 5, CAPS, ("a", "b")) == CAPS
+    shares = [is_llm_job(0, i, 0.25) for i in range(400)]
+    assert 60 < sum(shares) < 140 and all(is_llm_job(0, i, 1.0) for i in range(10))
+
+
+def test_prompts_carry_capabilities_catalogue_schema_example_and_avoid_list() -> None:
+    text = generate_prompt(4, sample_scenario(0, 4), ("multi_turn",), ("mail_search → mail_send (3×, e.g. 'X')",))
+    assert "multi_turn:" in text and "guess_without_asking" in text
+    assert "tool `calendar_create_event(title: string" in text, "tool signatures keep a 'title' parameter"
+    assert '"TaskSpec"' in text and "Write something different" in text and "Request: job 4, round 0." in text
+    name, shown = pick_example(("multi_turn",))
+    assert "multi_turn" in example(name)["capabilities"] and shown in text
+    ask = repair_prompt(4, 1, ("multi_turn",), ["vacuous_check at checks[1]: e (hint: h)"], [])
+    assert "- vacuous_check at checks[1]" in ask and "Request: job 4, round 1." in ask
+
+
+def test_programmatic_fixes() -> None:
+    for broken, fix in (
+        (vacuous(example("customer_escalation_update")), "drop vacuous checks"),
+        (leaked_in_opening(example("roadmap_sync_clarify_attendee")), "rephrase the leak"),
+    ):
+        broken["capabilities"] = list(CAPS)
+        spec = spec_from_data(broken)
+        report = verify(spec)
+        assert not report.admitted
+        fixed, names = programmatic_repair(spec, report)
+        assert names == [fix] and verify(fixed).admitted
+
+
+def test_cli_rejects_a_bad_generator_spec(tmp_path) -> None:
+    from coworkenv.cli import app
+
+    result = CliRunner().invoke(app, ["synth", "--llm", "vllm:x", "--n", "1", "--out", str(tmp_path)])
+    assert result.exit_code == 2 and "expected openai:<model>@<base_url>" in result.output
