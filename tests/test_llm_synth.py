@@ -15,7 +15,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from coworkenv.synth.bank import load_bank, read_manifest, synthesize_bank
+from coworkenv.synth.llm import driver
 from coworkenv.synth.llm.audit import read_audit
 from coworkenv.synth.llm.client import LLMClient
 from llm_server import Scripted, ScriptedServer
@@ -110,11 +113,16 @@ def test_admission_repair_and_audit(tmp_path: Path) -> None:
     assert all(s.capabilities == list(CAPS) for s in specs)
 
 
-def test_same_replies_same_bytes_whatever_the_concurrency(tmp_path: Path) -> None:
-    _run(tmp_path / "a", concurrency=4)
+def test_same_replies_same_bytes_whatever_the_concurrency(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(driver, "BLOCK", 4)  # blocks of 4: jobs 4-9 are told what jobs before them made
+    _, server = _run(tmp_path / "a", concurrency=4)
     _run(tmp_path / "b", concurrency=1)
     a, b = _tree(tmp_path / "a"), _tree(tmp_path / "b")
     assert a == b and any(k.startswith("audit/") for k in a)
+    assert "Write something different" not in server.prompts(3)[0]
+    avoid = server.prompts(4)[0]
+    assert "Write something different" in avoid and "(1×, e.g. \"Report a rep's enterprise ARR" in avoid
+    assert read_audit(tmp_path / "a", 9)["avoid"] and read_audit(tmp_path / "a", 9)["avoid"][0] in server.prompts(9)[0]
 
 
 def _cli(url: str, out: Path, *extra: str) -> list[str]:
