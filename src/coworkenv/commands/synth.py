@@ -145,8 +145,13 @@ def register(app: typer.Typer) -> None:
     def _generator(console: Console, llm: str, api_key_env: str) -> Any:
         try:
             from coworkenv.synth.llm.client import LLMClient
+            from coworkenv.synth.llm.prompts import pick_example
 
+            pick_example(())  # the few-shot pool must be there before any request is paid for
             return LLMClient(llm, api_key_env=api_key_env)
+        except FileNotFoundError as exc:
+            console.print(f"[red]--llm: {exc} (run from a source checkout of coworkenv)[/red]")
+            raise typer.Exit(2) from None
         except ImportError:
             console.print("[red]--llm needs the openai SDK: pip install 'coworkenv[openai]'[/red]")
             raise typer.Exit(2) from None

@@ -47,16 +47,6 @@ def similarity(a: list[int], b: list[int]) -> float:
     return sum(x == y for x, y in zip(a, b, strict=True)) / len(a)
 
 
-def nearest(candidate: list[int], bank: Iterable[tuple[str, list[int]]]) -> tuple[str, float] | None:
-    """The most similar banked environment (id, similarity), or None for an empty bank."""
-    best = None
-    for env_id, other in bank:
-        s = similarity(candidate, other)
-        if best is None or s > best[1]:
-            best = (env_id, s)
-    return best
-
-
 def workflow(spec: TaskSpec) -> str:
     """What an environment makes the agent do: the reference's tool sequence."""
     return " → ".join(called_tools(spec))
