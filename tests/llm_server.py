@@ -38,6 +38,8 @@ class ScriptedServer:
     default: Scripted = field(default_factory=lambda: Scripted("no script for this request"))
     requests: list[dict[str, Any]] = field(default_factory=list)
     delay: float = 0.0
+    structured: bool = True
+    """False: answer 400 to ``response_format``, as servers without structured output do."""
     """Seconds each response waits (so a test can kill a run mid-way)."""
 
     def __post_init__(self) -> None:
@@ -63,6 +65,8 @@ class ScriptedServer:
         key = (int(m.group(1)), int(m.group(2))) if m else (-1, -1)
         with self.lock:
             self.requests.append(body)
+            if "response_format" in body and not self.structured:
+                return Scripted("response_format is not supported", status=400)
             replies = self.script.get(key, [self.default])
             k = self.calls.get(key, 0)
             self.calls[key] = k + 1

@@ -21,6 +21,7 @@ from coworkenv.synth.bank import load_bank, read_manifest, synthesize_bank
 from coworkenv.synth.llm import driver
 from coworkenv.synth.llm.audit import read_audit
 from coworkenv.synth.llm.client import LLMClient
+from coworkenv.synth.llm.scenario import is_llm_job
 from llm_server import Scripted, ScriptedServer
 from llm_specs import (
     as_json,
@@ -187,3 +188,16 @@ def test_dead_or_refusing_endpoint_stops_the_run(tmp_path: Path) -> None:
         assert "unreachable after 2 tries" in str(exc)
     else:
         raise AssertionError("a dead endpoint must stop the run")
+
+
+def test_share_mixes_blueprints_and_structured_output_falls_back(tmp_path: Path) -> None:
+    with ScriptedServer(script(), structured=False) as server:
+        client = LLMClient(f"openai:scripted@{server.base_url}", backoff_base=0.01)
+        m = synthesize_bank(tmp_path, 6, capabilities=CAPS, max_rounds=1, llm=client, llm_share=0.5)
+    llm_jobs = [i for i in range(m["jobs"]) if is_llm_job(0, i, 0.5)]
+    assert 0 < m["llm"]["jobs"] == len(llm_jobs) < m["jobs"]
+    labels = set(m["per_blueprint"])
+    assert any(b.startswith("llm:") for b in labels) and any(not b.startswith("llm:") for b in labels)
+    assert m["config"]["llm_share"] == 0.5 and m["config"]["llm_model"] == "scripted"
+    formats = ["response_format" in r for r in server.requests]
+    assert formats[0] and not any(formats[1:]), "asked once with response_format, then never again"
