@@ -98,3 +98,16 @@ def test_cli_rejects_a_bad_generator_spec(tmp_path) -> None:
 
     result = CliRunner().invoke(app, ["synth", "--llm", "vllm:x", "--n", "1", "--out", str(tmp_path)])
     assert result.exit_code == 2 and "expected openai:<model>@<base_url>" in result.output
+
+
+def test_a_spec_that_crashes_the_verifier_is_a_finding(monkeypatch: pytest.MonkeyPatch) -> None:
+    from coworkenv.synth.llm import loop
+    from coworkenv.synth.llm.job import brief_for
+
+    def crash(spec: object) -> None:
+        raise KeyError("no such collection")
+
+    monkeypatch.setattr(loop, "verify", crash)
+    spec, report = loop._judge(as_json(example("sick_day_calendar_clear")), brief_for(0, 0, CAPS, ()), "m")
+    assert spec is not None and not report.admitted
+    assert report.findings[0].kind == "schema" and "KeyError" in report.findings[0].evidence

@@ -70,7 +70,21 @@ def _judge(text: str, brief: Brief, model: str) -> tuple[TaskSpec | None, Verifi
         ]
         return None, Verification(admitted=False, findings=findings)
     spec = spec.model_copy(update={"id": "llm-" + content_id(spec)})
-    return spec, verify(spec)
+    return spec, _verify(spec)
+
+
+def _verify(spec: TaskSpec) -> Verification:
+    """The admission rule; a spec that crashes the verifier is a finding, never the end of the bank."""
+    try:
+        return verify(spec)
+    except Exception as exc:  # model output reaches corners no hand-written spec did
+        finding = Finding(
+            kind="schema",
+            where="spec",
+            evidence=f"the spec cannot be run: {type(exc).__name__}: {exc}",
+            hint="use only the services, collections, fields and tools of the catalogue",
+        )
+        return Verification(admitted=False, findings=[finding])
 
 
 def _programmatic(
@@ -81,7 +95,7 @@ def _programmatic(
         return None
     fixed, names = repaired
     fixed = fixed.model_copy(update={"id": "llm-" + content_id(fixed)})
-    result = verify(fixed)
+    result = _verify(fixed)
     step["programmatic"] = {"fixes": names, "admitted": result.admitted, "findings": finding_lines(result.findings)}
     return fixed, result
 
