@@ -201,3 +201,13 @@ def test_share_mixes_blueprints_and_structured_output_falls_back(tmp_path: Path)
     assert m["config"]["llm_share"] == 0.5 and m["config"]["llm_model"] == "scripted"
     formats = ["response_format" in r for r in server.requests]
     assert formats[0] and not any(formats[1:]), "asked once with response_format, then never again"
+
+
+def test_a_model_that_never_passes_stops_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(driver, "STALL", 3)
+    with ScriptedServer({}, default=Scripted("Sorry, no.")) as server:
+        client = LLMClient(f"openai:scripted@{server.base_url}", backoff_base=0.01)
+        with pytest.raises(driver.GeneratorStalled, match="last 3 LLM jobs were all rejected"):
+            synthesize_bank(tmp_path, 2, capabilities=CAPS, max_rounds=0, llm=client)
+    m = read_manifest(tmp_path)
+    assert (m["jobs"], m["admitted"], m["complete"]) == (3, 0, False)

@@ -132,10 +132,8 @@ def register(app: typer.Typer) -> None:
             except (BankError, ValueError) as exc:
                 console.print(f"[red]{exc}[/red]")
                 raise typer.Exit(2) from None
-            except RuntimeError as exc:  # EndpointError: the model's endpoint is dead or refuses us
-                console.print(
-                    f"[red]generator endpoint failed, run stopped (resume with the same command): {exc}[/red]"
-                )
+            except RuntimeError as exc:  # the model's endpoint is dead or refuses us, or the model never passes
+                console.print(f"[red]LLM synthesis stopped (resume with the same command): {exc}[/red]")
                 raise typer.Exit(1) from None
         console.print(
             f"{manifest['admitted']} environments in {out} (yield {manifest['yield']:.1%}, "

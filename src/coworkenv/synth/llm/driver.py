@@ -21,6 +21,12 @@ from coworkenv.synth.llm.scenario import is_llm_job, sample_scenario
 from coworkenv.synth.llm.stats import LLMTally
 
 BLOCK = 16
+STALL = 64
+"""This many LLM jobs rejected in a row stop the run: the model cannot do the task as asked."""
+
+
+class GeneratorStalled(RuntimeError):
+    """The model keeps failing admission: stop instead of paying for requests forever."""
 
 
 def _novel(entry: dict[str, Any], tally: LLMTally) -> None:
@@ -70,6 +76,12 @@ def fill_with_llm(writer: Any, client: LLMClient, n: int, concurrency: int, on_p
                 writer.flush()
                 if on_progress is not None:
                     on_progress(tally.admitted, tally.jobs)
+                if tally.llm.streak >= STALL:
+                    top = ", ".join(k for k, _ in tally.reasons.most_common(3))
+                    raise GeneratorStalled(
+                        f"the last {tally.llm.streak} LLM jobs were all rejected (most common findings: {top}); "
+                        f"see {out / 'audit'}"
+                    )
                 if tally.admitted >= n:
                     break
     finally:

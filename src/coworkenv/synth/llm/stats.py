@@ -23,6 +23,8 @@ class LLMTally:
     targets: Counter[str] = field(default_factory=Counter)
     covered: Counter[str] = field(default_factory=Counter)
     near_duplicates: int = 0
+    streak: int = 0
+    """LLM jobs rejected in a row (the latest ones)."""
     sketches: list[tuple[str, list[int]]] = field(default_factory=list)
     recent: list[tuple[int, str, str]] = field(default_factory=list)
 
@@ -36,7 +38,9 @@ class LLMTally:
         if "near_duplicate" in entry.get("final", ()):
             self.near_duplicates += 1
         if entry["status"] != "admitted":
+            self.streak += 1
             return
+        self.streak = 0
         self.admitted += 1
         self.programmatic += info["programmatic"]
         self.admitted_in_round[entry["rounds"]] += 1
