@@ -90,7 +90,7 @@ def register(app: typer.Typer) -> None:
         max_rounds: int = typer.Option(3, "--max-rounds", "--rounds", min=0, help="repair rounds per environment"),
         llm: str | None = typer.Option(None, "--llm", help="generator model: openai:<model>@<base_url>"),
         llm_share: float = typer.Option(1.0, "--llm-share", min=0.0, max=1.0, help="share of jobs the model writes"),
-        concurrency: int = typer.Option(8, "--concurrency", min=1, help="requests in flight (with --llm)"),
+        concurrency: int = typer.Option(8, "--concurrency", min=1, help="requests in flight (--llm; up to 32)"),
         api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="variable holding the API key"),
     ) -> None:
         """Synthesize, verify and repair environments into a bank (resumable)."""

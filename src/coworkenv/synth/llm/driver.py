@@ -20,7 +20,8 @@ from coworkenv.synth.llm.novelty import NEAR_DUPLICATE, common_workflows
 from coworkenv.synth.llm.scenario import is_llm_job, sample_scenario
 from coworkenv.synth.llm.stats import LLMTally
 
-BLOCK = 16
+BLOCK = 32
+"""Jobs per block; more requests in flight than this would not help."""
 STALL = 64
 """This many LLM jobs rejected in a row stop the run: the model cannot do the task as asked."""
 
