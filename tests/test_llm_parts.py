@@ -91,6 +91,15 @@ def test_programmatic_fixes() -> None:
         assert not report.admitted
         fixed, names = programmatic_repair(spec, report)
         assert names == [fix] and verify(fixed).admitted
+    unrequired = example("sick_day_calendar_clear")
+    unrequired["capabilities"] = list(CAPS)
+    for check in unrequired["checks"]:
+        check.pop("required", None)
+    spec = spec_from_data(unrequired)
+    report = verify(spec)
+    assert "weak_requirement" in report.kinds
+    fixed, names = programmatic_repair(spec, report)
+    assert "require the main check" in names and verify(fixed).admitted
 
 
 def test_cli_rejects_a_bad_generator_spec(tmp_path) -> None:

@@ -3,6 +3,7 @@
 - a vacuous check is dropped (unless no check on the task's outcome would remain);
 - a hidden fact leaked in the opening request is replaced by a mention of its slot
   ("the meeting time"), so the agent has to ask for it;
+- a spec that requires no check gets its heaviest outcome check required;
 - probes that pass although they fail some checks get those checks weighed up
   (the blueprint repair's exact reweighting).
 Structural findings (a failing or unsolvable reference, a policy the reference breaks) are
@@ -16,21 +17,9 @@ import re
 from coworkenv.expr import format_value
 from coworkenv.spec.models import TaskSpec
 from coworkenv.verify.admission import Verification
-from coworkenv.verify.repair import reweight
+from coworkenv.verify.repair import STRUCTURAL, reweight
 
 GUARDS = frozenset({"unchanged", "tool_not_called", "record_absent"})
-STRUCTURAL = frozenset(
-    {
-        "schema",
-        "unresolved_reference",
-        "missing_ingredient",
-        "reference_failed",
-        "reference_violation",
-        "nondeterministic",
-        "unsolvable",
-        "generator_error",
-    }
-)
 
 
 def _check_index(where: str) -> int | None:
@@ -62,6 +51,17 @@ def _unleak(spec: TaskSpec, verification: Verification) -> TaskSpec | None:
     return spec.model_copy(update={"user": spec.user.model_copy(update={"opening": opening})})
 
 
+def _require_main(spec: TaskSpec, verification: Verification) -> TaskSpec | None:
+    """No check is required: the heaviest check on the task's outcome (not a guard) becomes required."""
+    if not any(f.kind == "weak_requirement" and f.where == "checks" for f in verification.findings):
+        return None
+    outcome = [c for c in spec.checks if c.kind not in GUARDS]
+    if not outcome:
+        return None
+    main = max(outcome, key=lambda c: c.weight).id
+    return spec.model_copy(update={"checks": [c.model_copy(update={"required": c.id == main}) for c in spec.checks]})
+
+
 def _reweigh(spec: TaskSpec, verification: Verification) -> TaskSpec | None:
     weights = reweight(spec, verification.probes)
     if weights is None:
@@ -73,6 +73,7 @@ def _reweigh(spec: TaskSpec, verification: Verification) -> TaskSpec | None:
 FIXES = (
     ("vacuous_check", "drop vacuous checks", _drop_vacuous),
     ("leaked_fact", "rephrase the leak", _unleak),
+    ("weak_requirement", "require the main check", _require_main),
     ("probe_passed", "reweigh checks", _reweigh),
 )
 
