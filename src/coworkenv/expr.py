@@ -281,6 +281,8 @@ def _walk(value: Any, steps: list[tuple[str, Any]], ctx: Context) -> Any:
             value = get_item(value, arg(ctx))
         else:
             rest = steps[pos + 1 :]
+            if value is not None and not isinstance(value, list):
+                raise ExprError(f"[*] needs a list, got {type(value).__name__}")
             return [_walk(item, rest, ctx) for item in (value or [])]
     return value
 
