@@ -15,6 +15,9 @@ from typing import Any
 from coworkenv.expr import format_value
 from coworkenv.spec import content_id, spec_from_data
 from coworkenv.spec.models import TaskSpec
+from coworkenv.synth.checks import Checks
+from coworkenv.synth.expr_builder import literal
+from coworkenv.synth.reference import Reference, uses
 
 GENERATOR_VERSION = "procedural-1"
 
@@ -43,8 +46,8 @@ class Draft:
     """The world's fixtures (the same object: modifiers add records through the World)."""
     openings: list[str]
     facts: dict[str, Fact]
-    reference: list[dict[str, Any]]
-    checks: list[dict[str, Any]]
+    reference: Reference
+    checks: Checks
     capabilities: set[str]
     policies: list[dict[str, Any]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
@@ -59,39 +62,43 @@ class Draft:
     summary: list[str] = field(default_factory=list)
     """Literal key results of the task (a time, an id): what a report of it must mention."""
 
+    def __post_init__(self) -> None:
+        # Blueprints not yet written with the builder pass plain lists.
+        if not isinstance(self.reference, Reference):
+            ref = Reference()
+            ref.steps = self.reference  # the same list: such blueprints keep appending to it
+            self.reference = ref
+        if not isinstance(self.checks, Checks):
+            checks = Checks()
+            for c in self.checks:
+                checks.add(**c)
+            self.checks = checks
+
     def main_write(self) -> dict[str, Any] | None:
-        """The reference's key write (marked ``_main`` by the blueprint, else the last call)."""
-        calls = [s for s in self.reference if "call" in s]
-        return next((s for s in calls if s.get("_main")), calls[-1] if calls else None)
+        """The reference's key write (role ``main``, else the last call)."""
+        marked = next((s for s in self.reference if s.get("_main")), None)
+        return marked or self.reference.main()
 
     def check(self, kind: str, id: str, weight: float = 1.0, **fields: Any) -> dict[str, Any]:
-        """Add a check and return it."""
-        c = {"kind": kind, "id": id, "weight": weight, **fields}
-        self.checks.append(c)
-        return c
+        """Add a check and return it (for blueprints not yet written with the builder)."""
+        group = fields.pop("_group", None)
+        return self.checks.add(kind, id, weight, group=group, **fields)
 
     def ask_figure(self, question: str, check_id: str, value: float, tolerance: float = 0) -> None:
         """information_synthesis: the request also asks for a computed figure the answer must state."""
         self.openings = [f"{o} {question}" for o in self.openings]
-        self.check("answer_number", check_id, 2.0, value=value, tolerance=tolerance)
+        self.checks.answer_number(check_id, value, tolerance)
         self.capabilities.add("information_synthesis")
 
     def add_follow_up(self, message: str, steps: list[dict[str, Any]], answer: str) -> None:
         """A second request the user sends after the first report, and how the reference handles it.
 
-        Its checks should carry ``_group="follow_up"`` so they weigh enough on their own.
+        Its checks should carry ``group="follow_up"`` so they weigh enough on their own.
         """
         self.follow_ups.append(message)
-        self.reference += [*steps, {"answer": answer}]
-
-
-def _literal(value: Any) -> str:
-    """``value`` as an expression literal."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+        for step in steps:
+            self.reference.add(step)
+        self.reference.answer(answer)
 
 
 def _substitute(value: Any, facts: dict[str, Fact]) -> Any:
@@ -112,7 +119,7 @@ def _substitute(value: Any, facts: dict[str, Fact]) -> Any:
                 return format_value(facts[single.group(1)].value)
             inner = re.sub(
                 r"\bfacts\.(\w+)",
-                lambda f: _literal(facts[f.group(1)].value) if f.group(1) in facts else f.group(0),
+                lambda f: literal(facts[f.group(1)].value) if f.group(1) in facts else f.group(0),
                 inner,
             )
             return "${" + inner + "}"
@@ -125,12 +132,9 @@ def _substitute(value: Any, facts: dict[str, Fact]) -> Any:
     return value
 
 
-def uses(step: dict[str, Any], slot: str) -> bool:
-    """Whether a reference step refers to ``facts.<slot>``."""
-    return f"facts.{slot}" in repr(step)
-
-
-def balance(checks: list[dict[str, Any]], capabilities: set[str], passes: int = 3) -> None:
+def balance(
+    checks: list[dict[str, Any]], capabilities: set[str], group_of: dict[str, str] | None = None, passes: int = 3
+) -> None:
     """Weigh up the check groups a single probe can miss on its own, so that missing them fails.
 
     A probe that misses only the main guard (collateral_write), only the answer
@@ -148,7 +152,7 @@ def balance(checks: list[dict[str, Any]], capabilities: set[str], passes: int = 
     if answers:
         groups.append((answers, 0.36))
     for name, share in (("follow_up", 0.36), ("event", 0.36), ("asked", 0.2)):
-        members = [c for c in checks if c.get("_group") == name]
+        members = [c for c in checks if (group_of or {}).get(c["id"]) == name]
         if members:
             groups.append((members, share))
     for _ in range(passes if len(groups) > 1 else 1):
@@ -220,10 +224,9 @@ def _final_checks(
         for c in checks:
             c["weight"] = weights.get(c["id"], c["weight"])
     else:
-        balance(checks, draft.capabilities)
+        balance(checks, draft.capabilities, draft.checks.groups)
     for c in checks:
         c["weight"] = round(c["weight"], 3)
-        c.pop("_group", None)
     return checks
 
 

@@ -8,6 +8,7 @@ main task never messages, so only the follow-up can satisfy its check).
 from __future__ import annotations
 
 from coworkenv.synth.draft import Draft
+from coworkenv.synth.expr_builder import and_, field
 from coworkenv.synth.modifiers.base import Modifier
 from coworkenv.synth.world import World
 
@@ -30,10 +31,8 @@ def notify_colleague(draft: Draft, world: World) -> bool:
         [{"call": "chat_send_dm", "args": {"user": peer.email, "text": text}}],
         f"I sent {peer.first} a direct message with the details.",
     )
-    where = " and ".join([f"r.channel == 'dm:{peer.email}'", *(f"contains(r.text, '{v}')" for v in draft.summary)])
-    draft.check(
-        "record_exists", "follow_up_sent", 1.0, service="chat", collection="messages", where=where, _group="follow_up"
-    )
+    where = and_(field("channel").eq(f"dm:{peer.email}"), *(field("text").contains(v) for v in draft.summary))
+    draft.checks.record_exists("follow_up_sent", "chat", "messages", where, group="follow_up")
     return True
 
 

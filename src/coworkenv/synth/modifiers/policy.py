@@ -8,10 +8,9 @@ approval, and a ``confirmed_before`` check.
 
 from __future__ import annotations
 
-from typing import Any
-
 from coworkenv.synth.draft import Draft
 from coworkenv.synth.modifiers.base import Modifier
+from coworkenv.synth.reference import Step
 from coworkenv.synth.world import World
 
 _USER_TURN = ("ask", "confirm", "answer")
@@ -61,18 +60,22 @@ def confirm_first(draft: Draft, world: World) -> bool:
     draft.confirmations.append(
         {"keywords": [about[1]] if about else [], "action": [action.split()[0]], "reply": "Yes, please go ahead."}
     )
-    steps: list[dict[str, Any]] = []
-    confirmed = False
-    for step in draft.reference:
-        if any(k in step for k in _USER_TURN):
-            confirmed = False
-        if step.get("call") == tool and not confirmed:
-            steps.append({"confirm": f"Everything is ready to {action}{what} with {tool}. Shall I go ahead?"})
-            confirmed = True
-        steps.append(step)
-    draft.reference = steps
-    draft.check("confirmed_before", f"confirmed_{tool}", 1.0, tool=tool)
+    ask = f"Everything is ready to {action}{what} with {tool}. Shall I go ahead?"
+    draft.reference.insert_each(lambda done, step: _confirmation(done, step, tool, ask))
+    draft.checks.confirmed_before(tool)
     return True
+
+
+def _confirmation(done: list[Step], step: Step, tool: str, text: str) -> Step | None:
+    """A confirmation before ``step`` when it calls ``tool`` and none since the last user turn covers it."""
+    if step.get("call") != tool:
+        return None
+    for earlier in reversed(done):
+        if "confirm" in earlier:
+            return None
+        if any(k in earlier for k in _USER_TURN):
+            break
+    return {"confirm": text}
 
 
 MODIFIER = Modifier("policy", "workflow_compliance", "violate_policy", edit=confirm_first)

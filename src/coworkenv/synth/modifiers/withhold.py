@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from coworkenv.synth.draft import Draft, uses
+from coworkenv.synth.draft import Draft
 from coworkenv.synth.modifiers.base import Modifier
+from coworkenv.synth.reference import uses
 from coworkenv.synth.world import World
 
 
@@ -17,7 +18,7 @@ def withhold(draft: Draft, world: World) -> bool:
         return False
     slot = world.rng.choice(slots)
     draft.withheld.append(slot)
-    draft.check("asked_user", f"asked_{slot}", 1.0, slot=slot, _group="asked")
+    draft.checks.asked_user(slot)
     return True
 
 

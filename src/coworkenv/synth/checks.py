@@ -1,0 +1,73 @@
+"""The checks of a draft, written by kind with typed conditions.
+
+Each method adds one check (spec data) and returns it. ``where``/``allow`` take an
+:class:`~coworkenv.synth.expr_builder.Expr`, never text, so values are quoted by one
+function. ``group`` names the probe group a check belongs to (``follow_up``, ``event``,
+``asked``): ``balance`` weighs each group up so that a probe missing it fails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from coworkenv.synth.expr_builder import Expr
+
+Check = dict[str, Any]
+
+
+class Checks:
+    """Ordered checks with the probe group of each (by check id)."""
+
+    def __init__(self) -> None:
+        self.items: list[Check] = []
+        self.groups: dict[str, str] = {}
+
+    def __iter__(self) -> Iterator[Check]:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def add(
+        self, kind: str, id: str, weight: float, *, group: str | None = None, required: bool = False, **fields: Any
+    ) -> Check:
+        if any(c["id"] == id for c in self.items):
+            raise ValueError(f"check {id!r} is already defined")
+        check = {"kind": kind, "id": id, "weight": weight, **fields}
+        if required:
+            check["required"] = True
+        if group:
+            self.groups[id] = group
+        self.items.append(check)
+        return check
+
+    def record_exists(
+        self, id: str, service: str, collection: str, where: Expr, weight: float = 1.0, **opts: Any
+    ) -> Check:
+        """A record matching ``where`` exists at the end (hardened to "exactly one" unless counted)."""
+        return self.add("record_exists", id, weight, service=service, collection=collection, where=str(where), **opts)
+
+    def count(
+        self, id: str, service: str, collection: str, where: Expr, value: int, weight: float = 1.0, **opts: Any
+    ) -> Check:
+        """Exactly ``value`` records match ``where``."""
+        return self.add(
+            "count", id, weight, service=service, collection=collection, where=str(where), value=value, **opts
+        )
+
+    def unchanged(self, id: str, service: str, collection: str, allow: Expr, weight: float = 1.0) -> Check:
+        """Nothing in the collection changed except the records ``allow`` admits (the collateral guard)."""
+        return self.add("unchanged", id, weight, service=service, collection=collection, allow=str(allow))
+
+    def answer_contains(self, id: str, values: list[str], weight: float = 1.0, **opts: Any) -> Check:
+        return self.add("answer_contains", id, weight, values=values, **opts)
+
+    def answer_number(self, id: str, value: float, tolerance: float = 0, weight: float = 2.0) -> Check:
+        return self.add("answer_number", id, weight, value=value, tolerance=tolerance)
+
+    def asked_user(self, slot: str, weight: float = 1.0) -> Check:
+        return self.add("asked_user", f"asked_{slot}", weight, slot=slot, group="asked")
+
+    def confirmed_before(self, tool: str, weight: float = 1.0) -> Check:
+        return self.add("confirmed_before", f"confirmed_{tool}", weight, tool=tool)

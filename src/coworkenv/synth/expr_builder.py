@@ -1,0 +1,118 @@
+"""Expressions built from typed parts, so literals are always quoted by one function.
+
+Blueprints write check and policy conditions as ``E.field("to").has(email) & E.field("body")
+.contains(time)`` instead of f-strings: a value with a quote or a backslash (a name like
+O'Brien) then still yields a valid expression that means what it says. ``str(expr)`` is the
+expression text the verifier and the grader parse.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+_OR, _AND, _COMPARE, _SUM, _ATOM = 0, 1, 2, 3, 4
+
+
+def literal(value: Any) -> str:
+    """``value`` as an expression literal (strings quoted and escaped, lists element by element)."""
+    if isinstance(value, Expr):
+        return value.text
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(literal(v) for v in value) + "]"
+    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+@dataclass(frozen=True)
+class Expr:
+    """An expression's text and how tightly it binds (so ``and``/``or`` parenthesise only when needed)."""
+
+    text: str
+    binding: int = _ATOM
+
+    def __str__(self) -> str:
+        return self.text
+
+    def _compare(self, op: str, value: Any) -> Expr:
+        return Expr(f"{self.text} {op} {literal(value)}", _COMPARE)
+
+    def eq(self, value: Any) -> Expr:
+        return self._compare("==", value)
+
+    def ne(self, value: Any) -> Expr:
+        return self._compare("!=", value)
+
+    def ge(self, value: Any) -> Expr:
+        return self._compare(">=", value)
+
+    def in_(self, values: Sequence[Any]) -> Expr:
+        """This value is one of ``values``."""
+        return self._compare("in", list(values))
+
+    def has(self, item: Any) -> Expr:
+        """This list holds ``item`` (``item in r.x``)."""
+        return Expr(f"{literal(item)} in {self.text}", _COMPARE)
+
+    def contains(self, text: Any) -> Expr:
+        """This text (or list) contains ``text``."""
+        return fn("contains", self, text)
+
+    def startswith(self, text: Any) -> Expr:
+        return fn("startswith", self, text)
+
+    def len(self) -> Expr:
+        return fn("len", self)
+
+    def join(self, sep: str = " ") -> Expr:
+        return fn("join", self, sep)
+
+    def __add__(self, other: Any) -> Expr:
+        return Expr(f"{self.text} + {literal(other)}", _SUM)
+
+    def __and__(self, other: Expr) -> Expr:
+        return and_(self, other)
+
+    def __or__(self, other: Expr) -> Expr:
+        return or_(self, other)
+
+
+def path(*parts: str) -> Expr:
+    """A dotted name: ``path("prior", "text")`` is ``prior.text``."""
+    return Expr(".".join(parts))
+
+
+def field(name: str) -> Expr:
+    """A field of the record a check or guard looks at (``r.<name>``)."""
+    return path("r", name)
+
+
+def arg(name: str) -> Expr:
+    """An argument of the tool call a policy looks at (``args.<name>``)."""
+    return path("args", name)
+
+
+def fn(name: str, *args: Any) -> Expr:
+    """A call of an expression function (``contains``, ``join``, ``len``...)."""
+    return Expr(f"{name}({', '.join(literal(a) for a in args)})")
+
+
+def _join(word: str, binding: int, parts: Sequence[Expr]) -> Expr:
+    if not parts:
+        raise ValueError(f"{word} of nothing")
+    texts = [p.text if p.binding >= binding else f"({p.text})" for p in parts]
+    return Expr(f" {word} ".join(texts), binding if len(parts) > 1 else parts[0].binding)
+
+
+def and_(*parts: Expr) -> Expr:
+    return _join("and", _AND, parts)
+
+
+def or_(*parts: Expr) -> Expr:
+    return _join("or", _OR, parts)
