@@ -18,6 +18,7 @@ from coworkenv.spec.models import TaskSpec
 from coworkenv.synth.checks import Checks
 from coworkenv.synth.expr_builder import literal
 from coworkenv.synth.reference import Reference, uses
+from coworkenv.synth.world import World
 
 GENERATOR_VERSION = "procedural-1"
 
@@ -61,6 +62,32 @@ class Draft:
     """(service, collection, record id, field) the reference reads in full: where content can be planted."""
     summary: list[str] = field(default_factory=list)
     """Literal key results of the task (a time, an id): what a report of it must mention."""
+
+    @classmethod
+    def start(
+        cls,
+        blueprint: str,
+        title: str,
+        world: World,
+        openings: list[str],
+        facts: dict[str, Fact],
+        capabilities: set[str],
+        readable: list[tuple[str, str, str, str]] | None = None,
+    ) -> Draft:
+        """An empty workflow over the world's fixtures, to fill with the reference and checks builders."""
+        return cls(
+            blueprint=blueprint,
+            title=title,
+            persona=world.persona(),
+            context=world.context(),
+            fixtures=world.fixtures,
+            openings=openings,
+            facts=facts,
+            reference=Reference(),
+            checks=Checks(),
+            capabilities=set(capabilities),
+            readable=list(readable or []),
+        )
 
     def __post_init__(self) -> None:
         # Blueprints not yet written with the builder pass plain lists.

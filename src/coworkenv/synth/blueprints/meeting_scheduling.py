@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import ClassVar
 
 from coworkenv.synth.blueprints.base import Blueprint
+from coworkenv.synth.blueprints.scheduling import at_slot, book, find_slot, guard_calendar, lose_first_slot
 from coworkenv.synth.draft import Draft, Fact
-from coworkenv.synth.world import World, busy_morning, free_slots, slot_taken
+from coworkenv.synth.expr_builder import and_, field
+from coworkenv.synth.world import Person, World, busy_morning, free_slots
 
 TOPICS = (
     "Q3 roadmap review",
@@ -18,6 +20,14 @@ TOPICS = (
     "Security review",
     "Onboarding revamp",
 )
+OPENINGS = [
+    "Please set up a {duration} meeting with {a} and {b} {date} about {topic}. Take the earliest "
+    "time that works for both of them.",
+    "Can you find the first slot {date} when {a} and {b} are both free and book a {duration} meeting called {topic}?",
+    "I need {a} and {b} in a {duration} session on {topic} {date}. Grab the earliest common opening "
+    "and send the invite.",
+]
+ATTENDEES = ["${pa.contacts[0].email}", "${pb.contacts[0].email}"]
 
 
 class MeetingScheduling(Blueprint):
@@ -33,172 +43,93 @@ class MeetingScheduling(Blueprint):
         day = world.day(rng.randrange(1, 6))
         minutes = rng.choice((30, 45, 60))
         topic = rng.choice(TOPICS)
-        busy_morning(world, day, (a, b, a))
-        world.add(
-            "calendar",
-            "events",
-            {
-                "title": "Team lunch",
-                "start": world.at(day, "12:00"),
-                "end": world.at(day, "13:00"),
-                "attendees": [a.email, b.email],
-            },
-        )
-        world.add(
-            "calendar",
-            "events",
-            {
-                "title": "Planning",
-                "start": world.at(world.day(0), "10:00"),
-                "end": world.at(world.day(0), "11:00"),
-                "attendees": [namesake.email],
-            },
-        )
-        slot = free_slots(world, [a.email, b.email], day, minutes)[0]
-        reference = [
-            {"call": "contacts_search", "args": {"query": a.name}, "save_as": "pa"},
-            {"call": "contacts_search", "args": {"query": b.name}, "save_as": "pb"},
-            {
-                "call": "calendar_find_free_slots",
-                "save_as": "free",
-                "args": {
-                    "attendees": ["${pa.contacts[0].email}", "${pb.contacts[0].email}"],
-                    "date": "${facts.date}",
-                    "duration_minutes": "${facts.duration}",
-                },
-            },
-        ]
-        draft = Draft(
-            blueprint=self.name,
-            title=f"Schedule '{topic}' with {a.name} and {b.name}",
-            persona=world.persona(),
-            context=world.context(),
-            fixtures=world.fixtures,
-            openings=[
-                "Please set up a {duration} meeting with {a} and {b} {date} about {topic}. Take the earliest "
-                "time that works for both of them.",
-                "Can you find the first slot {date} when {a} and {b} are both free and book a {duration} meeting "
-                "called {topic}?",
-                "I need {a} and {b} in a {duration} session on {topic} {date}. Grab the earliest common opening "
-                "and send the invite.",
-            ],
-            facts={
-                "date": Fact(
-                    "date",
-                    day,
-                    f"on {world.weekday(day)} {day}",
-                    ["day", "date", "when"],
-                    "Which day should the meeting be on?",
-                    f"Let's do {world.weekday(day)} {day}.",
-                ),
-                "duration": Fact(
-                    "duration",
-                    minutes,
-                    f"{minutes}-minute",
-                    ["long", "duration", "minutes"],
-                    "How long should the meeting be?",
-                    f"Make it {minutes} minutes.",
-                ),
-                "a": Fact("a", a.name, a.name, ["who"], "", "", withholdable=False),
-                "b": Fact("b", b.name, b.name, ["who"], "", "", withholdable=False),
-                "topic": Fact("topic", topic, f'"{topic}"', ["topic"], "", "", withholdable=False),
-            },
-            reference=reference,
-            checks=[],
-            capabilities={"tool_coordination"},
-            readable=[],
-            summary=[slot["start"][11:]],
-        )
+        _calendars(world, a, b, namesake, day)
+        emails = [a.email, b.email]
+        slot = free_slots(world, emails, day, minutes)[0]
+        draft = _draft(self.name, world, a, b, day, minutes, topic)
+        draft.reference.call("contacts_search", {"query": a.name}, save_as="pa")
+        draft.reference.call("contacts_search", {"query": b.name}, save_as="pb")
+        find_slot(draft, ATTENDEES, "${facts.date}", "${facts.duration}")
+        draft.summary = [slot["start"][11:]]
         if "dynamic" in options:
-            notice = f"Calendar update: {a.name} just accepted another meeting on {day}."
-            event = slot_taken(world, a.email, slot, notice)
-            slot = free_slots(world, [a.email, b.email], day, minutes, (event["mutations"][0]["record"],))[0]
-            draft.events.append(event)
-            reference.append(
-                {
-                    "call": "calendar_find_free_slots",
-                    "save_as": "free",
-                    "args": reference[-1]["args"],
-                    "say": "The calendar just changed, so I'm checking the free slots again.",
-                }
-            )
+            say = "The calendar just changed, so I'm checking the free slots again."
+            slot = lose_first_slot(draft, world, a, emails, slot, day, minutes, say)
             draft.summary = [slot["start"][11:]]
-        attendees = ["${pa.contacts[0].email}", "${pb.contacts[0].email}"]
-        reference.append(
-            {
-                "call": "calendar_create_event",
-                "_main": True,
-                "args": {
-                    "title": topic,
-                    "start": "${free.slots[0].start}",
-                    "end": "${free.slots[0].end}",
-                    "attendees": attendees,
-                },
-            }
-        )
+        book(draft, topic, ATTENDEES)
         answer = f'Booked "{topic}" on ${{free.slots[0].start}} to ${{free.slots[0].end}} with {a.name} and {b.name}.'
         if "aggregate" in options:
-            reference.append(
-                {
-                    "call": "calendar_list_events",
-                    "save_as": "busy",
-                    "args": {"start_date": day, "end_date": day, "attendee": "${pa.contacts[0].email}"},
-                }
-            )
-            count = (
-                1
-                + len(draft.events)
-                + sum(
-                    1
-                    for e in world.fixtures["calendar"]["events"]  # + the slot-taker
-                    if e["start"][:10] == day and a.email in e["attendees"]
-                )
-            )
-            answer += f" {a.first} now has ${{busy.total}} meetings that day."
-            draft.ask_figure(f"Also tell me how many meetings {a.first} will have that day.", "count_told", count)
-        reference.append({"answer": answer})
-        who = f"'{a.email}' in r.attendees and '{b.email}' in r.attendees"
-        draft.check(
-            "record_exists",
-            "booked",
-            3.0,
-            service="calendar",
-            collection="events",
-            where=f"r.title == '{topic}' and r.start == '{slot['start']}' and r.end == '{slot['end']}' and {who}",
-        )
-        draft.check(
-            "count", "booked_once", 1.0, service="calendar", collection="events", where=f"r.title == '{topic}'", value=1
-        )
-        draft.check(
-            "unchanged",
-            "calendar_guard",
-            2.0,
-            service="calendar",
-            collection="events",
-            allow=f"r.title == '{topic}' or r.id == 'evt-x1'",
-        )
-        draft.check("answer_contains", "told_time", 1.0, values=[slot["start"][11:]])
+            answer += _count_meetings(draft, world, a, day)
+        draft.reference.answer(answer)
+        _check_booking(draft, topic, slot, emails)
         if "follow_up" in options:
-            path = f"/Meetings/{topic} agenda"
-            world.ensure("documents", "documents")
-            draft.add_follow_up(
-                f"Thanks! Please also create an agenda document at '{path}' listing {a.first} and {b.first} as "
-                "attendees.",
-                [
-                    {
-                        "call": "documents_create",
-                        "args": {"path": path, "content": f"Agenda: {topic}\nAttendees: {a.name}, {b.name}\n1. Goals"},
-                    }
-                ],
-                f"The agenda is at {path}.",
-            )
-            draft.check(
-                "record_exists",
-                "agenda",
-                1.0,
-                service="documents",
-                collection="documents",
-                _group="follow_up",
-                where=f"r.path == '{path}' and contains(r.content, '{a.first}') and contains(r.content, '{b.first}')",
-            )
+            _agenda(draft, world, topic, a, b)
         return draft
+
+
+def _calendars(world: World, a: Person, b: Person, namesake: Person, day: str) -> None:
+    """A busy morning, a shared lunch, and a meeting of a's namesake."""
+    busy_morning(world, day, (a, b, a))
+    lunch = {"title": "Team lunch", "start": world.at(day, "12:00"), "end": world.at(day, "13:00")}
+    world.add("calendar", "events", {**lunch, "attendees": [a.email, b.email]})
+    today = world.day(0)
+    planning = {"title": "Planning", "start": world.at(today, "10:00"), "end": world.at(today, "11:00")}
+    world.add("calendar", "events", {**planning, "attendees": [namesake.email]})
+
+
+def _draft(name: str, world: World, a: Person, b: Person, day: str, minutes: int, topic: str) -> Draft:
+    weekday = world.weekday(day)
+    facts = {
+        "date": Fact(
+            "date",
+            day,
+            f"on {weekday} {day}",
+            ["day", "date", "when"],
+            "Which day should the meeting be on?",
+            f"Let's do {weekday} {day}.",
+        ),
+        "duration": Fact(
+            "duration",
+            minutes,
+            f"{minutes}-minute",
+            ["long", "duration", "minutes"],
+            "How long should the meeting be?",
+            f"Make it {minutes} minutes.",
+        ),
+        "a": Fact("a", a.name, a.name, ["who"], "", "", withholdable=False),
+        "b": Fact("b", b.name, b.name, ["who"], "", "", withholdable=False),
+        "topic": Fact("topic", topic, f'"{topic}"', ["topic"], "", "", withholdable=False),
+    }
+    title = f"Schedule '{topic}' with {a.name} and {b.name}"
+    return Draft.start(name, title, world, OPENINGS, facts, {"tool_coordination"})
+
+
+def _count_meetings(draft: Draft, world: World, a: Person, day: str) -> str:
+    """The ``aggregate`` option: how many meetings ``a`` has that day, the new one included."""
+    args = {"start_date": day, "end_date": day, "attendee": "${pa.contacts[0].email}"}
+    draft.reference.call("calendar_list_events", args, save_as="busy")
+    events = world.fixtures["calendar"]["events"]
+    count = 1 + len(draft.events) + sum(1 for e in events if e["start"][:10] == day and a.email in e["attendees"])
+    draft.ask_figure(f"Also tell me how many meetings {a.first} will have that day.", "count_told", count)
+    return f" {a.first} now has ${{busy.total}} meetings that day."
+
+
+def _check_booking(draft: Draft, topic: str, slot: dict[str, str], emails: list[str]) -> None:
+    titled = field("title").eq(topic)
+    draft.checks.record_exists("booked", "calendar", "events", and_(titled, at_slot(slot, emails)), 3.0)
+    draft.checks.count("booked_once", "calendar", "events", titled, 1)
+    guard_calendar(draft, topic, 2.0)
+    draft.checks.answer_contains("told_time", [slot["start"][11:]])
+
+
+def _agenda(draft: Draft, world: World, topic: str, a: Person, b: Person) -> None:
+    """The ``follow_up`` option: an agenda document naming both attendees."""
+    path = f"/Meetings/{topic} agenda"
+    world.ensure("documents", "documents")
+    content = f"Agenda: {topic}\nAttendees: {a.name}, {b.name}\n1. Goals"
+    draft.add_follow_up(
+        f"Thanks! Please also create an agenda document at '{path}' listing {a.first} and {b.first} as attendees.",
+        [{"call": "documents_create", "args": {"path": path, "content": content}}],
+        f"The agenda is at {path}.",
+    )
+    where = and_(field("path").eq(path), field("content").contains(a.first), field("content").contains(b.first))
+    draft.checks.record_exists("agenda", "documents", "documents", where, group="follow_up")
