@@ -69,6 +69,10 @@ class Reference:
         except KeyError:
             raise KeyError(f"no reference step has the role {name!r}; roles: {', '.join(self.roles)}") from None
 
+    def alias(self, role: str, also: str) -> None:
+        """Give the step called ``role`` a second role (``also``), e.g. make it the main write."""
+        self.roles[also] = self.role(role)
+
     def main(self) -> Step | None:
         """The key write: the step with role ``main``, else the last call."""
         calls = [s for s in self.steps if "call" in s]
