@@ -56,6 +56,13 @@ class Checks:
             "count", id, weight, service=service, collection=collection, where=str(where), value=value, **opts
         )
 
+    def field_equals(
+        self, id: str, service: str, collection: str, record_id: str, name: str, value: Any, weight: float = 1.0
+    ) -> Check:
+        """Field ``name`` of record ``record_id`` ends equal to ``value``."""
+        where = {"service": service, "collection": collection, "record_id": record_id}
+        return self.add("field_equals", id, weight, **where, field=name, value=value)
+
     def unchanged(self, id: str, service: str, collection: str, allow: Expr, weight: float = 1.0) -> Check:
         """Nothing in the collection changed except the records ``allow`` admits (the collateral guard)."""
         return self.add("unchanged", id, weight, service=service, collection=collection, allow=str(allow))

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from coworkenv.synth.blueprints.base import Blueprint
 from coworkenv.synth.draft import Draft, Fact
-from coworkenv.synth.world import World, manager_change, noise_tickets
+from coworkenv.synth.expr_builder import and_, arg, field, path
+from coworkenv.synth.world import Person, World, manager_change, noise_tickets
 
 SYSTEMS = (
     "Salesforce",
@@ -18,6 +19,23 @@ SYSTEMS = (
     "Figma",
     "the HR portal",
 )
+OPENINGS = [
+    "{requester} asked for access in #it-requests. Please handle it: ask their manager to approve it "
+    "by direct message, then open a ticket for the it team tagged 'access'.",
+    "Can you process {requester}'s access request from the #it-requests channel? Their manager has to "
+    "approve (DM them), and IT needs a ticket (team it, tag access).",
+    "There's an access request from {requester} in #it-requests. Per our process, DM their manager to "
+    "approve it and then raise a ticket for the it team with the tag 'access'.",
+]
+POLICY = {
+    "id": "manager-first",
+    "tool": "tickets_create",
+    "rule": "require_prior",
+    "when": str(arg("tags").has("access")),
+    "prior_tool": "chat_send_dm",
+    "prior_when": str(path("prior", "text").contains("approv")),
+    "description": "Access tickets may only be opened after asking the requester's manager to approve.",
+}
 
 
 class AccessRequest(Blueprint):
@@ -33,143 +51,65 @@ class AccessRequest(Blueprint):
         bystander = world.person(manager=world.person())
         world.contacts(requester, manager, bystander, extra=2)
         system, other_system = rng.sample(SYSTEMS, 2)
-        world.add("chat", "channels", {"name": "it-requests", "members": [world.me.email], "topic": "Access requests"})
-        world.add("chat", "channels", {"name": "general", "members": [world.me.email], "topic": "Everything else"})
-        world.add(
-            "chat",
-            "messages",
-            {
-                "channel": "it-requests",
-                "author": bystander.email,
-                "text": f"Could I get access to {other_system}?",
-                "ts": f"{world.day(-2)}T11:00",
-            },
-        )
-        request = world.add(
-            "chat",
-            "messages",
-            {
-                "channel": "it-requests",
-                "author": requester.email,
-                "ts": f"{world.day(-1)}T15:20",
-                "text": f"Hi! I need access to {system} for the quarterly close. Thanks, {requester.first}",
-            },
-        )
-        world.add(
-            "chat",
-            "messages",
-            {"channel": "general", "author": manager.email, "text": "Lunch at noon?", "ts": f"{world.day(-1)}T11:00"},
-        )
+        request = _chat(world, requester, manager, bystander, system, other_system)
         noise_tickets(world, rng.randrange(2, 4))
-        world.add(
-            "tickets",
-            "tickets",
-            {
-                "title": f"Laptop replacement for {bystander.name}",
-                "team": "it",
-                "status": "open",
-                "created": world.day(-3),
-            },
-        )
-        title = f"Access to {system} for {requester.name}"
-        draft = Draft(
-            blueprint=self.name,
-            title=f"Access request from {requester.name}",
-            persona=world.persona(),
-            context=world.context(),
-            fixtures=world.fixtures,
-            openings=[
-                "{requester} asked for access in #it-requests. Please handle it: ask their manager to approve it "
-                "by direct message, then open a ticket for the it team tagged 'access'.",
-                "Can you process {requester}'s access request from the #it-requests channel? Their manager has to "
-                "approve (DM them), and IT needs a ticket (team it, tag access).",
-                "There's an access request from {requester} in #it-requests. Per our process, DM their manager to "
-                "approve it and then raise a ticket for the it team with the tag 'access'.",
-            ],
-            facts={
-                "requester": Fact(
-                    "requester", requester.name, requester.name, ["requester"], "", "", withholdable=False
-                )
-            },
-            reference=[
-                {"call": "contacts_search", "args": {"query": requester.name}, "save_as": "who"},
-                {
-                    "call": "chat_search_messages",
-                    "args": {"channel": "it-requests", "author": "${who.contacts[0].email}"},
-                },
-            ],
-            checks=[],
-            capabilities=set(self.capabilities),
-            policies=[
-                {
-                    "id": "manager-first",
-                    "tool": "tickets_create",
-                    "rule": "require_prior",
-                    "when": "'access' in args.tags",
-                    "prior_tool": "chat_send_dm",
-                    "prior_when": "contains(prior.text, 'approv')",
-                    "description": "Access tickets may only be opened after asking the requester's manager to approve.",
-                }
-            ],
-            readable=[("chat", "messages", request["id"], "text")],
-            summary=[system, manager.name],
-        )
+        laptop = {"title": f"Laptop replacement for {bystander.name}", "team": "it", "status": "open"}
+        world.add("tickets", "tickets", {**laptop, "created": world.day(-3)})
+        draft = _draft(self, world, requester, request)
+        draft.summary = [system, manager.name]
         ref = draft.reference
+        ref.call("contacts_search", {"query": requester.name}, save_as="who")
+        ref.call("chat_search_messages", {"channel": "it-requests", "author": "${who.contacts[0].email}"})
         approver = manager
         if "dynamic" in options:
             approver = world.person(manager.department, title=f"{manager.department} Manager")
             draft.events.append(manager_change(world, requester, approver))
-            ref.append(
-                {
-                    "call": "contacts_search",
-                    "args": {"query": requester.name},
-                    "save_as": "who",
-                    "say": "The directory just changed; checking their manager again.",
-                }
-            )
+            say = "The directory just changed; checking their manager again."
+            ref.call("contacts_search", {"query": requester.name}, save_as="who", say=say)
             draft.summary = [system, approver.name]
-        ref += [
-            {
-                "call": "chat_send_dm",
-                "args": {
-                    "user": "${who.contacts[0].manager_email}",
-                    "text": f"{requester.name} requests access to {system}. Could you approve this request?",
-                },
-            },
-            {
-                "call": "tickets_create",
-                "_main": True,
-                "args": {
-                    "title": title,
-                    "team": "it",
-                    "tags": ["access"],
-                    "description": f"Requested in #it-requests by {requester.email}; manager approval asked.",
-                },
-            },
-            {
-                "answer": f"I asked ${{who.contacts[0].manager_email}} to approve {requester.first}'s access to "
-                f"{system} and opened the IT ticket."
-            },
-        ]
-        draft.check(
-            "record_exists",
-            "ticket",
-            3.0,
-            service="tickets",
-            collection="tickets",
-            where=f"r.team == 'it' and 'access' in r.tags and contains(r.title, '{system}')",
+        text = f"{requester.name} requests access to {system}. Could you approve this request?"
+        ref.call("chat_send_dm", {"user": "${who.contacts[0].manager_email}", "text": text})
+        description = f"Requested in #it-requests by {requester.email}; manager approval asked."
+        ticket = {"title": f"Access to {system} for {requester.name}", "team": "it", "tags": ["access"]}
+        ref.call("tickets_create", {**ticket, "description": description}, role="main")
+        ref.answer(
+            f"I asked ${{who.contacts[0].manager_email}} to approve {requester.first}'s access to "
+            f"{system} and opened the IT ticket."
         )
-        draft.check(
-            "record_exists",
-            "approval_asked",
-            2.0,
-            service="chat",
-            collection="messages",
-            where=f"r.channel == 'dm:{approver.email}' and contains(r.text, '{system}')",
-            **({"_group": "event"} if draft.events else {}),
-        )
-        draft.check(
-            "unchanged", "tickets_guard", 1.5, service="tickets", collection="tickets", allow="r.created == 'now'"
-        )
-        draft.check("answer_contains", "told_system", 1.0, values=[system])
+        _checks(draft, system, approver)
         return draft
+
+
+def _chat(
+    world: World, requester: Person, manager: Person, bystander: Person, system: str, other: str
+) -> dict[str, Any]:
+    """The #it-requests channel with the request (returned) and a bystander's, and an unrelated channel."""
+    world.add("chat", "channels", {"name": "it-requests", "members": [world.me.email], "topic": "Access requests"})
+    world.add("chat", "channels", {"name": "general", "members": [world.me.email], "topic": "Everything else"})
+    asked = {"channel": "it-requests", "author": bystander.email, "text": f"Could I get access to {other}?"}
+    world.add("chat", "messages", {**asked, "ts": f"{world.day(-2)}T11:00"})
+    text = f"Hi! I need access to {system} for the quarterly close. Thanks, {requester.first}"
+    request = {"channel": "it-requests", "author": requester.email, "ts": f"{world.day(-1)}T15:20", "text": text}
+    request = world.add("chat", "messages", request)
+    lunch = {"channel": "general", "author": manager.email, "text": "Lunch at noon?", "ts": f"{world.day(-1)}T11:00"}
+    world.add("chat", "messages", lunch)
+    return request
+
+
+def _draft(bp: Blueprint, world: World, requester: Person, request: dict[str, Any]) -> Draft:
+    facts = {"requester": Fact("requester", requester.name, requester.name, ["requester"], "", "", withholdable=False)}
+    readable = [("chat", "messages", request["id"], "text")]
+    title = f"Access request from {requester.name}"
+    draft = Draft.start(bp.name, title, world, OPENINGS, facts, set(bp.capabilities), readable)
+    draft.policies.append(dict(POLICY))
+    return draft
+
+
+def _checks(draft: Draft, system: str, approver: Person) -> None:
+    ticket = and_(field("team").eq("it"), field("tags").has("access"), field("title").contains(system))
+    draft.checks.record_exists("ticket", "tickets", "tickets", ticket, 3.0)
+    asked = field("channel").eq(f"dm:{approver.email}") & field("text").contains(system)
+    group = "event" if draft.events else None
+    draft.checks.record_exists("approval_asked", "chat", "messages", asked, 2.0, group=group)
+    draft.checks.unchanged("tickets_guard", "tickets", "tickets", field("created").eq("now"), 1.5)
+    draft.checks.answer_contains("told_system", [system])
