@@ -63,9 +63,12 @@ class Checks:
         where = {"service": service, "collection": collection, "record_id": record_id}
         return self.add("field_equals", id, weight, **where, field=name, value=value)
 
-    def unchanged(self, id: str, service: str, collection: str, allow: Expr, weight: float = 1.0) -> Check:
+    def unchanged(
+        self, id: str, service: str, collection: str, allow: Expr | None = None, weight: float = 1.0
+    ) -> Check:
         """Nothing in the collection changed except the records ``allow`` admits (the collateral guard)."""
-        return self.add("unchanged", id, weight, service=service, collection=collection, allow=str(allow))
+        allowed = {} if allow is None else {"allow": str(allow)}
+        return self.add("unchanged", id, weight, service=service, collection=collection, **allowed)
 
     def answer_contains(self, id: str, values: list[str], weight: float = 1.0, **opts: Any) -> Check:
         return self.add("answer_contains", id, weight, values=values, **opts)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-_OR, _AND, _COMPARE, _SUM, _ATOM = 0, 1, 2, 3, 4
+_OR, _AND, _NOT, _COMPARE, _SUM, _ATOM = 0, 1, 2, 3, 4, 5
 
 
 def literal(value: Any) -> str:
@@ -116,3 +116,7 @@ def and_(*parts: Expr) -> Expr:
 
 def or_(*parts: Expr) -> Expr:
     return _join("or", _OR, parts)
+
+
+def not_(part: Expr) -> Expr:
+    return Expr("not " + (part.text if part.binding >= _NOT else f"({part.text})"), _NOT)
