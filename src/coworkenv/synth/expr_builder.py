@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-_OR, _AND, _NOT, _COMPARE, _SUM, _ATOM = 0, 1, 2, 3, 4, 5
+_OR, _AND, _NOT, _COMPARE, _SUM, _PRODUCT, _ATOM = 0, 1, 2, 3, 4, 5, 6
 
 
 def literal(value: Any) -> str:
@@ -76,6 +76,9 @@ class Expr:
     def __add__(self, other: Any) -> Expr:
         return Expr(f"{self.text} + {literal(other)}", _SUM)
 
+    def __mul__(self, other: Any) -> Expr:
+        return Expr(f"{self.text} * {literal(other)}", _PRODUCT)
+
     def __and__(self, other: Expr) -> Expr:
         return and_(self, other)
 
@@ -86,6 +89,11 @@ class Expr:
 def path(*parts: str) -> Expr:
     """A dotted name: ``path("prior", "text")`` is ``prior.text``."""
     return Expr(".".join(parts))
+
+
+def template(expr: Expr) -> str:
+    """``expr`` as a reference template (``${...}``), evaluated when the reference runs."""
+    return "${" + expr.text + "}"
 
 
 def field(name: str) -> Expr:
