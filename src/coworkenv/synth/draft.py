@@ -89,27 +89,9 @@ class Draft:
             readable=list(readable or []),
         )
 
-    def __post_init__(self) -> None:
-        # Blueprints not yet written with the builder pass plain lists.
-        if not isinstance(self.reference, Reference):
-            ref = Reference()
-            ref.steps = self.reference  # the same list: such blueprints keep appending to it
-            self.reference = ref
-        if not isinstance(self.checks, Checks):
-            checks = Checks()
-            for c in self.checks:
-                checks.add(**c)
-            self.checks = checks
-
     def main_write(self) -> dict[str, Any] | None:
         """The reference's key write (role ``main``, else the last call)."""
-        marked = next((s for s in self.reference if s.get("_main")), None)
-        return marked or self.reference.main()
-
-    def check(self, kind: str, id: str, weight: float = 1.0, **fields: Any) -> dict[str, Any]:
-        """Add a check and return it (for blueprints not yet written with the builder)."""
-        group = fields.pop("_group", None)
-        return self.checks.add(kind, id, weight, group=group, **fields)
+        return self.reference.main()
 
     def ask_figure(self, question: str, check_id: str, value: float, tolerance: float = 0) -> None:
         """information_synthesis: the request also asks for a computed figure the answer must state."""
@@ -225,7 +207,7 @@ def _number_text(value: float) -> str:
 
 def difficulty(draft: Draft) -> str:
     """easy: a short plain workflow; hard: long, or two or more capability modifiers on top."""
-    calls = sum(1 for s in draft.reference if "call" in s)
+    calls = sum(1 for _ in draft.reference.calls())
     if len(draft.modifiers) >= 2 or calls >= 9:
         return "hard"
     return "easy" if not draft.modifiers and calls <= 5 else "medium"
@@ -278,7 +260,7 @@ def finalize(
                 while at and "confirm" in reference[at - 1]:  # ask before the confirmation, not between it and the act
                     at -= 1
                 reference.insert(at, {"ask": slot, "question": draft.facts[slot].question})
-        reference.append(_substitute({k: v for k, v in step.items() if not k.startswith("_")}, stated))
+        reference.append(_substitute(step, stated))
     hidden = [
         {"slot": s, "value": f.value, "keywords": f.keywords, "reply": f.reply, "question": f.question}
         for s, f in draft.facts.items()

@@ -57,9 +57,6 @@ class Reference:
         """Repeat the step called ``role`` (after a mid-episode change), saying why."""
         return self.call(**self._call_parts(self.role(role)), say=say)
 
-    def confirm(self, text: str) -> Step:
-        return self.add({"confirm": text})
-
     def answer(self, text: str) -> Step:
         return self.add({"answer": text})
 
@@ -75,7 +72,7 @@ class Reference:
 
     def main(self) -> Step | None:
         """The key write: the step with role ``main``, else the last call."""
-        calls = [s for s in self.steps if "call" in s]
+        calls = list(self.calls())
         return self.roles.get(MAIN, calls[-1] if calls else None)
 
     def insert_before(self, role: str, step: Step, new_role: str | None = None) -> Step:
@@ -96,24 +93,8 @@ class Reference:
             rebuilt.append(step)
         self.steps = rebuilt
 
-    # List operations kept while some blueprints still build their reference as a list.
-    def __getitem__(self, index: int) -> Step:
-        return self.steps[index]
-
-    def __setitem__(self, index: slice, steps: list[Step]) -> None:
-        self.steps[index] = steps
-
-    def append(self, step: Step) -> None:
-        self.steps.append(step)
-
-    def insert(self, index: int, step: Step) -> None:
-        self.steps.insert(index, step)
-
-    def __iadd__(self, steps: list[Step]) -> Reference:
-        self.steps += steps
-        return self
-
     def calls(self) -> Iterable[Step]:
+        """The tool calls, in order."""
         return (s for s in self.steps if "call" in s)
 
     @staticmethod
