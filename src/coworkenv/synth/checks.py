@@ -26,9 +26,6 @@ class Checks:
     def __iter__(self) -> Iterator[Check]:
         return iter(self.items)
 
-    def __len__(self) -> int:
-        return len(self.items)
-
     def add(
         self, kind: str, id: str, weight: float, *, group: str | None = None, required: bool = False, **fields: Any
     ) -> Check:

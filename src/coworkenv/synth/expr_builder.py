@@ -30,6 +30,13 @@ def literal(value: Any) -> str:
     return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
+def _side(value: Any, binding: int) -> str:
+    """An operand: a literal, or an expression parenthesised when it binds more loosely than ``binding``."""
+    if isinstance(value, Expr) and value.binding < binding:
+        return f"({value.text})"
+    return literal(value)
+
+
 @dataclass(frozen=True)
 class Expr:
     """An expression's text and how tightly it binds (so ``and``/``or`` parenthesise only when needed)."""
@@ -41,16 +48,10 @@ class Expr:
         return self.text
 
     def _compare(self, op: str, value: Any) -> Expr:
-        return Expr(f"{self.text} {op} {literal(value)}", _COMPARE)
+        return Expr(f"{_side(self, _SUM)} {op} {_side(value, _SUM)}", _COMPARE)
 
     def eq(self, value: Any) -> Expr:
         return self._compare("==", value)
-
-    def ne(self, value: Any) -> Expr:
-        return self._compare("!=", value)
-
-    def ge(self, value: Any) -> Expr:
-        return self._compare(">=", value)
 
     def in_(self, values: Sequence[Any]) -> Expr:
         """This value is one of ``values``."""
@@ -58,7 +59,7 @@ class Expr:
 
     def has(self, item: Any) -> Expr:
         """This list holds ``item`` (``item in r.x``)."""
-        return Expr(f"{literal(item)} in {self.text}", _COMPARE)
+        return Expr(f"{_side(item, _SUM)} in {_side(self, _SUM)}", _COMPARE)
 
     def contains(self, text: Any) -> Expr:
         """This text (or list) contains ``text``."""
@@ -74,10 +75,10 @@ class Expr:
         return fn("join", self, sep)
 
     def __add__(self, other: Any) -> Expr:
-        return Expr(f"{self.text} + {literal(other)}", _SUM)
+        return Expr(f"{_side(self, _SUM)} + {_side(other, _PRODUCT)}", _SUM)
 
     def __mul__(self, other: Any) -> Expr:
-        return Expr(f"{self.text} * {literal(other)}", _PRODUCT)
+        return Expr(f"{_side(self, _PRODUCT)} * {_side(other, _ATOM)}", _PRODUCT)
 
     def __and__(self, other: Expr) -> Expr:
         return and_(self, other)

@@ -25,9 +25,6 @@ class Reference:
     def __iter__(self) -> Iterator[Step]:
         return iter(self.steps)
 
-    def __len__(self) -> int:
-        return len(self.steps)
-
     def add(self, step: Step, role: str | None = None) -> Step:
         self.steps.append(step)
         if role:
