@@ -1,0 +1,17 @@
+"""Weekly report: a ticket resolved mid-task is counted again before the open count."""
+
+from __future__ import annotations
+
+from blueprint_cases import BlueprintCases, build, check
+
+
+class TestWeeklyReport(BlueprintCases):
+    name = "weekly_report"
+
+    def test_the_recount_comes_between_the_two_counts(self) -> None:
+        plain, dynamic = build(self.name), build(self.name, frozenset({"dynamic"}))
+        searches = [s for s in dynamic.reference if s.get("call") == "tickets_search"]
+        assert [s["args"]["status"] for s in searches] == ["resolved", "resolved", "open"]
+        assert searches[1]["say"]
+        assert check(dynamic, "told_resolved")["value"] == check(plain, "told_resolved")["value"] + 1
+        assert dynamic.reference.main()["call"] == "documents_create"
