@@ -37,6 +37,11 @@ class Fact:
     withholdable: bool = True
 
 
+def stated(slot: str, value: Any, keyword: str | None = None, given: str | None = None) -> Fact:
+    """A fact the request always states (a name, a topic): never withheld, so it needs no question."""
+    return Fact(slot, value, value if given is None else given, [keyword or slot], "", "", withholdable=False)
+
+
 @dataclass
 class Draft:
     blueprint: str

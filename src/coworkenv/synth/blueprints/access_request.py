@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from coworkenv.synth.blueprints.base import Blueprint
-from coworkenv.synth.draft import Draft, Fact
+from coworkenv.synth.draft import Draft, stated
 from coworkenv.synth.expr_builder import and_, arg, field, path
 from coworkenv.synth.world import Person, World, manager_change, noise_tickets
 
@@ -97,7 +97,7 @@ def _chat(
 
 
 def _draft(bp: Blueprint, world: World, requester: Person, request: dict[str, Any]) -> Draft:
-    facts = {"requester": Fact("requester", requester.name, requester.name, ["requester"], "", "", withholdable=False)}
+    facts = {"requester": stated("requester", requester.name)}
     readable = [("chat", "messages", request["id"], "text")]
     title = f"Access request from {requester.name}"
     draft = Draft.start(bp.name, title, world, OPENINGS, facts, set(bp.capabilities), readable)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from coworkenv.synth.blueprints.base import Blueprint
-from coworkenv.synth.draft import Draft, Fact
+from coworkenv.synth.draft import Draft, stated
 from coworkenv.synth.expr_builder import field
 from coworkenv.synth.world import World
 
@@ -105,8 +105,8 @@ def _proposals(world: World, target: dict[str, Any], amount: float, years: int) 
 
 def _draft(bp: Blueprint, world: World, company: str, renew: str, proposal: dict[str, Any]) -> Draft:
     facts = {
-        "company": Fact("company", company, company, ["company"], "", "", withholdable=False),
-        "renew": Fact("renew", renew, renew, ["renew"], "", "", withholdable=False),
+        "company": stated("company", company),
+        "renew": stated("renew", renew),
     }
     readable = [("documents", "documents", proposal["id"], "content")]
     return Draft.start(bp.name, f"Renew {company}", world, OPENINGS, facts, set(bp.capabilities), readable)

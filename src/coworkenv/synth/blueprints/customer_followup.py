@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from coworkenv.synth.blueprints.base import Blueprint
-from coworkenv.synth.draft import Draft, Fact
+from coworkenv.synth.draft import Draft, stated
 from coworkenv.synth.expr_builder import and_, field
 from coworkenv.synth.world import Person, World
 
@@ -113,8 +113,8 @@ def _crm_history(world: World, accounts: list[Account]) -> None:
 
 def _draft(bp: Blueprint, world: World, company: str, message: str, latest: dict[str, Any]) -> Draft:
     facts = {
-        "company": Fact("company", company, company, ["company"], "", "", withholdable=False),
-        "message": Fact("message", message, message, ["message"], "", "", withholdable=False),
+        "company": stated("company", company),
+        "message": stated("message", message),
     }
     readable = [("mail", "messages", latest["id"], "body")]
     return Draft.start(bp.name, f"Follow up with {company}", world, OPENINGS, facts, set(bp.capabilities), readable)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from coworkenv.synth.blueprints.base import Blueprint
-from coworkenv.synth.draft import Draft, Fact
+from coworkenv.synth.draft import Draft, Fact, stated
 from coworkenv.synth.expr_builder import and_, field
 from coworkenv.synth.world import World, manager_change
 
@@ -120,7 +120,7 @@ def _colleague_claim(world: World, amount: float, category: str, what: str, day:
 
 def _draft(bp: Blueprint, world: World, what: str, category: str, receipt: dict[str, Any]) -> Draft:
     facts = {
-        "what": Fact("what", what, what, ["what"], "", "", withholdable=False),
+        "what": stated("what", what),
         "category": Fact(
             "category",
             category,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from coworkenv.synth.blueprints.base import Blueprint
-from coworkenv.synth.draft import Draft, Fact
+from coworkenv.synth.draft import Draft, stated
 from coworkenv.synth.expr_builder import and_, field
 from coworkenv.synth.world import World, noise_tickets
 
@@ -35,7 +35,7 @@ class IncidentCommunication(Blueprint):
         enterprise, rest = _accounts(world)
         for name in ("incidents", "general"):
             world.add("chat", "channels", {"name": name, "members": [world.me.email], "topic": name})
-        facts = {"service": Fact("service", service, service, ["service"], "", "", withholdable=False)}
+        facts = {"service": stated("service", service)}
         readable = [("tickets", "tickets", tid, "description")]
         title = f"Incident comms: {service}"
         draft = Draft.start(self.name, title, world, OPENINGS, facts, set(self.capabilities), readable)

@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 from coworkenv.synth.blueprints.base import Blueprint
 from coworkenv.synth.blueprints.scheduling import at_slot, book, find_slot, guard_calendar, lose_first_slot
-from coworkenv.synth.draft import Draft, Fact
+from coworkenv.synth.draft import Draft, Fact, stated
 from coworkenv.synth.expr_builder import and_, field
 from coworkenv.synth.world import Person, World, busy_morning, free_slots
 
@@ -83,8 +83,8 @@ def _candidate_mail(world: World, candidate: Person, role: str, day: str) -> dic
 
 def _draft(bp: Blueprint, world: World, candidate: Person, role: str, minutes: int, offer: dict[str, Any]) -> Draft:
     facts = {
-        "candidate": Fact("candidate", candidate.name, candidate.name, ["candidate"], "", "", withholdable=False),
-        "role": Fact("role", role, role, ["role"], "", "", withholdable=False),
+        "candidate": stated("candidate", candidate.name),
+        "role": stated("role", role),
         "minutes": Fact(
             "minutes",
             minutes,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from coworkenv.synth.blueprints.base import Blueprint
-from coworkenv.synth.draft import Draft, Fact
+from coworkenv.synth.draft import Draft, stated
 from coworkenv.synth.expr_builder import and_, field, not_
 from coworkenv.synth.world import World
 
@@ -43,7 +43,7 @@ class InvoiceReconciliation(Blueprint):
         unpaid = [(n, a) for n, a, paid in invoices if not paid]
         total = round(sum(a for _, a in unpaid), 2)
         listing = ", ".join(f"{n} ({a:.2f} USD)" for n, a in unpaid)
-        facts = {"vendor": Fact("vendor", vendor, vendor, ["vendor"], "", "", withholdable=False)}
+        facts = {"vendor": stated("vendor", vendor)}
         readable = [("documents", "documents", ledger["id"], "content")]
         title = f"Reconcile {vendor} invoices"
         draft = Draft.start(self.name, title, world, OPENINGS, facts, set(self.capabilities), readable)

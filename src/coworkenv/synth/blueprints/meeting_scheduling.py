@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from coworkenv.synth.blueprints.base import Blueprint
 from coworkenv.synth.blueprints.scheduling import at_slot, book, find_slot, guard_calendar, lose_first_slot
-from coworkenv.synth.draft import Draft, Fact
+from coworkenv.synth.draft import Draft, Fact, stated
 from coworkenv.synth.expr_builder import and_, field
 from coworkenv.synth.world import Person, World, busy_morning, free_slots
 
@@ -95,9 +95,9 @@ def _draft(name: str, world: World, a: Person, b: Person, day: str, minutes: int
             "How long should the meeting be?",
             f"Make it {minutes} minutes.",
         ),
-        "a": Fact("a", a.name, a.name, ["who"], "", "", withholdable=False),
-        "b": Fact("b", b.name, b.name, ["who"], "", "", withholdable=False),
-        "topic": Fact("topic", topic, f'"{topic}"', ["topic"], "", "", withholdable=False),
+        "a": stated("a", a.name, "who"),
+        "b": stated("b", b.name, "who"),
+        "topic": stated("topic", topic, given=f'"{topic}"'),
     }
     title = f"Schedule '{topic}' with {a.name} and {b.name}"
     return Draft.start(name, title, world, OPENINGS, facts, {"tool_coordination"})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from coworkenv.synth.blueprints.base import Blueprint
-from coworkenv.synth.draft import Draft, Fact
+from coworkenv.synth.draft import Draft, Fact, stated
 from coworkenv.synth.expr_builder import and_, field
 from coworkenv.synth.world import TEAMS, Person, World, noise_tickets
 
@@ -93,7 +93,7 @@ def _notes(world: World, meeting: str, day: str, items: list[Item]) -> dict[str,
 
 def _draft(bp: Blueprint, world: World, meeting: str, day: str, notes: dict[str, Any]) -> Draft:
     facts = {
-        "meeting": Fact("meeting", meeting, meeting, ["meeting"], "", "", withholdable=False),
+        "meeting": stated("meeting", meeting),
         "day": Fact(
             "day", day, f"from {day}", ["date", "day", "when"], "Which meeting date do you mean?", f"The one on {day}."
         ),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from coworkenv.synth.blueprints.base import Blueprint
-from coworkenv.synth.draft import Draft, Fact
+from coworkenv.synth.draft import Draft, Fact, stated
 from coworkenv.synth.expr_builder import and_, arg, field, path
 from coworkenv.synth.world import DEPARTMENTS, TITLES, Person, World
 
@@ -77,10 +77,14 @@ def _checklists(world: World, dept: str) -> dict[str, Any]:
 
 def _draft(bp: Blueprint, world: World, hire: Person, manager: Person, channel: str, start: str, time: str) -> Draft:
     dept, title = hire.department, hire.title
-    stated = {"hire": hire.name, "email": hire.email, "dept": dept, "title": title, "manager": manager.name}
-    keywords = {"hire": "name", "email": "email", "dept": "department", "title": "title", "manager": "manager"}
-    facts = {s: Fact(s, v, v, [keywords[s]], "", "", withholdable=False) for s, v in stated.items()}
-    facts["channel"] = Fact("channel", channel, channel, ["channel"], "", "", withholdable=False)
+    facts = {
+        "hire": stated("hire", hire.name, "name"),
+        "email": stated("email", hire.email),
+        "dept": stated("dept", dept, "department"),
+        "title": stated("title", title),
+        "manager": stated("manager", manager.name),
+        "channel": stated("channel", channel),
+    }
     facts["start"] = Fact(
         "start",
         start,

@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 from coworkenv.expr import format_value
 from coworkenv.synth.blueprints.base import Blueprint
-from coworkenv.synth.draft import Draft, Fact
+from coworkenv.synth.draft import Draft, Fact, stated
 from coworkenv.synth.expr_builder import and_, field, fn, path, template
 from coworkenv.synth.world import Person, World, noise_tickets
 
@@ -99,8 +99,8 @@ def _draft(bp: Blueprint, world: World, qty: int, item: str, vendor: str, catalo
             f"We need {qty} units.",
             withheld="some",
         ),
-        "item": Fact("item", item, item, ["item"], "", "", withholdable=False),
-        "vendor": Fact("vendor", vendor, vendor, ["vendor"], "", "", withholdable=False),
+        "item": stated("item", item),
+        "vendor": stated("vendor", vendor),
     }
     readable = [("documents", "documents", catalog["id"], "content")]
     title = f"Purchase order: {qty} x {item}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from coworkenv.synth.blueprints.base import Blueprint
-from coworkenv.synth.draft import Draft, Fact
+from coworkenv.synth.draft import Draft, stated
 from coworkenv.synth.expr_builder import field
 from coworkenv.synth.world import TEAMS, Person, World, noise_tickets
 
@@ -100,8 +100,8 @@ def _tickets(world: World, team: str, problem: str) -> dict[str, Any]:
 
 def _draft(bp: Blueprint, world: World, team: str, problem: str, now: str, ticket: dict[str, Any]) -> Draft:
     facts = {
-        "team": Fact("team", team, team, ["team"], "", "", withholdable=False),
-        "problem": Fact("problem", problem, problem, ["problem"], "", "", withholdable=False),
+        "team": stated("team", team),
+        "problem": stated("problem", problem),
     }
     readable = [("tickets", "tickets", ticket["id"], "description")]
     title = f"Escalate '{ticket['title']}'"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from coworkenv.synth.blueprints.base import Blueprint
-from coworkenv.synth.draft import Draft, Fact
+from coworkenv.synth.draft import Draft, Fact, stated
 from coworkenv.synth.expr_builder import and_, field
 from coworkenv.synth.world import World
 
@@ -78,8 +78,8 @@ def _quotes(world: World, cities: list[str], depart: str, back: str, fare: float
 
 def _draft(bp: Blueprint, world: World, city: str, customer: str, depart: str, back: str, quote: Any) -> Draft:
     facts = {
-        "city": Fact("city", city, city, ["city"], "", "", withholdable=False),
-        "customer": Fact("customer", customer, customer, ["customer"], "", "", withholdable=False),
+        "city": stated("city", city),
+        "customer": stated("customer", customer),
         "dates": Fact(
             "dates",
             depart,

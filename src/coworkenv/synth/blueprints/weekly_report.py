@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from coworkenv.synth.blueprints.base import Blueprint
-from coworkenv.synth.draft import Draft, Fact
+from coworkenv.synth.draft import Draft, stated
 from coworkenv.synth.expr_builder import and_, field
 from coworkenv.synth.world import TEAMS, Person, World, noise_tickets
 
@@ -101,11 +101,9 @@ def _deals(world: World) -> Person:
 
 def _draft(bp: Blueprint, world: World, team: str, seller: Person, path: str, template: dict[str, Any]) -> Draft:
     facts = {
-        "team": Fact("team", team, team, ["team"], "", "", withholdable=False),
-        "seller": Fact(
-            "seller", seller.name, f"{seller.name} ({seller.email})", ["seller"], "", "", withholdable=False
-        ),
-        "path": Fact("path", path, path, ["path"], "", "", withholdable=False),
+        "team": stated("team", team),
+        "seller": stated("seller", seller.name, given=f"{seller.name} ({seller.email})"),
+        "path": stated("path", path),
     }
     readable = [("documents", "documents", template["id"], "content")]
     title = f"Weekly report for {team}"
