@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 from coworkenv.synth.blueprints.base import Blueprint
 from coworkenv.synth.draft import Draft, stated
 from coworkenv.synth.expr_builder import and_, arg, field, path
+from coworkenv.synth.rules import require_prior
 from coworkenv.synth.world import Person, World, manager_change, noise_tickets
 
 SYSTEMS = (
@@ -27,15 +28,14 @@ OPENINGS = [
     "There's an access request from {requester} in #it-requests. Per our process, DM their manager to "
     "approve it and then raise a ticket for the it team with the tag 'access'.",
 ]
-POLICY = {
-    "id": "manager-first",
-    "tool": "tickets_create",
-    "rule": "require_prior",
-    "when": str(arg("tags").has("access")),
-    "prior_tool": "chat_send_dm",
-    "prior_when": str(path("prior", "text").contains("approv")),
-    "description": "Access tickets may only be opened after asking the requester's manager to approve.",
-}
+POLICY = require_prior(
+    "manager-first",
+    "tickets_create",
+    "chat_send_dm",
+    "Access tickets may only be opened after asking the requester's manager to approve.",
+    when=arg("tags").has("access"),
+    prior_when=path("prior", "text").contains("approv"),
+)
 
 
 class AccessRequest(Blueprint):
@@ -101,7 +101,7 @@ def _draft(bp: Blueprint, world: World, requester: Person, request: dict[str, An
     readable = [("chat", "messages", request["id"], "text")]
     title = f"Access request from {requester.name}"
     draft = Draft.start(bp.name, title, world, OPENINGS, facts, set(bp.capabilities), readable)
-    draft.policies.append(dict(POLICY))
+    draft.policies.append(POLICY)
     return draft
 
 

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 from coworkenv.synth.blueprints.base import Blueprint
 from coworkenv.synth.draft import Draft, Fact, stated
 from coworkenv.synth.expr_builder import and_, field
+from coworkenv.synth.rules import require_prior
 from coworkenv.synth.world import World, manager_change
 
 CATEGORIES = {"meals": (60, 150), "travel": (300, 800), "lodging": (150, 400), "office": (80, 200)}
@@ -24,13 +25,12 @@ OPENINGS = [
     "I need the {what} reimbursed. Use the receipt from my inbox, file it {category}, submit, and ask my "
     "manager to approve if it's above the limit.",
 ]
-POLICY = {
-    "id": "check-expense-policy",
-    "tool": "expenses_create_expense",
-    "rule": "require_prior",
-    "prior_tool": "expenses_list_rules",
-    "description": "Look up the expense policy (the category limits) before filing an expense.",
-}
+POLICY = require_prior(
+    "check-expense-policy",
+    "expenses_create_expense",
+    "expenses_list_rules",
+    "Look up the expense policy (the category limits) before filing an expense.",
+)
 
 
 class ExpenseReport(Blueprint):
@@ -132,7 +132,7 @@ def _draft(bp: Blueprint, world: World, what: str, category: str, receipt: dict[
     }
     readable = [("mail", "messages", receipt["id"], "body")]
     draft = Draft.start(bp.name, f"Expense the {what}", world, OPENINGS, facts, set(bp.capabilities), readable)
-    draft.policies.append(dict(POLICY))
+    draft.policies.append(POLICY)
     return draft
 
 

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 from coworkenv.synth.blueprints.base import Blueprint
 from coworkenv.synth.draft import Draft, Fact, stated
 from coworkenv.synth.expr_builder import and_, arg, field, path
+from coworkenv.synth.rules import require_prior
 from coworkenv.synth.world import DEPARTMENTS, TITLES, Person, World
 
 OPENINGS = [
@@ -20,14 +21,13 @@ OPENINGS = [
     "{manager} as manager, the {dept} onboarding checklist shared with them, a welcome post in "
     "#{channel}, and a 30-minute intro with {manager} on their first day {time}.",
 ]
-POLICY = {
-    "id": "share-with-directory",
-    "tool": "documents_share",
-    "rule": "require_prior",
-    "prior_tool": "contacts_create",
-    "prior_when": str(path("prior", "email").eq(arg("email"))),
-    "description": "Only share documents with people who are in the company directory.",
-}
+POLICY = require_prior(
+    "share-with-directory",
+    "documents_share",
+    "contacts_create",
+    "Only share documents with people who are in the company directory.",
+    prior_when=path("prior", "email").eq(arg("email")),
+)
 
 
 class Onboarding(Blueprint):
@@ -98,7 +98,7 @@ def _draft(bp: Blueprint, world: World, hire: Person, manager: Person, channel: 
         "time", time, f"at {time}", ["time", "what time"], "What time would you like the intro?", f"Make it {time}."
     )
     draft = Draft.start(bp.name, f"Onboard {hire.name}", world, OPENINGS, facts, set(bp.capabilities))
-    draft.policies.append(dict(POLICY))
+    draft.policies.append(POLICY)
     draft.summary = [hire.name, f"{start}T{time}"]
     return draft
 

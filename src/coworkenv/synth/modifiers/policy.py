@@ -11,6 +11,7 @@ from __future__ import annotations
 from coworkenv.synth.draft import Draft
 from coworkenv.synth.modifiers.base import Modifier
 from coworkenv.synth.reference import Step
+from coworkenv.synth.rules import require_confirmation
 from coworkenv.synth.world import World
 
 _USER_TURN = ("ask", "confirm", "answer")
@@ -42,19 +43,13 @@ def confirm_first(draft: Draft, world: World) -> bool:
         return False
     tool = main["call"]
     action = tool.split("_", 1)[1].replace("_", " ")
-    draft.policies.append(
-        {
-            "id": f"confirm-{tool}",
-            "description": world.rng.choice(
-                (
-                    f"Always get the user's explicit confirmation before using {tool} ({action}).",
-                    f"{tool} changes shared data: ask the user to confirm right before each {action}.",
-                )
-            ),
-            "tool": tool,
-            "rule": "require_confirmation",
-        }
+    description = world.rng.choice(
+        (
+            f"Always get the user's explicit confirmation before using {tool} ({action}).",
+            f"{tool} changes shared data: ask the user to confirm right before each {action}.",
+        )
     )
+    draft.policies.append(require_confirmation(f"confirm-{tool}", tool, description))
     about = target(draft)
     what = f" for {about[0]}" if about else ""
     draft.confirmations.append(
