@@ -57,6 +57,8 @@ CLAW_SAMPLE = ROOT.parent / "shared" / "claw-eval-sample"
 SKIPPED: dict[str, str] = {
     "coworkenv serve ": "a server runs until stopped (tests/test_http_server.py and test_mcp_server.py start it)",
     "--env-server": "needs a running `coworkenv serve http` (tested with the server)",
+    "synth --llm": "needs a model that writes specs (tests/test_llm_synth.py scripts one on loopback)",
+    "llm-bank": "made by it",
 }
 if not CLAW_SAMPLE.is_dir():
     SKIPPED |= {"claw-eval-sample": "the Claw-Eval sample is not in this checkout", "claw_specs": "made from it"}
@@ -69,7 +71,8 @@ def skipped(command: str) -> bool:
 def readme_commands() -> list[str]:
     """The `coworkenv …` lines of the README's bash blocks, without comments and [optional] parts."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    lines = [line for block in re.findall(r"```bash\n(.*?)```", text, re.S) for line in block.splitlines()]
+    blocks = [block.replace("\\\n", " ") for block in re.findall(r"```bash\n(.*?)```", text, re.S)]
+    lines = [line for block in blocks for line in block.splitlines()]
     commands = []
     for line in lines:
         line = re.sub(r"\s+#.*$", "", line)
