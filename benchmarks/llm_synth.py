@@ -25,8 +25,8 @@ from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from coworkenv.synth.bank import synthesize_bank
-from coworkenv.synth.llm.client import LLMClient
+from coworkenv.bank.llm.client import LLMClient
+from coworkenv.bank.store import synthesize_bank
 from llm_server import ScriptedServer
 from test_llm_synth import CAPS, script
 

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from coworkenv.agents import OracleTeacher
+from coworkenv.bank.sources import load_specs
 from coworkenv.rollout import rollout_bank
-from coworkenv.rollout.sources import load_specs
 from coworkenv.runtime import Environment, run_episode
 from coworkenv.spec.models import TaskSpec
 

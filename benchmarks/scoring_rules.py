@@ -24,10 +24,10 @@ from rich.progress import track
 from rich.table import Table
 
 from coworkenv.agents.oracle import OracleTeacher
+from coworkenv.bank.store import synthesize_bank
 from coworkenv.grading.score import PASS_THRESHOLD
 from coworkenv.runtime.environment import Environment
 from coworkenv.spec.models import TaskSpec
-from coworkenv.synth.bank import synthesize_bank
 from coworkenv.verify.admission import play, probe_runs
 
 

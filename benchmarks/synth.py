@@ -23,7 +23,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from coworkenv.synth.bank import synthesize_bank
+from coworkenv.bank.store import synthesize_bank
 
 TARGET = 50.0
 

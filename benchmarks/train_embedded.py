@@ -30,16 +30,16 @@ from pathlib import Path
 from typing import Any
 
 from coworkenv.agents import OracleTeacher
+from coworkenv.agents.models import load_model, pick_device
 from coworkenv.agents.tool_menu import narrow_tools, parse_menu
+from coworkenv.bank.sources import is_bank, load_specs
 from coworkenv.data.sft import sft_example
 from coworkenv.eval.report import write_report
 from coworkenv.eval.sets import evaluate_sets, floors
-from coworkenv.rollout.sources import is_bank, load_specs
 from coworkenv.runtime import Environment, run_episode
 from coworkenv.spec.models import TaskSpec
 from coworkenv.storage import atomic_write_json
 from coworkenv.train.grpo import GRPOSettings, Setting, run_grid
-from coworkenv.train.models import load_model, pick_device
 from coworkenv.train.sft import SFTSettings, train_sft
 
 STAGES = ("base", "sft", "grpo")
@@ -136,7 +136,7 @@ def get_bank(args: argparse.Namespace) -> Path:
         return args.bank
     bank = args.out / "bank"
     if not is_bank(bank):
-        from coworkenv.synth.bank import synthesize_bank
+        from coworkenv.bank.store import synthesize_bank
 
         synthesize_bank(bank, args.bank_size, seed=args.seed, workers=args.workers)
     return bank
@@ -257,8 +257,8 @@ def first_turn_agreement(a: tuple[Any, Any], b: tuple[Any, Any], specs: list[Tas
     The saved checkpoint against the model in memory: anything below 100 % means the
     checkpoint is not the model that was trained (the defect that once sent RL a broken model).
     """
+    from coworkenv.agents.models import autocast, inference_weights
     from coworkenv.eval.runner import local_policy
-    from coworkenv.train.models import autocast, inference_weights
 
     items = [([*env.messages], obs.tools) for env in (Environment(s) for s in specs) for obs in [env.reset()]]
     texts = []
@@ -289,8 +289,8 @@ def decode_bench(
     import torch
 
     from coworkenv.agents.chat_format import render_prompt
+    from coworkenv.agents.models import autocast, inference_weights
     from coworkenv.agents.transformers_policy import TransformersPolicy
-    from coworkenv.train.models import autocast, inference_weights
 
     prompts = [
         render_prompt(tokenizer, [*env.messages], obs.tools)

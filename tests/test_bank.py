@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from coworkenv.bank.store import BankError, heldout_blueprints, load_bank, read_manifest, split_of, synthesize_bank
 from coworkenv.spec import content_id
-from coworkenv.synth.bank import BankError, heldout_blueprints, load_bank, read_manifest, split_of, synthesize_bank
 from coworkenv.synth.blueprints import HELD_OUT
 
 N = 240

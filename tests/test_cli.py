@@ -180,7 +180,7 @@ def test_eval_without_matplotlib_saves_metrics_and_skips_the_report(tmp_path: Pa
 
 def test_every_local_backend_gets_the_sampling_flags() -> None:
     pytest.importorskip("torch")
-    from coworkenv.agents.factory import make_policy, sampling_options
+    from coworkenv.rollout.policies import make_policy, sampling_options
 
     opts = sampling_options("tiny", temperature=0.6, max_new_tokens=7)
     assert opts == {"temperature": 0.6, "max_new_tokens": 7}
@@ -196,8 +196,8 @@ def test_every_local_backend_gets_the_sampling_flags() -> None:
 
 def test_one_model_naming_scheme_for_every_command(tmp_path: Path) -> None:
     """rollout and run take what eval and train take (checkpoint folders, tiny), and the reverse."""
-    from coworkenv.agents.factory import POLICY_SPECS, check_policy_spec
     from coworkenv.commands.evaluate import POLICY_SPECS as EVAL_HELP
+    from coworkenv.rollout.policies import POLICY_SPECS, check_policy_spec
 
     for spec in ("oracle", "tiny", "embedded", "hf:org/model", str(tmp_path), "openai:m@h:1/v1", "probe:do_nothing"):
         check_policy_spec(spec)

@@ -9,15 +9,15 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from coworkenv.agents.models import load_model
 from coworkenv.agents.transformers_policy import TransformersPolicy
 from coworkenv.cli import app
 from coworkenv.eval.metrics import compute_metrics
 from coworkenv.eval.report import write_report
 from coworkenv.eval.runner import evaluate
-from coworkenv.eval.runs import TRAIN_LOG, TRAIN_SUMMARY, load_run, write_eval
+from coworkenv.runs import TRAIN_LOG, TRAIN_SUMMARY, load_run, write_eval
 from coworkenv.spec import save_spec
 from coworkenv.storage import append_jsonl, atomic_write_json
-from coworkenv.train.models import load_model
 from coworkenv.trajectory import Grade, Trajectory
 from train_helpers import lookup_spec
 

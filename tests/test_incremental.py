@@ -22,6 +22,7 @@ from coworkenv.grading import state_check
 from coworkenv.grading.tracking import CheckTracker
 from coworkenv.runtime import Environment, Workspace
 from coworkenv.runtime.digest import full_digest
+from coworkenv.runtime.policy import actor_for
 from coworkenv.services.base import ToolError
 from coworkenv.spec import Check, TaskSpec, load_spec
 from coworkenv.verify.probes import PROBES
@@ -176,7 +177,7 @@ def test_episode_grades_equal_recomputation(spec: TaskSpec) -> None:
     env = Environment(spec)
     checks = env.tracker.checks
     for policy in [OracleTeacher(), *(p for p in PROBES.values() if p.applies(spec))]:
-        actor = policy.for_task(spec) if hasattr(policy, "for_task") else policy
+        actor = actor_for(policy, spec)
         obs = env.reset()
         first: dict[str, int] = {c.id: 0 for c in checks if state_check(c, env.workspace)[0]}
         while not obs.done:

@@ -11,7 +11,7 @@ import pytest
 
 from coworkenv.agents import OracleTeacher
 from coworkenv.agents.tool_menu import mentioned_tools, narrow_tools, parse_menu
-from coworkenv.rollout.sources import load_specs
+from coworkenv.bank.sources import load_specs
 from coworkenv.runtime import Environment, run_episode
 from coworkenv.train.selection import eval_interval, split_validation
 from train_helpers import lookup_spec, oracle_demos
@@ -110,8 +110,8 @@ def test_validation_split_is_seeded_disjoint_and_never_empties_training() -> Non
 
 def test_sft_keeps_the_weights_of_the_lowest_validation_loss(tmp_path: Path) -> None:
     pytest.importorskip("trl")
+    from coworkenv.agents.models import load_model
     from coworkenv.storage import read_jsonl
-    from coworkenv.train.models import load_model
     from coworkenv.train.sft import SFTSettings, train_sft
 
     model, tok = load_model("tiny", "cpu")
@@ -143,8 +143,8 @@ def test_reward_spread_counts_groups_whose_scores_differ() -> None:
 
 def test_eval_sets_play_in_one_batch_with_floors_per_set(tmp_path: Path) -> None:
     pytest.importorskip("torch")
+    from coworkenv.agents.models import load_model
     from coworkenv.eval.sets import evaluate_sets, floors
-    from coworkenv.train.models import load_model
 
     model, tok = load_model("tiny", "cpu")
     sets = {"instances": [lookup_spec(0), lookup_spec(1)], "examples": load_specs(EXAMPLES)[:1]}

@@ -22,7 +22,7 @@ CORE = (
     "coworkenv",
     "coworkenv.cli",
     "coworkenv.runtime",
-    "coworkenv.synth.bank",
+    "coworkenv.bank.store",
     "coworkenv.verify",
     "coworkenv.rollout",
     "coworkenv.data.sft",

@@ -7,12 +7,12 @@ import copy
 import pytest
 from typer.testing import CliRunner
 
+from coworkenv.bank.llm.fixes import programmatic_repair
+from coworkenv.bank.llm.novelty import common_workflows, features, similarity, sketch
+from coworkenv.bank.llm.parse import ReplyError, parse_reply
+from coworkenv.bank.llm.prompts import generate_prompt, pick_example, repair_prompt
+from coworkenv.bank.llm.scenario import is_llm_job, sample_scenario, target_capabilities
 from coworkenv.spec import spec_from_data
-from coworkenv.synth.llm.fixes import programmatic_repair
-from coworkenv.synth.llm.novelty import common_workflows, features, similarity, sketch
-from coworkenv.synth.llm.parse import ReplyError, parse_reply
-from coworkenv.synth.llm.prompts import generate_prompt, pick_example, repair_prompt
-from coworkenv.synth.llm.scenario import is_llm_job, sample_scenario, target_capabilities
 from coworkenv.verify.admission import verify
 from llm_specs import as_json, as_yaml, example, leaked_in_opening, vacuous
 
@@ -110,8 +110,8 @@ def test_cli_rejects_a_bad_generator_spec(tmp_path) -> None:
 
 
 def test_a_spec_that_crashes_the_verifier_is_a_finding(monkeypatch: pytest.MonkeyPatch) -> None:
-    from coworkenv.synth.llm import loop
-    from coworkenv.synth.llm.job import brief_for
+    from coworkenv.bank.llm import loop
+    from coworkenv.bank.llm.job import brief_for
 
     def crash(spec: object) -> None:
         raise KeyError("no such collection")

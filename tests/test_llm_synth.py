@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from coworkenv.synth.bank import load_bank, read_manifest, synthesize_bank
-from coworkenv.synth.llm import driver
-from coworkenv.synth.llm.audit import read_audit
-from coworkenv.synth.llm.client import LLMClient
-from coworkenv.synth.llm.scenario import is_llm_job
+from coworkenv.bank.llm import driver
+from coworkenv.bank.llm.audit import read_audit
+from coworkenv.bank.llm.client import LLMClient
+from coworkenv.bank.llm.scenario import is_llm_job
+from coworkenv.bank.store import load_bank, read_manifest, synthesize_bank
 from llm_server import Scripted, ScriptedServer
 from llm_specs import (
     as_json,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from coworkenv.agents import OracleTeacher
+from coworkenv.bank.repair import synthesize
 from coworkenv.grading import PASS_THRESHOLD
 from coworkenv.runtime import Environment
 from coworkenv.synth.blueprints import BLUEPRINTS
@@ -12,7 +13,6 @@ from coworkenv.synth.composer import Recipe, compose
 from coworkenv.synth.modifiers import MODIFIERS
 from coworkenv.verify.admission import play
 from coworkenv.verify.probes import PROBES
-from coworkenv.verify.repair import synthesize
 
 
 def _cases() -> list[tuple[str, str]]:

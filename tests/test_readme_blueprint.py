@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from coworkenv.bank.repair import synthesize
 from coworkenv.synth.blueprints import BLUEPRINTS, Blueprint
 from coworkenv.synth.composer import Recipe
-from coworkenv.verify.repair import synthesize
 
 README = Path(__file__).parents[1] / "README.md"
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from coworkenv.bank.repair import _score, repair, reweight, synthesize
 from coworkenv.grading import PASS_THRESHOLD
 from coworkenv.synth.composer import Recipe, compose
 from coworkenv.verify.admission import ProbeResult, Verification
 from coworkenv.verify.findings import Finding
-from coworkenv.verify.repair import _score, repair, reweight, synthesize
 
 RECIPE = Recipe("meeting_scheduling", 11, ("withhold",))
 

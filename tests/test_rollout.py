@@ -170,7 +170,7 @@ def test_resume_after_sigkill_loses_and_duplicates_nothing(tmp_path: Path) -> No
 
 
 def test_spec_sources(tmp_path: Path) -> None:
-    from coworkenv.rollout.sources import load_specs
+    from coworkenv.bank.sources import load_specs
 
     folder = write_specs(tmp_path / "specs", [SPECS[1], SPECS[0]])
     assert [s.id for s in load_specs(folder)] == [SPECS[0].id, SPECS[1].id]

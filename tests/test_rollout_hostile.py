@@ -123,7 +123,7 @@ def test_bank_errors_and_resume_with_another_bank(tmp_path: Path) -> None:
 
 
 def test_split_must_be_known(tmp_path: Path) -> None:
-    from coworkenv.rollout.sources import load_specs
+    from coworkenv.bank.sources import load_specs
 
     bank = write_specs(tmp_path / "specs", SPECS)
     try:

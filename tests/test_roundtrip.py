@@ -11,9 +11,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from coworkenv.agents.chat_format import END_OF_TURN  # noqa: E402
+from coworkenv.agents.models import load_model, save_checkpoint  # noqa: E402
 from coworkenv.agents.tiny import make_tiny_model, make_tiny_tokenizer  # noqa: E402
 from coworkenv.agents.transformers_policy import TransformersPolicy  # noqa: E402
-from coworkenv.train.models import load_model, save_checkpoint  # noqa: E402
 from coworkenv.train.roundtrip import PROBE, RoundTripError, check_round_trip, probe_text  # noqa: E402
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from coworkenv.agents import OracleTeacher
+from coworkenv.bank.repair import synthesize
 from coworkenv.expr import check_syntax, evaluate
 from coworkenv.grading import PASS_THRESHOLD
 from coworkenv.runtime import Environment
@@ -15,7 +16,6 @@ from coworkenv.synth.expr_builder import and_, arg, field, fn, literal, not_, or
 from coworkenv.synth.reference import Reference, uses
 from coworkenv.verify.admission import play
 from coworkenv.verify.probes import PROBES
-from coworkenv.verify.repair import synthesize
 
 AWKWARD = ("O'Brien", 'say "hi"', "back\\slash", "it's \\'quoted\\'")
 

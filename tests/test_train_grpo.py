@@ -10,18 +10,19 @@ import torch
 from typer.testing import CliRunner
 
 from coworkenv.agents import OracleTeacher
+from coworkenv.agents.models import load_model
 from coworkenv.cli import app
 from coworkenv.data.rl import RlSettings
 from coworkenv.eval.report import write_report
 from coworkenv.eval.runner import evaluate_loaded
-from coworkenv.eval.runs import TRAIN_LOG, TRAIN_SUMMARY, load_run
+from coworkenv.runs import TRAIN_LOG, TRAIN_SUMMARY, load_run
 from coworkenv.runtime import Environment, run_episode
 from coworkenv.runtime.turn import AssistantTurn
 from coworkenv.spec import save_spec
 from coworkenv.storage import read_jsonl
 from coworkenv.train.episodes import Episode, TurnTokens
 from coworkenv.train.grpo import GRPOSettings, Setting, run_grid, train_grpo, turn_samples
-from coworkenv.train.models import MasterWeightsAdamW, load_model
+from coworkenv.train.optimizer import MasterWeightsAdamW
 from coworkenv.train.policy_loss import TurnSample, completion_logps, policy_gradient_step
 from train_helpers import lookup_spec
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from coworkenv.agents.models import load_model
 from coworkenv.cli import app
-from coworkenv.eval.runs import TRAIN_LOG, TRAIN_SUMMARY
+from coworkenv.runs import TRAIN_LOG, TRAIN_SUMMARY
 from coworkenv.storage import read_jsonl
-from coworkenv.train.models import load_model
 from coworkenv.train.sft import SFTSettings, _dataset, train_sft
 from train_helpers import lookup_spec, oracle_demos
 

@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from coworkenv.agents.oracle import OracleTeacher
+from coworkenv.bank.repair import repair
 from coworkenv.grading.score import PASS_THRESHOLD, REQUIRED_CAP, combine
 from coworkenv.runtime.environment import Environment
 from coworkenv.spec import load_spec, spec_from_data
@@ -18,7 +19,6 @@ from coworkenv.verify.admission import ProbeResult, Verification, play
 from coworkenv.verify.findings import Finding
 from coworkenv.verify.gaming import PACING, seen_values
 from coworkenv.verify.probes import PROBES
-from coworkenv.verify.repair import repair
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 BROKEN = Path(__file__).parent / "broken_specs"

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
+from coworkenv.bank.repair import repair
 from coworkenv.capabilities.registry import missing_ingredients
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.turn import AssistantTurn
@@ -23,7 +24,6 @@ from coworkenv.synth.composer import Recipe, compose
 from coworkenv.verify import static_findings, verify
 from coworkenv.verify.admission import Verification, play
 from coworkenv.verify.findings import Finding
-from coworkenv.verify.repair import repair
 
 BROKEN = Path(__file__).parent / "broken_specs"
 EXAMPLES = Path(__file__).parent.parent / "examples"

@@ -94,11 +94,11 @@ def main_job(
     the training split → SFT dataset; with ``student`` (a policy spec such as ``embedded``),
     also ``samples`` student episodes on ``student_envs`` training environments → RL records.
     """
+    from coworkenv.bank.sources import load_specs
+    from coworkenv.bank.store import synthesize_bank
     from coworkenv.data.rl import export_rl
     from coworkenv.data.sft import export_sft
     from coworkenv.rollout.runner import rollout_bank
-    from coworkenv.rollout.sources import load_specs
-    from coworkenv.synth.bank import synthesize_bank
 
     summary: dict[str, Any] = {"examples": run_examples(examples, console)}
     bank = out / "bank"

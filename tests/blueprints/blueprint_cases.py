@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from coworkenv.bank.repair import synthesize
 from coworkenv.runtime.user import CONFIRM_PHRASES
 from coworkenv.services import ALL_TOOLS
 from coworkenv.spec import canonical_json, content_id
@@ -18,7 +19,6 @@ from coworkenv.synth.composer import compose, plan
 from coworkenv.synth.draft import Draft
 from coworkenv.synth.world import World
 from coworkenv.verify import FINDING_KINDS
-from coworkenv.verify.repair import synthesize
 
 SEEDS = 20
 

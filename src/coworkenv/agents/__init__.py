@@ -1,6 +1,5 @@
-"""Policies: the protocol, the oracle teacher, and model backends (loaded lazily)."""
+"""Policies: the oracle teacher and model backends (loaded lazily); protocols in runtime.policy."""
 
-from coworkenv.agents.base import Policy, TaskPolicy
 from coworkenv.agents.oracle import OracleRun, OracleTeacher
 
-__all__ = ["OracleRun", "OracleTeacher", "Policy", "TaskPolicy"]
+__all__ = ["OracleRun", "OracleTeacher"]

@@ -83,28 +83,3 @@ class LLMUserEnvironment(Environment):
         obs = super().reset()
         self.user = LLMUser(self.spec.user, self.client, self.user_model)
         return obs
-
-
-def make_environment(
-    spec: TaskSpec,
-    seed: int = 0,
-    *,
-    user: str | None = None,
-    fault_rate: float = 0.0,
-    max_turns: int | None = None,
-) -> Environment:
-    """The environment for an episode.
-
-    ``user`` is None (scripted) or ``openai:<model>@<base_url>``; ``max_turns`` caps the
-    episode below the spec's own limit (a budget for slow local models), never above it.
-    """
-    limits = {"seed": seed, "fault_rate": fault_rate, "max_turns": min(spec.max_turns, max_turns or spec.max_turns)}
-    if not user or user == "scripted":
-        return Environment(spec, **limits)
-    from coworkenv.agents.factory import parse_openai_spec
-
-    kind, _, rest = user.partition(":")
-    if kind != "openai":
-        raise ValueError(f"unknown user simulator {user!r}; expected 'scripted' or 'openai:<model>@<base_url>'")
-    model, base_url = parse_openai_spec(rest)
-    return LLMUserEnvironment(spec, model=model, base_url=base_url, **limits)

@@ -164,3 +164,15 @@ class OpenAIPolicy:
                 delay = None
             time.sleep(backoff_seconds(attempt, self.backoff_base, self.backoff_cap, delay, self.rng))
             attempt += 1
+
+
+def parse_openai_spec(rest: str) -> tuple[str, str | None]:
+    """``model@base_url`` -> (model, base_url); the URL may itself contain '@' only after the model."""
+    model, sep, base_url = rest.partition("@")
+    if not model:
+        raise ValueError("openai policy needs a model: openai:<model>@<base_url>")
+    if sep and not base_url:
+        raise ValueError(f"openai policy {rest!r} has an empty URL after '@'")
+    if sep and "://" not in base_url:
+        base_url = "http://" + base_url  # the SDK refuses a URL without a scheme on every request
+    return model, (base_url if sep else None)

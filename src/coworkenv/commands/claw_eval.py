@@ -68,8 +68,8 @@ def export_claw_eval(
     split: str | None = typer.Option(None, "--split", help="bank split: train | heldout"),
 ) -> None:
     """Write environments in Claw-Eval's layout, with tool endpoints on `coworkenv serve http`."""
+    from coworkenv.bank.sources import load_specs
     from coworkenv.interop.claw_export import export_task
-    from coworkenv.rollout.sources import load_specs
     from coworkenv.spec import SpecError
 
     try:

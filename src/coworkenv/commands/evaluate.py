@@ -10,8 +10,8 @@ from rich.markup import escape
 from rich.progress import Progress
 from rich.table import Table
 
-from coworkenv.agents.factory import POLICY_SPECS
 from coworkenv.commands.failures import MAX_ERROR_RATE, check_error_rate
+from coworkenv.rollout.policies import POLICY_SPECS
 
 TOOLS_HELP = "tools each prompt offers: all | spec (those the spec names) | spec+N (plus N distractors)"
 
@@ -67,10 +67,10 @@ def register(app: typer.Typer) -> None:
         max_error_rate: float = MAX_ERROR_RATE,
     ) -> None:
         """Evaluate a model on a bank split: score x100, pass@1, pass@k, pass^k, per capability and blueprint."""
-        from coworkenv.agents.factory import check_policy_spec
         from coworkenv.agents.tool_menu import narrow_tools
+        from coworkenv.bank.sources import load_specs
         from coworkenv.eval.runner import default_temperature, evaluate, make_eval_policy, save_eval
-        from coworkenv.rollout.sources import load_specs
+        from coworkenv.rollout.policies import check_policy_spec
 
         console = Console()
         try:
@@ -126,7 +126,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Re-render a run folder's HTML report (tables and plots) from its files."""
         from coworkenv.eval.report import write_report
-        from coworkenv.eval.runs import load_run
+        from coworkenv.runs import load_run
 
         if not run.is_dir():
             Console().print(f"[red]{run} is not a folder[/red]")

@@ -8,8 +8,8 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from coworkenv.agents.factory import POLICY_SPECS
 from coworkenv.commands.failures import MAX_ERROR_RATE, check_error_rate
+from coworkenv.rollout.policies import POLICY_SPECS
 
 
 def register(app: typer.Typer) -> None:
@@ -45,8 +45,8 @@ def register(app: typer.Typer) -> None:
         """
         from rich.markup import escape
 
-        from coworkenv.agents.factory import sampling_options
         from coworkenv.rollout import rollout_bank
+        from coworkenv.rollout.policies import sampling_options
         from coworkenv.rollout.runner import RolloutError
         from coworkenv.rollout.store import StoreMismatch, iter_episodes
 

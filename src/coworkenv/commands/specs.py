@@ -15,7 +15,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from coworkenv.agents.factory import POLICY_SPECS
+from coworkenv.rollout.policies import POLICY_SPECS
 from coworkenv.spec import SpecError, TaskSpec, load_spec
 from coworkenv.verify.findings import Finding
 
@@ -114,7 +114,7 @@ def run(
     as_json: bool = typer.Option(False, "--json", help="print the trajectory as JSON"),
 ) -> None:
     """Run one episode and print a readable transcript and the grade (exit 1 if the episode errored)."""
-    from coworkenv.agents.factory import make_policy
+    from coworkenv.rollout.policies import make_policy
     from coworkenv.runtime import Environment, run_episode
     from coworkenv.storage import json_text
     from coworkenv.transcript import print_grade, print_transcript

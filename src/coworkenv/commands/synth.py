@@ -96,8 +96,8 @@ def register(app: typer.Typer) -> None:
         """Synthesize, verify and repair environments into a bank (resumable)."""
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+        from coworkenv.bank.store import BankError, synthesize_bank
         from coworkenv.capabilities import CAPABILITIES
-        from coworkenv.synth.bank import BankError, synthesize_bank
 
         console = Console()
         client = _generator(console, llm, api_key_env) if llm else None
@@ -142,8 +142,8 @@ def register(app: typer.Typer) -> None:
 
     def _generator(console: Console, llm: str, api_key_env: str) -> Any:
         try:
-            from coworkenv.synth.llm.client import LLMClient
-            from coworkenv.synth.llm.prompts import pick_example
+            from coworkenv.bank.llm.client import LLMClient
+            from coworkenv.bank.llm.prompts import pick_example
 
             pick_example(())  # the few-shot pool must be there before any request is paid for
             return LLMClient(llm, api_key_env=api_key_env)
@@ -162,7 +162,7 @@ def register(app: typer.Typer) -> None:
     @bank_app.command("stats")
     def stats(bank: Path = typer.Argument(..., help="bank folder")) -> None:
         """Print a bank's manifest as tables."""
-        from coworkenv.synth.bank import BankError, read_manifest
+        from coworkenv.bank.store import BankError, read_manifest
 
         console = Console()
         try:

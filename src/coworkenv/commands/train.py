@@ -51,7 +51,7 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(0),
     ) -> None:
         """Supervised fine-tuning with TRL's SFTTrainer, loss on the assistant's tokens only."""
-        from coworkenv.train.models import load_model
+        from coworkenv.agents.models import load_model
         from coworkenv.train.sft import SFTSettings, load_sft_records, train_sft
 
         console = Console()
@@ -116,12 +116,12 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(0),
     ) -> None:
         """Multi-turn RL with the environment in the loop; a grid compares settings on the same bank and seed."""
+        from coworkenv.agents.models import load_model
         from coworkenv.agents.tool_menu import narrow_tools
+        from coworkenv.bank.sources import load_specs
         from coworkenv.eval.report import write_report
         from coworkenv.eval.runner import evaluate_loaded
-        from coworkenv.rollout.sources import load_specs
         from coworkenv.train.grpo import DEFAULT_GRID, GRPOResult, GRPOSettings, Setting, run_grid
-        from coworkenv.train.models import load_model
 
         console = Console()
         if eval_samples and split == "all":

@@ -44,9 +44,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from coworkenv.bank.sources import heldout_blueprints
 from coworkenv.data.tool_arguments import FORMATS, ArgumentsFormat, with_arguments
 from coworkenv.grading.score import COMPLETION_WEIGHT, PASS_THRESHOLD, ROBUSTNESS_WEIGHT
-from coworkenv.rollout.sources import heldout_blueprints
 from coworkenv.rollout.store import iter_episodes
 from coworkenv.storage import atomic_write_json, atomic_write_text, json_text
 

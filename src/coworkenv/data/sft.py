@@ -25,8 +25,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from coworkenv.bank.sources import heldout_blueprints
 from coworkenv.data.tool_arguments import ArgumentsFormat, with_arguments
-from coworkenv.rollout.sources import heldout_blueprints
 from coworkenv.rollout.store import iter_episodes
 from coworkenv.storage import atomic_write_json, atomic_write_text, json_text
 

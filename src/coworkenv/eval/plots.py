@@ -1,6 +1,6 @@
 """Report figures (matplotlib, headless), each returned as PNG bytes.
 
-Each function takes plain data from :mod:`coworkenv.eval.runs`, so figures can be
+Each function takes plain data from :mod:`coworkenv.runs`, so figures can be
 re-rendered from files without any model.
 """
 
@@ -10,7 +10,7 @@ import io
 from typing import Any
 
 from coworkenv.eval.metrics import MULTI_TURN
-from coworkenv.eval.runs import EvalRecord, TrainRecord
+from coworkenv.runs import EvalRecord, TrainRecord
 
 HEADLINE = ("score", "pass@1", "pass@k", "pass^k")
 

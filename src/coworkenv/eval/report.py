@@ -14,7 +14,7 @@ from typing import Any
 
 from coworkenv.eval import plots
 from coworkenv.eval.metrics import MULTI_TURN
-from coworkenv.eval.runs import EvalRecord, RunData, TrainRecord, load_run
+from coworkenv.runs import EvalRecord, RunData, TrainRecord, load_run
 from coworkenv.storage import atomic_write_text
 
 REPORT_FILE = "report.html"

@@ -14,61 +14,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from coworkenv.agents.llm_user import make_environment
+from coworkenv.agents.models import autocast, inference_weights, load_model
 from coworkenv.eval.metrics import compute_metrics
-from coworkenv.eval.runs import TRAJECTORIES_FILE, write_eval
-from coworkenv.runtime import Environment, run_episode
-from coworkenv.runtime.turn import AssistantTurn
+from coworkenv.rollout.environments import make_environment
+from coworkenv.rollout.policies import is_local_model, make_policy, sampling_options
+from coworkenv.runs import TRAJECTORIES_FILE, write_eval
+from coworkenv.runtime import run_episode
+from coworkenv.runtime.episode import run_lockstep
+from coworkenv.runtime.policy import BatchPolicy
 from coworkenv.spec.models import TaskSpec
 from coworkenv.storage import append_jsonl
 from coworkenv.trajectory import Trajectory
-
-OnTurns = Callable[[list[int], list[AssistantTurn]], None]
-
-
-def run_lockstep(
-    envs: Sequence[Environment],
-    act_batch: Callable[[list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]], list[AssistantTurn]],
-    *,
-    policy_name: str = "",
-    samples: Sequence[int] | None = None,
-    on_turns: OnTurns | None = None,
-) -> list[Trajectory]:
-    """Play every environment to its end, one batched turn for all live episodes at a time.
-
-    ``on_turns(indices, turns)`` sees which environments acted in each batch, which is how
-    RL training pairs generated tokens with episodes. A failing backend ends the live
-    episodes with ``policy_error`` instead of losing the run.
-    """
-    obs = [env.reset() for env in envs]
-    errors: dict[int, str] = {}
-    while live := [i for i, o in enumerate(obs) if not o.done]:
-        try:
-            turns = act_batch([(list(envs[i].messages), obs[i].tools) for i in live])
-        except Exception as exc:  # a crashing backend ends these episodes, not the run
-            for i in live:
-                errors[i] = f"{type(exc).__name__}: {exc}"
-                envs[i].end("policy_error")
-                obs[i].done = True
-            break
-        if on_turns is not None:
-            on_turns(live, turns)
-        for i, turn in zip(live, turns, strict=True):
-            obs[i] = envs[i].step(turn)
-    trajs = []
-    for i, env in enumerate(envs):
-        traj = env.trajectory(policy=policy_name, sample=samples[i] if samples else 0)
-        traj.error = errors.get(i)
-        trajs.append(traj)
-    return trajs
-
-
-LOCAL_MODELS = ("tiny", "embedded")
-
-
-def is_local_model(spec: str) -> bool:
-    """A model this process loads itself (and can train), as opposed to a policy string."""
-    return spec in LOCAL_MODELS or spec.startswith("hf:") or Path(spec).is_dir()
 
 
 def default_temperature(samples: int) -> float:
@@ -106,14 +62,11 @@ def make_eval_policy(
     seed: int = 0,
     concurrency: int | None = None,
 ) -> Any:
-    """A batched TransformersPolicy for local models, else ``agents.factory.make_policy(spec)``
+    """A batched TransformersPolicy for local models, else ``rollout.policies.make_policy(spec)``
     with the sampling flags (and an endpoint's request ``concurrency``) passed on."""
     if not is_local_model(spec):
-        from coworkenv.agents.factory import make_policy, sampling_options
-
         opts = sampling_options(spec, temperature=temperature, max_new_tokens=max_new_tokens, concurrency=concurrency)
         return make_policy(spec, **opts)
-    from coworkenv.train.models import load_model
 
     model, tokenizer = load_model(spec, device, seed=seed, dtype=dtype)
     return local_policy(model, tokenizer, spec, temperature=temperature, max_new_tokens=max_new_tokens, seed=seed)
@@ -147,7 +100,7 @@ def evaluate(
     jobs = [(spec, s) for spec in specs for s in range(samples)]
     trajs: list[Trajectory] = []
     name = getattr(policy, "name", type(policy).__name__)
-    if hasattr(policy, "act_batch"):
+    if isinstance(policy, BatchPolicy):
         for lo in range(0, len(jobs), batch_size):
             chunk = jobs[lo : lo + batch_size]
             envs = [make_environment(spec, seed + s, max_turns=max_turns) for spec, s in chunk]
@@ -193,7 +146,6 @@ def evaluate_loaded(
     ``model_name`` is what reports call the model (default: the label); ``meta`` goes to ``metrics.json``.
     """
     temp = default_temperature(samples) if temperature is None else temperature
-    from coworkenv.train.models import autocast, inference_weights
 
     infer = inference_weights(model)
     policy = local_policy(infer, tokenizer, label, temperature=temp, max_new_tokens=max_new_tokens, seed=seed)

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from coworkenv.agents.models import autocast, inference_weights
 from coworkenv.eval.metrics import MULTI_TURN, compute_metrics
 from coworkenv.eval.runner import EvalResult, evaluate, local_policy, save_eval
 from coworkenv.spec.models import TaskSpec
@@ -37,7 +38,7 @@ def set_row(metrics: dict[str, Any], floor: float | None = None) -> dict[str, An
 
 def floors(sets: Mapping[str, Sequence[TaskSpec]], *, seed: int = 0, max_turns: int | None = None) -> dict[str, float]:
     """The do-nothing score of each set (the verifier's probe that answers without acting)."""
-    from coworkenv.agents.factory import make_policy
+    from coworkenv.rollout.policies import make_policy
 
     return {
         name: evaluate(make_policy(DO_NOTHING), specs, seed=seed, max_turns=max_turns).metrics["overall"]["score"]
@@ -63,7 +64,6 @@ def evaluate_sets(
 
     Returns ``{set: row}`` plus ``decode`` (throughput of the whole batch) and ``seconds``.
     """
-    from coworkenv.train.models import autocast, inference_weights
 
     infer = inference_weights(model)
     policy = local_policy(infer, tokenizer, label, max_new_tokens=max_new_tokens, seed=seed, cache=cache)

@@ -1,7 +1,7 @@
 """Which environments a server, a Gymnasium env or ``coworkenv.make`` can open, by spec id.
 
 Sources are the ones rollouts read (a bank folder, a folder of spec files, one spec file),
-loaded through :func:`coworkenv.rollout.sources.load_specs`, so ids and splits agree.
+loaded through :func:`coworkenv.bank.sources.load_specs`, so ids and splits agree.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from coworkenv.rollout.sources import load_specs
+from coworkenv.bank.sources import load_specs
 from coworkenv.spec.models import TaskSpec
 
 

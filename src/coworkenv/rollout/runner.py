@@ -21,7 +21,7 @@ from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from coworkenv.rollout.sources import load_specs
+from coworkenv.bank.sources import load_specs
 from coworkenv.rollout.store import Encoded, RolloutStore, counts, episode_key
 from coworkenv.rollout.worker import (
     EpisodeTask,
@@ -33,6 +33,7 @@ from coworkenv.rollout.worker import (
     run_lockstep_tasks,
     run_tasks,
 )
+from coworkenv.runtime.policy import BatchPolicy
 from coworkenv.spec.models import TaskSpec
 
 Records = list[Encoded]
@@ -100,14 +101,14 @@ def rollout_bank(
     """Run ``samples`` episodes of ``policy`` on every spec of ``bank`` into the store at ``out``.
 
     ``bank`` is a bank folder, a folder or file of specs, or a list of TaskSpec; ``policy``
-    is a spec string for :func:`coworkenv.agents.factory.make_policy` (required for workers
+    is a spec string for :func:`coworkenv.rollout.policies.make_policy` (required for workers
     and Ray) or, inline only, a ready policy object. ``timeout`` is each episode's budget in
     seconds (None: unlimited); ``max_turns`` caps episodes below the specs' own turn limits.
     Episodes already in the store are skipped; re-running after
     a crash or SIGKILL finishes the rest. ``env_server`` (a ``coworkenv serve http`` URL) plays
     every episode in a session there instead of in-process.
     """
-    from coworkenv.agents.factory import check_policy_spec
+    from coworkenv.rollout.policies import check_policy_spec
 
     if env_server and (user or fault_rate):
         raise ValueError("--env-server runs the server's scripted user without random faults; drop --user/--fault-rate")
@@ -191,10 +192,10 @@ def _inline(
     tasks: list[EpisodeTask], chunk: int, policy: Any, opts: dict[str, Any], options: RunOptions, batch_size: int
 ) -> Iterator[Records]:
     if isinstance(policy, str):
-        from coworkenv.agents.factory import make_policy
+        from coworkenv.rollout.policies import make_policy
 
         policy = make_policy(policy, **opts)
-    if hasattr(policy, "act_batch"):
+    if isinstance(policy, BatchPolicy):
         for group in chunked(tasks, batch_size):
             yield run_lockstep_tasks(group, policy, options)
         return

@@ -18,9 +18,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from coworkenv.agents.llm_user import make_environment
+from coworkenv.rollout.environments import make_environment
 from coworkenv.rollout.store import Encoded, episode_key
-from coworkenv.runtime.episode import run_episode
+from coworkenv.runtime.episode import run_episode, run_lockstep
+from coworkenv.runtime.policy import actor_for
 from coworkenv.spec.models import TaskSpec
 from coworkenv.trajectory import Trajectory
 
@@ -159,7 +160,7 @@ def run_task(task: EpisodeTask, policy: Any, options: RunOptions, spec: TaskSpec
     try:
         spec = spec or TaskSpec.model_validate(task.spec)
         env = open_environment(spec, task.seed, options)
-        actor = policy.for_task(spec) if hasattr(policy, "for_task") else policy
+        actor = actor_for(policy, spec)
         traj = run_episode(env, Deadline(actor.act, options.timeout, name), sample=task.sample)
         close_environment(env)
     except Exception as exc:  # recorded, so the run goes on and the failure is visible
@@ -173,8 +174,6 @@ def run_lockstep_tasks(tasks: list[EpisodeTask], policy: Any, options: RunOption
     Never raises: episodes whose spec or environment cannot be built are error records, the
     rest play on.
     """
-    from coworkenv.eval.runner import run_lockstep
-
     name = getattr(policy, "name", type(policy).__name__)
     records: dict[int, Encoded] = {}
     envs, playing = [], []
@@ -246,7 +245,7 @@ def exit_with_parent(parent: int, interval: float = 0.5) -> None:
 
 
 def init_worker(policy_spec: str, policy_options: dict[str, Any], parent: int | None = None) -> None:
-    from coworkenv.agents.factory import make_policy
+    from coworkenv.rollout.policies import make_policy
 
     global _POLICY, _POLICY_ERROR
     if parent is not None:
@@ -267,7 +266,7 @@ class RayRolloutWorker:
     """The body of a Ray actor (wrapped with ``ray.remote`` by the runner): one policy per actor."""
 
     def __init__(self, policy_spec: str, policy_options: dict[str, Any]) -> None:
-        from coworkenv.agents.factory import make_policy
+        from coworkenv.rollout.policies import make_policy
 
         self.policy = make_policy(policy_spec, **policy_options)
 

@@ -1,20 +1,25 @@
 """The episode runtime: environment, workspace, router, user simulator, policies, events."""
 
 from coworkenv.runtime.environment import Environment, Observation
-from coworkenv.runtime.episode import run_episode
+from coworkenv.runtime.episode import run_episode, run_lockstep
+from coworkenv.runtime.policy import BatchPolicy, Policy, TaskPolicy
 from coworkenv.runtime.turn import AssistantTurn, ToolCall, parse_turn
 from coworkenv.runtime.workspace import Workspace
 from coworkenv.trajectory import CheckResult, Grade, Trajectory
 
 __all__ = [
     "AssistantTurn",
+    "BatchPolicy",
     "CheckResult",
     "Environment",
     "Grade",
     "Observation",
+    "Policy",
+    "TaskPolicy",
     "ToolCall",
     "Trajectory",
     "Workspace",
     "parse_turn",
     "run_episode",
+    "run_lockstep",
 ]

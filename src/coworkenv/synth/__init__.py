@@ -1,9 +1,4 @@
-"""Capability-guided synthesis: blueprints, modifiers, the composer, and the environment bank.
+"""Capability-guided synthesis: blueprints, modifiers and the composer (generation only).
 
-``synthesize_bank(out, n, seed=...)`` fills a bank folder with verified environments;
-``load_bank(path, split=None)`` streams them back as (spec, verification) pairs.
+Judging lives in :mod:`coworkenv.verify`; :mod:`coworkenv.bank` ties the two together.
 """
-
-from coworkenv.synth.bank import load_bank, split_of, synthesize_bank
-
-__all__ = ["load_bank", "split_of", "synthesize_bank"]

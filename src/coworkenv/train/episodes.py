@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from coworkenv.agents.llm_user import make_environment
-from coworkenv.eval.runner import run_lockstep
+from coworkenv.rollout.environments import make_environment
+from coworkenv.runtime.episode import run_lockstep
 from coworkenv.runtime.turn import AssistantTurn
 from coworkenv.spec.models import TaskSpec
 from coworkenv.trajectory import Trajectory

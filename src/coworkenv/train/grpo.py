@@ -31,12 +31,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from coworkenv.agents.models import autocast, inference_weights, save_checkpoint
 from coworkenv.data.rl import CREDITS, NORMALISERS, REWARDS, Outcome, RlSettings, assign_group
-from coworkenv.eval.runs import TRAIN_LOG, TRAIN_SUMMARY
+from coworkenv.runs import TRAIN_LOG, TRAIN_SUMMARY
 from coworkenv.spec.models import TaskSpec
 from coworkenv.storage import append_jsonl, atomic_write_json
 from coworkenv.train.episodes import Episode, collect_groups, sampling_policy
-from coworkenv.train.models import MasterWeightsAdamW, autocast, inference_weights, save_checkpoint
+from coworkenv.train.optimizer import MasterWeightsAdamW
 from coworkenv.train.policy_loss import TurnSample, policy_gradient_step
 from coworkenv.train.roundtrip import check_round_trip
 

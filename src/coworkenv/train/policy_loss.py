@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from coworkenv.agents.models import autocast
 from coworkenv.train.episodes import TurnTokens
 
 
@@ -54,7 +55,6 @@ def completion_logps(model: Any, batch: dict[str, Any]) -> Any:
     """Log-probabilities of the completion tokens, computing logits only where they are needed."""
     from trl.trainer.utils import selective_log_softmax
 
-    from coworkenv.train.models import autocast
 
     width = batch["targets"].shape[1]
     with autocast(model):

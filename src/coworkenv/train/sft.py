@@ -20,9 +20,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from coworkenv.eval.runs import TRAIN_LOG, TRAIN_SUMMARY
+from coworkenv.agents.models import merge_lora, save_checkpoint
+from coworkenv.runs import TRAIN_LOG, TRAIN_SUMMARY
 from coworkenv.storage import append_jsonl, atomic_write_json, read_jsonl
-from coworkenv.train.models import merge_lora, save_checkpoint
 from coworkenv.train.roundtrip import check_round_trip
 from coworkenv.train.selection import best_weights_callback, eval_interval, split_validation
 

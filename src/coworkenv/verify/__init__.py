@@ -1,4 +1,4 @@
-"""Verification: static checks, the probe runner, the admission rule and the repair loop."""
+"""Verification (judging only): static checks, the probe runner and the admission rule."""
 
 from coworkenv.verify.admission import Verification, verify
 from coworkenv.verify.findings import FINDING_KINDS, Finding

@@ -23,6 +23,8 @@ from pydantic import BaseModel, Field
 from coworkenv.agents.oracle import OracleTeacher
 from coworkenv.grading.score import PASS_THRESHOLD
 from coworkenv.runtime.environment import Environment
+from coworkenv.runtime.episode import play_out
+from coworkenv.runtime.policy import actor_for
 from coworkenv.spec.models import TaskSpec
 from coworkenv.trajectory import Grade
 from coworkenv.verify.findings import Finding
@@ -74,15 +76,7 @@ class Played:
 
 def play(env: Environment, policy: Any) -> Played:
     """One episode without building a Trajectory (the verifier plays about ten per spec)."""
-    actor = policy.for_task(env.spec) if hasattr(policy, "for_task") else policy
-    obs = env.reset()
-    while not obs.done:
-        try:
-            turn = actor.act(env.messages, obs.tools)
-        except Exception:  # a probe that crashes simply fails its episode
-            env.end("policy_error")
-            break
-        obs = env.step(turn)
+    play_out(env, actor_for(policy, env.spec))  # a probe that crashes simply fails its episode
     records = sum(len(recs) for colls in env.workspace.state.values() for recs in colls.values())
     return Played(env.grade(), env.workspace.state_hash(), env.messages, set(env.fired), env.done_reason, records)
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from coworkenv.agents.oracle import OracleRun, OracleTeacher, is_transient
 from coworkenv.runtime.environment import Environment
+from coworkenv.runtime.episode import play_out
 from coworkenv.runtime.turn import AssistantTurn
 from coworkenv.spec.models import AnswerStep, AskStep, CallStep, ConfirmStep, TaskSpec
 from coworkenv.verify.gaming import GAMING_PROBES
@@ -154,12 +155,10 @@ class IgnoreEvent(Probe):
     def for_task(self, spec: TaskSpec) -> Replay:
         env = Environment(spec.model_copy(update={"events": []}))
         run = OracleTeacher().for_task(env.spec)
-        obs = env.reset()
         turns: list[AssistantTurn] = []
-        while not obs.done:
-            turn = run.act(list(env.messages), obs.tools)
-            turns.append(turn)
-            obs = env.step(turn)
+        error = play_out(env, run, lambda turn, _obs: turns.append(turn))
+        if error is not None:  # the reference itself failed: no event-free plan to replay
+            raise RuntimeError(f"ignore_event: the reference failed without events: {error}")
         return Replay(turns)
 
 

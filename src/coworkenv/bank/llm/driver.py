@@ -13,12 +13,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from coworkenv.synth.llm.audit import write_audit
-from coworkenv.synth.llm.client import EndpointError, LLMClient
-from coworkenv.synth.llm.job import run_llm_job
-from coworkenv.synth.llm.novelty import NEAR_DUPLICATE, common_workflows
-from coworkenv.synth.llm.scenario import is_llm_job, sample_scenario
-from coworkenv.synth.llm.stats import LLMTally
+from coworkenv.bank.llm.audit import write_audit
+from coworkenv.bank.llm.client import EndpointError, LLMClient
+from coworkenv.bank.llm.job import run_llm_job
+from coworkenv.bank.llm.novelty import NEAR_DUPLICATE, common_workflows
+from coworkenv.bank.llm.scenario import is_llm_job, sample_scenario
+from coworkenv.bank.llm.stats import LLMTally
 
 BLOCK = 32
 """Jobs per block; more requests in flight than this would not help."""
@@ -44,7 +44,7 @@ def _novel(entry: dict[str, Any], tally: LLMTally) -> None:
 
 def fill_with_llm(writer: Any, client: LLMClient, n: int, concurrency: int, on_progress: Any) -> None:
     """Run jobs until ``n`` are admitted; ``writer`` is the bank's in-order writer."""
-    from coworkenv.synth.bank import run_job, split_of
+    from coworkenv.bank.store import run_job, split_of
 
     config, tally, out = writer.config, writer.tally, Path(writer.out)
 

@@ -17,7 +17,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from coworkenv.agents.models import load_model
+from coworkenv.agents.openai_policy import parse_openai_spec
 from coworkenv.agents.oracle import OracleTeacher
+from coworkenv.verify.probes import PROBES, make_probe
 
 POLICY_SPECS = "oracle | openai:<model>@<url> | tiny | embedded | <checkpoint folder> | hf:<path-or-id> | probe:<name>"
 LOCAL_NAMES = ("tiny", "embedded")
@@ -37,8 +40,6 @@ def check_policy_spec(spec: str) -> None:
         parse_openai_spec(rest)
         return
     if kind == "probe" and rest:
-        from coworkenv.verify.probes import PROBES
-
         if rest not in PROBES:
             raise ValueError(f"unknown probe {rest!r}; known: {', '.join(sorted(PROBES))}")
         return
@@ -61,18 +62,6 @@ def sampling_options(
     return {k: v for k, v in names.items() if v is not None}
 
 
-def parse_openai_spec(rest: str) -> tuple[str, str | None]:
-    """``model@base_url`` -> (model, base_url); the URL may itself contain '@' only after the model."""
-    model, sep, base_url = rest.partition("@")
-    if not model:
-        raise ValueError("openai policy needs a model: openai:<model>@<base_url>")
-    if sep and not base_url:
-        raise ValueError(f"openai policy {rest!r} has an empty URL after '@'")
-    if sep and "://" not in base_url:
-        base_url = "http://" + base_url  # the SDK refuses a URL without a scheme on every request
-    return model, (base_url if sep else None)
-
-
 def make_policy(spec: str, **options: Any) -> Any:
     """A Policy or TaskPolicy for ``spec``; ``options`` go to the backend's constructor."""
     check_policy_spec(spec)
@@ -87,11 +76,8 @@ def make_policy(spec: str, **options: Any) -> Any:
         model, base_url = parse_openai_spec(rest)
         return OpenAIPolicy(model, base_url=base_url, **options)
     if kind == "probe":
-        from coworkenv.verify.probes import make_probe
-
         return make_probe(rest)
     from coworkenv.agents.transformers_policy import TransformersPolicy
-    from coworkenv.train.models import load_model
 
     device, dtype, seed = options.pop("device", "auto"), options.pop("dtype", None), options.pop("seed", 0)
     model, tokenizer = load_model(spec, device, seed=seed, dtype=dtype)

@@ -16,10 +16,10 @@ from importlib import resources
 from pathlib import Path
 from string import Template
 
+from coworkenv.bank.llm.catalog import services_catalogue
+from coworkenv.bank.llm.scenario import Scenario
 from coworkenv.capabilities import CAPABILITIES
 from coworkenv.spec.io import spec_json_schema
-from coworkenv.synth.llm.catalog import services_catalogue
-from coworkenv.synth.llm.scenario import Scenario
 
 EXAMPLES_DIR = Path(__file__).resolve().parents[4] / "examples"
 """The few-shot pool: the project's hand-written, admitted specs."""

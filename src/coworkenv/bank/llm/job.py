@@ -1,6 +1,6 @@
 """One LLM bank job: brief → rounds → the bank's journal entry, shard line, sketch and audit trail.
 
-The entry has the shape of a blueprint job's (:func:`coworkenv.synth.bank.run_job`), plus
+The entry has the shape of a blueprint job's (:func:`coworkenv.bank.store.run_job`), plus
 ``llm`` (requests, tokens, whether a programmatic repair admitted it, target capabilities),
 ``sketch``/``workflow``/``title`` (novelty) and ``audit`` (popped before journaling).
 """
@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from coworkenv.bank.llm.client import LLMClient
+from coworkenv.bank.llm.loop import Brief, run_rounds
+from coworkenv.bank.llm.novelty import features, sketch, workflow
+from coworkenv.bank.llm.scenario import sample_scenario, target_capabilities
 from coworkenv.capabilities import CAPABILITIES
 from coworkenv.synth.composer import derive
-from coworkenv.synth.llm.client import LLMClient
-from coworkenv.synth.llm.loop import Brief, run_rounds
-from coworkenv.synth.llm.novelty import features, sketch, workflow
-from coworkenv.synth.llm.scenario import sample_scenario, target_capabilities
 
 
 def brief_for(seed: int, index: int, capabilities: tuple[str, ...], avoid: tuple[str, ...]) -> Brief:

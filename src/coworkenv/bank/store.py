@@ -23,14 +23,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from coworkenv.bank.llm.stats import LLMTally
+from coworkenv.bank.repair import synthesize
 from coworkenv.spec import TaskSpec, spec_from_data
 from coworkenv.storage import append_jsonl, atomic_write_json, atomic_write_text, read_jsonl, repair_jsonl
 from coworkenv.synth.blueprints import BLUEPRINTS, HELD_OUT
-from coworkenv.synth.llm.stats import LLMTally
+from coworkenv.synth.composer import plan
 from coworkenv.verify.admission import Verification
 
 if TYPE_CHECKING:
-    from coworkenv.synth.llm.client import LLMClient
+    from coworkenv.bank.llm.client import LLMClient
 
 FORMAT = 1
 BATCH_PER_WORKER = 32
@@ -134,9 +136,6 @@ class Tally:
 
 def run_job(config: BankConfig, index: int) -> dict[str, Any]:
     """Synthesize and verify job ``index``; returns its journal entry (+ the shard line if admitted)."""
-    from coworkenv.synth.composer import plan
-    from coworkenv.verify.repair import synthesize
-
     recipe = plan(config.seed, index, config.blueprints or None, config.capabilities or None)
     outcome = synthesize(recipe, config.max_rounds)
     v = outcome.verification
@@ -254,7 +253,7 @@ def synthesize_bank(
     ``capabilities`` restricts the bank to environments exercising at least one of them;
     ``blueprints`` to those workflows; ``held_out`` names the held-out blueprints (default
     :data:`HELD_OUT`). ``on_progress(admitted, jobs)`` is called after every job.
-    With ``llm``, that model writes ``llm_share`` of the jobs (:mod:`coworkenv.synth.llm`),
+    With ``llm``, that model writes ``llm_share`` of the jobs (:mod:`coworkenv.bank.llm`),
     ``workers`` requests at a time, and held-out workflow families join the held-out split.
     """
     unknown = sorted(set(blueprints or ()) - set(BLUEPRINTS))
@@ -278,7 +277,7 @@ def synthesize_bank(
     if on_progress is not None:
         on_progress(tally.admitted, tally.jobs)
     if llm is not None:
-        from coworkenv.synth.llm.driver import fill_with_llm
+        from coworkenv.bank.llm.driver import fill_with_llm
 
         try:
             fill_with_llm(writer, llm, n, workers, on_progress)
@@ -308,7 +307,7 @@ def _default_held_out(llm: bool) -> tuple[str, ...]:
     """Held-out blueprints, plus held-out LLM workflow families when a model writes jobs."""
     if not llm:
         return HELD_OUT
-    from coworkenv.synth.llm.scenario import HELD_OUT_LABELS
+    from coworkenv.bank.llm.scenario import HELD_OUT_LABELS
 
     return (*HELD_OUT, *HELD_OUT_LABELS)
 

@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from coworkenv.synth.llm.novelty import similarity
+from coworkenv.bank.llm.novelty import similarity
 
 
 @dataclass

@@ -12,15 +12,15 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from coworkenv.bank.llm.client import LLMClient
+from coworkenv.bank.llm.feedback import finding_lines, transcripts
+from coworkenv.bank.llm.fixes import programmatic_repair
+from coworkenv.bank.llm.parse import ReplyError, parse_reply
+from coworkenv.bank.llm.prompts import generate_prompt, repair_prompt, schema_text
+from coworkenv.bank.llm.scenario import Scenario
 from coworkenv.spec.io import content_id
 from coworkenv.spec.models import TaskSpec
 from coworkenv.synth.composer import derive
-from coworkenv.synth.llm.client import LLMClient
-from coworkenv.synth.llm.feedback import finding_lines, transcripts
-from coworkenv.synth.llm.fixes import programmatic_repair
-from coworkenv.synth.llm.parse import ReplyError, parse_reply
-from coworkenv.synth.llm.prompts import generate_prompt, repair_prompt, schema_text
-from coworkenv.synth.llm.scenario import Scenario
 from coworkenv.verify.admission import Verification, verify
 from coworkenv.verify.findings import Finding
 
@@ -101,7 +101,7 @@ def _programmatic(
 
 
 def run_rounds(client: LLMClient, brief: Brief, max_rounds: int) -> Result:
-    """The whole loop for one job; raises :class:`~coworkenv.synth.llm.client.EndpointError` if the endpoint dies."""
+    """The whole loop for one job; raises :class:`~coworkenv.bank.llm.client.EndpointError` if the endpoint dies."""
     schema = json.loads(schema_text())
     first = generate_prompt(brief.job, brief.scenario, brief.capabilities, brief.avoid)
     messages = [{"role": "user", "content": first}]

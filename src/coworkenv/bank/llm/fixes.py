@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import re
 
+from coworkenv.bank.repair import STRUCTURAL, reweight
 from coworkenv.expr import format_value
 from coworkenv.spec.models import TaskSpec
 from coworkenv.verify.admission import Verification
-from coworkenv.verify.repair import STRUCTURAL, reweight
 
 GUARDS = frozenset({"unchanged", "tool_not_called", "record_absent"})
 

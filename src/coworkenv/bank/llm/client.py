@@ -16,8 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from coworkenv.agents.factory import parse_openai_spec
-from coworkenv.agents.openai_policy import backoff_seconds, retry_after_seconds
+from coworkenv.agents.openai_policy import backoff_seconds, parse_openai_spec, retry_after_seconds
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 

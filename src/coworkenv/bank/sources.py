@@ -1,6 +1,6 @@
 """Where rollouts get their environments: a verified bank, a folder of spec files, or one file.
 
-A bank folder (it has ``manifest.json``) is read through :mod:`coworkenv.synth.bank`, which
+A bank folder (it has ``manifest.json``) is read through :mod:`coworkenv.bank.store`, which
 also knows its train/held-out split by blueprint; spec files (YAML/JSON) are for examples
 and hand-written tasks and belong to no split.
 """
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from coworkenv.bank.store import heldout_blueprints as bank_heldout
+from coworkenv.bank.store import load_bank
 from coworkenv.spec import load_spec
 from coworkenv.spec.models import TaskSpec
 
@@ -28,8 +30,6 @@ def load_specs(path: str | Path, split: str | None = None) -> list[TaskSpec]:
     if not path.exists():
         raise ValueError(f"{path} does not exist")
     if is_bank(path):
-        from coworkenv.synth.bank import load_bank
-
         specs = [spec for spec, _ in load_bank(path)]
         if split is not None:
             held = heldout_blueprints(path)
@@ -52,6 +52,4 @@ def heldout_blueprints(bank: str | Path | None) -> set[str]:
     """The blueprints a bank keeps out of training (empty for anything that is not a bank)."""
     if bank is None or not is_bank(Path(bank)):
         return set()
-    from coworkenv.synth.bank import heldout_blueprints as bank_heldout
-
     return set(bank_heldout(Path(bank)))
