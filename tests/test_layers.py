@@ -98,3 +98,21 @@ def test_the_check_sees_function_level_imports() -> None:
     assert _imports(tree, ["coworkenv", "spec"]) == [(2, "coworkenv.cli")]
     guarded = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from coworkenv.cli import app\n")
     assert _imports(guarded, ["coworkenv", "spec"]) == [(1, "typing")]
+
+
+def test_no_function_level_import_of_coworkenv_outside_the_cli() -> None:
+    """Inside the package an import in a function would only hide an edge; the CLI defers its
+    stages' imports so ``coworkenv --help`` starts fast."""
+    hidden = []
+    for path in sorted(ROOT.rglob("*.py")):
+        rel = path.relative_to(ROOT)
+        if rel.parts[0] in ("commands", "cli.py"):
+            continue
+        for fn in ast.walk(ast.parse(path.read_text())):
+            if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                hidden += [
+                    f"{rel}:{node.lineno}"
+                    for node in ast.walk(fn)
+                    if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("coworkenv")
+                ]
+    assert not hidden, "function-level imports of coworkenv: " + ", ".join(hidden)

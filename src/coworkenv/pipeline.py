@@ -9,6 +9,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from coworkenv.agents.oracle import OracleTeacher
+from coworkenv.bank.sources import load_specs
+from coworkenv.bank.store import synthesize_bank
+from coworkenv.data.rl import export_rl
+from coworkenv.data.sft import export_sft
+from coworkenv.rollout.runner import rollout_bank
 from coworkenv.runtime import Environment, run_episode
 from coworkenv.spec import SpecError, load_spec
 
@@ -94,12 +99,6 @@ def main_job(
     the training split → SFT dataset; with ``student`` (a policy spec such as ``embedded``),
     also ``samples`` student episodes on ``student_envs`` training environments → RL records.
     """
-    from coworkenv.bank.sources import load_specs
-    from coworkenv.bank.store import synthesize_bank
-    from coworkenv.data.rl import export_rl
-    from coworkenv.data.sft import export_sft
-    from coworkenv.rollout.runner import rollout_bank
-
     summary: dict[str, Any] = {"examples": run_examples(examples, console)}
     bank = out / "bank"
     columns = (TextColumn("[bold]synth"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())

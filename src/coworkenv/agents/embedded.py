@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from coworkenv.agents.gguf_tokenizer import gemma_tokenizer_from_gguf
 from coworkenv.agents.transformers_policy import default_device, prepare_tokenizer, resolve_dtype
 
 EMBEDDED_SHA256 = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
@@ -72,8 +73,6 @@ def embedded_tokenizer(path: Path | None = None) -> Any:
     and a format version, so a stale cache is never read.
     """
     from transformers import PreTrainedTokenizerFast
-
-    from coworkenv.agents.gguf_tokenizer import gemma_tokenizer_from_gguf
 
     path = path or embedded_gguf_path()
     folder = cache_dir() / f"tokenizer-{EMBEDDED_SHA256[:16]}-v{TOKENIZER_CACHE_VERSION}"

@@ -10,6 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from coworkenv.agents.embedded import load_embedded
+from coworkenv.agents.tiny import make_tiny_model, make_tiny_tokenizer
+from coworkenv.agents.transformers_policy import load_hf
+
 
 def pick_device(device: str = "auto") -> str:
     """``auto`` -> cuda when present, else cpu."""
@@ -66,17 +70,11 @@ def load_model(spec: str, device: str = "auto", *, seed: int = 0, dtype: str | N
     """The model and tokenizer named by ``spec``, on ``device``, with the project's chat template."""
     device = pick_device(device)
     if spec == "tiny":
-        from coworkenv.agents.tiny import make_tiny_model, make_tiny_tokenizer
-
         tokenizer = make_tiny_tokenizer()
         model = make_tiny_model(tokenizer, seed=seed).to(device, train_dtype(device, dtype))
         return model, tokenizer
     if spec == "embedded":
-        from coworkenv.agents.embedded import load_embedded
-
         return load_embedded(dtype=train_dtype(device, dtype), device=device)
-    from coworkenv.agents.transformers_policy import load_hf
-
     path = spec.removeprefix("hf:")
     return load_hf(path, dtype=train_dtype(device, dtype), device=device)
 

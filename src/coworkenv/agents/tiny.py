@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from coworkenv.agents.chat_format import CHAT_TEMPLATE, END_OF_TURN
+from coworkenv.services.registry import ALL_TOOLS
 
 BOS, EOS, PAD, UNK = "<bos>", "<eos>", "<pad>", "<unk>"
 START_OF_TURN = "<start_of_turn>"
@@ -22,8 +23,6 @@ TOOL_TOKENS = ["<tool_call>", "</tool_call>"]
 
 def default_corpus() -> list[str]:
     """Text in the shape a policy reads and writes: tool names, arguments, chat turns."""
-    from coworkenv.services.registry import ALL_TOOLS
-
     lines = [
         "You are an AI coworker helping a busy colleague. Use the tools to act on their workspace.",
         "Could you tell me the date? Shall I go ahead? Everything you asked for is done.",

@@ -23,12 +23,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from coworkenv.bank.jobs import BankConfig, run_job, split_of
+from coworkenv.bank.llm.driver import fill_with_llm
+from coworkenv.bank.llm.scenario import HELD_OUT_LABELS
 from coworkenv.bank.llm.stats import LLMTally
-from coworkenv.bank.repair import synthesize
 from coworkenv.spec import TaskSpec, spec_from_data
 from coworkenv.storage import append_jsonl, atomic_write_json, atomic_write_text, read_jsonl, repair_jsonl
 from coworkenv.synth.blueprints import BLUEPRINTS, HELD_OUT
-from coworkenv.synth.composer import plan
 from coworkenv.verify.admission import Verification
 
 if TYPE_CHECKING:
@@ -41,26 +42,6 @@ Progress = Callable[[int, int], None]
 
 class BankError(ValueError):
     """A bank folder that cannot be resumed with the requested settings."""
-
-
-def split_of(blueprint: str | None, held_out: Sequence[str] = HELD_OUT) -> str:
-    """``heldout`` for environments of a held-out blueprint, else ``train``."""
-    return "heldout" if blueprint in held_out else "train"
-
-
-@dataclass(frozen=True)
-class BankConfig:
-    """What determines a bank's content (the worker count does not)."""
-
-    n: int
-    seed: int = 0
-    capabilities: tuple[str, ...] = ()
-    blueprints: tuple[str, ...] = ()
-    held_out: tuple[str, ...] = HELD_OUT
-    max_rounds: int = 3
-    shard_size: int = 1000
-    llm_model: str | None = None
-    llm_share: float = 0.0
 
 
 @dataclass
@@ -132,40 +113,6 @@ class Tally:
             },
             "shards": dict(sorted(self.shards.items())),
         } | ({"llm": self.llm.manifest(config.max_rounds)} if self.llm.jobs else {})
-
-
-def run_job(config: BankConfig, index: int) -> dict[str, Any]:
-    """Synthesize and verify job ``index``; returns its journal entry (+ the shard line if admitted)."""
-    recipe = plan(config.seed, index, config.blueprints or None, config.capabilities or None)
-    outcome = synthesize(recipe, config.max_rounds)
-    v = outcome.verification
-    entry: dict[str, Any] = {
-        "index": index,
-        "blueprint": recipe.blueprint,
-        "rounds": v.rounds,
-        "reasons": v.reasons,
-        "status": "admitted" if outcome.spec is not None else "rejected",
-    }
-    if outcome.spec is None:
-        entry["final"] = v.kinds
-        return entry
-    spec = outcome.spec
-    entry.update(
-        id=spec.id,
-        capabilities=list(spec.capabilities),
-        modifiers=list(spec.provenance.modifiers),
-        multi_turn=spec.is_multi_turn,
-        split=split_of(recipe.blueprint, config.held_out),
-    )
-    record = {
-        "id": spec.id,
-        "index": index,
-        "split": entry["split"],
-        "spec": spec.model_dump(mode="json", exclude_none=True),
-        "verification": v.model_dump(mode="json"),
-    }
-    entry["line"] = json.dumps(record, ensure_ascii=False, sort_keys=True)
-    return entry
 
 
 class _Writer:
@@ -277,8 +224,6 @@ def synthesize_bank(
     if on_progress is not None:
         on_progress(tally.admitted, tally.jobs)
     if llm is not None:
-        from coworkenv.bank.llm.driver import fill_with_llm
-
         try:
             fill_with_llm(writer, llm, n, workers, on_progress)
         finally:
@@ -307,8 +252,6 @@ def _default_held_out(llm: bool) -> tuple[str, ...]:
     """Held-out blueprints, plus held-out LLM workflow families when a model writes jobs."""
     if not llm:
         return HELD_OUT
-    from coworkenv.bank.llm.scenario import HELD_OUT_LABELS
-
     return (*HELD_OUT, *HELD_OUT_LABELS)
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from coworkenv.agents.models import autocast, inference_weights, load_model
+from coworkenv.agents.transformers_policy import TransformersPolicy
 from coworkenv.eval.metrics import compute_metrics
 from coworkenv.rollout.environments import make_environment
 from coworkenv.rollout.policies import is_local_model, make_policy, sampling_options
@@ -44,8 +45,6 @@ def local_policy(
 ) -> Any:
     """A batched TransformersPolicy over a loaded model, with torch's sampling seeded."""
     import torch
-
-    from coworkenv.agents.transformers_policy import TransformersPolicy
 
     torch.manual_seed(seed)
     return TransformersPolicy(model, tokenizer, max_new_tokens=max_new_tokens, temperature=temperature, name=name,

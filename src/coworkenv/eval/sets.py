@@ -16,6 +16,7 @@ from typing import Any
 from coworkenv.agents.models import autocast, inference_weights
 from coworkenv.eval.metrics import MULTI_TURN, compute_metrics
 from coworkenv.eval.runner import EvalResult, evaluate, local_policy, save_eval
+from coworkenv.rollout.policies import make_policy
 from coworkenv.spec.models import TaskSpec
 
 DO_NOTHING = "probe:do_nothing"
@@ -38,8 +39,6 @@ def set_row(metrics: dict[str, Any], floor: float | None = None) -> dict[str, An
 
 def floors(sets: Mapping[str, Sequence[TaskSpec]], *, seed: int = 0, max_turns: int | None = None) -> dict[str, float]:
     """The do-nothing score of each set (the verifier's probe that answers without acting)."""
-    from coworkenv.rollout.policies import make_policy
-
     return {
         name: evaluate(make_policy(DO_NOTHING), specs, seed=seed, max_turns=max_turns).metrics["overall"]["score"]
         for name, specs in sets.items()

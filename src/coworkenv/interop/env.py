@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from coworkenv.interop.catalog import Catalog
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.environment import Observation as RuntimeObservation
 from coworkenv.spec import spec_from_data
@@ -114,8 +115,6 @@ def resolve_spec(source: TaskSpec | dict[str, Any] | str | Path, env_id: str | N
     text = str(source)
     if env_id is None and "::" in text:
         text, env_id = text.rsplit("::", 1)
-    from coworkenv.interop.catalog import Catalog
-
     catalog = Catalog.load([text])
     if env_id is not None:
         return catalog.get(env_id)

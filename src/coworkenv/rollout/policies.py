@@ -9,7 +9,7 @@
 - ``probe:<name>``: one of the verifier's scripted wrong behaviours.
 
 Every command (``run``, ``rollout``, ``eval``, ``train``) names models this one way.
-Backends are imported inside their branch so ``oracle`` runs need no heavy dependency.
+Backend modules import their heavy libraries (torch, transformers, openai) lazily, so ``oracle`` runs need none.
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from coworkenv.agents.models import load_model
-from coworkenv.agents.openai_policy import parse_openai_spec
+from coworkenv.agents.openai_policy import OpenAIPolicy, parse_openai_spec
 from coworkenv.agents.oracle import OracleTeacher
+from coworkenv.agents.transformers_policy import TransformersPolicy
 from coworkenv.verify.probes import PROBES, make_probe
 
 POLICY_SPECS = "oracle | openai:<model>@<url> | tiny | embedded | <checkpoint folder> | hf:<path-or-id> | probe:<name>"
@@ -71,14 +72,10 @@ def make_policy(spec: str, **options: Any) -> Any:
     if spec == "oracle":
         return OracleTeacher()
     if kind == "openai" and rest:
-        from coworkenv.agents.openai_policy import OpenAIPolicy
-
         model, base_url = parse_openai_spec(rest)
         return OpenAIPolicy(model, base_url=base_url, **options)
     if kind == "probe":
         return make_probe(rest)
-    from coworkenv.agents.transformers_policy import TransformersPolicy
-
     device, dtype, seed = options.pop("device", "auto"), options.pop("dtype", None), options.pop("seed", 0)
     model, tokenizer = load_model(spec, device, seed=seed, dtype=dtype)
     return TransformersPolicy(model, tokenizer, name=spec, **options)

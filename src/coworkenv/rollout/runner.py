@@ -22,6 +22,7 @@ from typing import Any
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from coworkenv.bank.sources import load_specs
+from coworkenv.rollout.policies import check_policy_spec, make_policy
 from coworkenv.rollout.store import Encoded, RolloutStore, counts, episode_key
 from coworkenv.rollout.worker import (
     EpisodeTask,
@@ -108,8 +109,6 @@ def rollout_bank(
     a crash or SIGKILL finishes the rest. ``env_server`` (a ``coworkenv serve http`` URL) plays
     every episode in a session there instead of in-process.
     """
-    from coworkenv.rollout.policies import check_policy_spec
-
     if env_server and (user or fault_rate):
         raise ValueError("--env-server runs the server's scripted user without random faults; drop --user/--fault-rate")
     from_specs = not isinstance(bank, str | Path)
@@ -192,8 +191,6 @@ def _inline(
     tasks: list[EpisodeTask], chunk: int, policy: Any, opts: dict[str, Any], options: RunOptions, batch_size: int
 ) -> Iterator[Records]:
     if isinstance(policy, str):
-        from coworkenv.rollout.policies import make_policy
-
         policy = make_policy(policy, **opts)
     if isinstance(policy, BatchPolicy):
         for group in chunked(tasks, batch_size):

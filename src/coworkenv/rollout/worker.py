@@ -18,7 +18,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from coworkenv.interop.client import client_for
 from coworkenv.rollout.environments import make_environment
+from coworkenv.rollout.policies import make_policy
 from coworkenv.rollout.store import Encoded, episode_key
 from coworkenv.runtime.episode import run_episode, run_lockstep
 from coworkenv.runtime.policy import actor_for
@@ -65,8 +67,6 @@ def open_environment(spec: TaskSpec, seed: int, options: RunOptions) -> Any:
         return make_environment(
             spec, seed, user=options.user, fault_rate=options.fault_rate, max_turns=options.max_turns
         )
-    from coworkenv.interop.client import client_for
-
     return client_for(options.env_server, options.env_token).make(spec=spec, seed=seed, max_turns=options.max_turns)
 
 
@@ -245,8 +245,6 @@ def exit_with_parent(parent: int, interval: float = 0.5) -> None:
 
 
 def init_worker(policy_spec: str, policy_options: dict[str, Any], parent: int | None = None) -> None:
-    from coworkenv.rollout.policies import make_policy
-
     global _POLICY, _POLICY_ERROR
     if parent is not None:
         exit_with_parent(parent)
@@ -266,8 +264,6 @@ class RayRolloutWorker:
     """The body of a Ray actor (wrapped with ``ray.remote`` by the runner): one policy per actor."""
 
     def __init__(self, policy_spec: str, policy_options: dict[str, Any]) -> None:
-        from coworkenv.rollout.policies import make_policy
-
         self.policy = make_policy(policy_spec, **policy_options)
 
     def run(self, tasks: list[EpisodeTask], options: RunOptions) -> list[Encoded]:

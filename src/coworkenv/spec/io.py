@@ -18,6 +18,7 @@ import yaml
 from pydantic import ValidationError
 
 from coworkenv.spec.models import TaskSpec
+from coworkenv.storage import atomic_write_text
 
 MAX_DEPTH = 64
 """Nesting of mappings and lists in a spec document (the examples nest at most 8 deep)."""
@@ -140,8 +141,6 @@ def content_id(spec: TaskSpec) -> str:
 
 def save_spec(spec: TaskSpec, path: str | Path) -> None:
     """Write YAML or JSON by suffix, atomically."""
-    from coworkenv.storage import atomic_write_text
-
     data = spec_to_data(spec)
     path = Path(path)
     if path.suffix == ".json":

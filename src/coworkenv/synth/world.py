@@ -15,6 +15,7 @@ from datetime import date, datetime, timedelta
 from functools import cache
 from typing import Any
 
+from coworkenv.services.calendar import Calendar
 from coworkenv.services.registry import service_class
 
 DEPARTMENTS = ("Engineering", "Sales", "Finance", "Marketing", "Operations", "Support", "People", "Legal")
@@ -209,8 +210,6 @@ def free_slots(
     world: World, attendees: list[str], day: str, minutes: int, extra: tuple[dict[str, Any], ...] = ()
 ) -> list[dict[str, str]]:
     """The calendar's own answer to 'when are these people free' on the fixtures so far (plus ``extra``)."""
-    from coworkenv.services.calendar import Calendar
-
     events = [*world.fixtures.get("calendar", {}).get("events", []), *extra]
     cal = Calendar(Calendar.normalize_fixtures({"events": events}))
     return cal.find_free_slots(attendees, day, minutes)["slots"]

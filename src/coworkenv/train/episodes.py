@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from coworkenv.agents.transformers_policy import TransformersPolicy
 from coworkenv.rollout.environments import make_environment
 from coworkenv.runtime.episode import run_lockstep
 from coworkenv.runtime.turn import AssistantTurn
@@ -61,8 +62,6 @@ class GenerateRecorder:
 
 def sampling_policy(model: Any, tokenizer: Any, *, temperature: float, max_new_tokens: int) -> Any:
     """A TransformersPolicy whose model records the tokens of every turn."""
-    from coworkenv.agents.transformers_policy import TransformersPolicy
-
     policy = TransformersPolicy(model, tokenizer, max_new_tokens=max_new_tokens, temperature=temperature, name="grpo")
     policy.model = GenerateRecorder(model, policy.stop_ids)
     return policy

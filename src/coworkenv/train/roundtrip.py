@@ -15,6 +15,7 @@ import tempfile
 from typing import Any
 
 from coworkenv.agents.chat_format import CHAT_TEMPLATE, END_OF_TURN, template_messages
+from coworkenv.agents.transformers_policy import load_tokenizer
 
 PROBE_TOOLS = [
     {
@@ -72,8 +73,6 @@ def fingerprint(tokenizer: Any) -> dict[str, Any]:
 
 def check_round_trip(tokenizer: Any) -> None:
     """Raise :class:`RoundTripError` unless ``tokenizer`` saves and reloads exactly."""
-    from coworkenv.agents.transformers_policy import load_tokenizer
-
     before = fingerprint(tokenizer)
     with tempfile.TemporaryDirectory(prefix="coworkenv-tok-") as folder:
         tokenizer.save_pretrained(folder)

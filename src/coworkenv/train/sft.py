@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from coworkenv.agents.chat_format import template_messages
 from coworkenv.agents.models import merge_lora, save_checkpoint
 from coworkenv.runs import TRAIN_LOG, TRAIN_SUMMARY
 from coworkenv.storage import append_jsonl, atomic_write_json, read_jsonl
@@ -81,8 +82,6 @@ def _dataset(records: list[dict[str, Any]]) -> Any:
 
 def _normalise(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Give every message the same keys and string tool arguments, as Arrow needs one schema."""
-    from coworkenv.agents.chat_format import template_messages
-
     out = []
     for m in template_messages(messages):
         calls = [

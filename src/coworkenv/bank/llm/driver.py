@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from coworkenv.bank.jobs import run_job, split_of
 from coworkenv.bank.llm.audit import write_audit
 from coworkenv.bank.llm.client import EndpointError, LLMClient
 from coworkenv.bank.llm.job import run_llm_job
@@ -44,8 +45,6 @@ def _novel(entry: dict[str, Any], tally: LLMTally) -> None:
 
 def fill_with_llm(writer: Any, client: LLMClient, n: int, concurrency: int, on_progress: Any) -> None:
     """Run jobs until ``n`` are admitted; ``writer`` is the bank's in-order writer."""
-    from coworkenv.bank.store import run_job, split_of
-
     config, tally, out = writer.config, writer.tally, Path(writer.out)
 
     stop = threading.Event()

@@ -1,6 +1,6 @@
 """One LLM bank job: brief → rounds → the bank's journal entry, shard line, sketch and audit trail.
 
-The entry has the shape of a blueprint job's (:func:`coworkenv.bank.store.run_job`), plus
+The entry has the shape of a blueprint job's (:func:`coworkenv.bank.jobs.run_job`), plus
 ``llm`` (requests, tokens, whether a programmatic repair admitted it, target capabilities),
 ``sketch``/``workflow``/``title`` (novelty) and ``audit`` (popped before journaling).
 """
