@@ -180,3 +180,23 @@ def test_spec_sources(tmp_path: Path) -> None:
     (folder / "copy.yaml").write_text((folder / f"{SPECS[0].id}.yaml").read_text())
     with pytest.raises(ValueError, match="duplicate"):
         load_specs(folder)
+
+
+class EpisodeTimeout(Exception):
+    """A policy's own exception that merely shares the name of the rollout's timeout."""
+
+
+class Impostor:
+    name = "impostor"
+
+    def act(self, messages: list, tools: list) -> AssistantTurn:
+        raise EpisodeTimeout("not the deadline")
+
+
+def test_an_error_named_like_a_timeout_is_not_a_timeout(tmp_path: Path) -> None:
+    """A timeout is what the Deadline says, not what an error message starts with."""
+    summary = rollout_bank(SPECS[:1], Impostor(), 1, tmp_path, timeout=30, progress=False)
+    (record,) = RolloutStore(tmp_path).records()
+    assert record["error"].startswith("EpisodeTimeout") and record["status"] == "error"
+    assert summary.counts["by_status"] == {"error": 1}
+    assert record["trajectory"]["done_reason"] == "policy_error"

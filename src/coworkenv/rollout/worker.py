@@ -102,26 +102,32 @@ class Deadline:
         self.call = call
         self.deadline = None if timeout is None else time.monotonic() + timeout
         self.name = name
+        self.expired = False
+        """Set when the budget ran out: the episode's error is then a timeout, whatever its text."""
 
     def __call__(self, *args: Any) -> Any:
         if self.deadline is None:
             return self.call(*args)
         left = self.deadline - time.monotonic()
         if left <= 0:
+            self.expired = True
             raise EpisodeTimeout("episode exceeded its time budget")
         try:
             with alarm(left):
                 return self.call(*args)
         except _Alarm:
+            self.expired = True
             raise EpisodeTimeout(f"episode exceeded its time budget (interrupted after {left:.1f}s)") from None
 
     def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
         return self(messages, tools)
 
 
-def episode_record(task: EpisodeTask, policy_name: str, traj: Trajectory | None, error: str | None) -> dict[str, Any]:
-    """The store line for one finished (or failed) episode."""
-    if traj is not None and traj.error and traj.error.startswith(EpisodeTimeout.__name__):
+def episode_record(
+    task: EpisodeTask, policy_name: str, traj: Trajectory | None, error: str | None, *, timed_out: bool = False
+) -> dict[str, Any]:
+    """The store line for one finished (or failed) episode; ``timed_out``: its Deadline expired."""
+    if traj is not None and traj.error and timed_out:
         traj.done_reason = "timeout"
         status = "timeout"
     else:
@@ -146,10 +152,12 @@ def _failure(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {str(exc)[:500]}"
 
 
-def encode_record(task: EpisodeTask, policy_name: str, traj: Trajectory | None, error: str | None) -> Encoded:
+def encode_record(
+    task: EpisodeTask, policy_name: str, traj: Trajectory | None, error: str | None, *, timed_out: bool = False
+) -> Encoded:
     """The store line of an episode; one whose trajectory cannot be serialised is kept as an error record."""
     try:
-        return Encoded.of(episode_record(task, policy_name, traj, error))
+        return Encoded.of(episode_record(task, policy_name, traj, error, timed_out=timed_out))
     except (ValueError, TypeError, RecursionError) as exc:
         return Encoded.of(episode_record(task, policy_name, None, f"cannot serialise the trajectory: {_failure(exc)}"))
 
@@ -161,11 +169,12 @@ def run_task(task: EpisodeTask, policy: Any, options: RunOptions, spec: TaskSpec
         spec = spec or TaskSpec.model_validate(task.spec)
         env = open_environment(spec, task.seed, options)
         actor = actor_for(policy, spec)
-        traj = run_episode(env, Deadline(actor.act, options.timeout, name), sample=task.sample)
+        deadline = Deadline(actor.act, options.timeout, name)
+        traj = run_episode(env, deadline, sample=task.sample)
         close_environment(env)
     except Exception as exc:  # recorded, so the run goes on and the failure is visible
         return encode_record(task, name, None, _failure(exc))
-    return encode_record(task, name, traj, None)
+    return encode_record(task, name, traj, None, timed_out=deadline.expired)
 
 
 def run_lockstep_tasks(tasks: list[EpisodeTask], policy: Any, options: RunOptions) -> list[Encoded]:
@@ -184,11 +193,12 @@ def run_lockstep_tasks(tasks: list[EpisodeTask], policy: Any, options: RunOption
         except Exception as exc:  # recorded, so the batch goes on
             records[i] = encode_record(task, name, None, _failure(exc))
     start = time.perf_counter()
+    deadline = Deadline(policy.act_batch, options.timeout, name)
     try:
         trajs: list[Trajectory | None] = list(
             run_lockstep(
                 envs,
-                Deadline(policy.act_batch, options.timeout, name),
+                deadline,
                 policy_name=name,
                 samples=[tasks[i].sample for i in playing],
             )
@@ -202,7 +212,7 @@ def run_lockstep_tasks(tasks: list[EpisodeTask], policy: Any, options: RunOption
     for i, traj in zip(playing, trajs, strict=True):
         if traj is not None:
             traj.seconds = seconds
-        records[i] = encode_record(tasks[i], name, traj, failure)
+        records[i] = encode_record(tasks[i], name, traj, failure, timed_out=deadline.expired)
     return [records[i] for i in range(len(tasks))]
 
 
