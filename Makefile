@@ -26,6 +26,7 @@ quickstart: $(VENV)/.core
 
 lint: $(VENV)/.full
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
 
 test: lint
 	$(BIN)/pytest -q

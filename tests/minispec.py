@@ -19,18 +19,45 @@ BASE: dict[str, Any] = {
     "services": {
         "mail": {
             "messages": [
-                {"id": "m1", "sender": "tom@corp.io", "to": ["me@corp.io"], "subject": "Taxi receipt",
-                 "body": "Taxi to the client: 38.50 USD on 2025-03-05.", "date": "2025-03-05T10:00"},
-                {"id": "m2", "sender": "ann@corp.io", "to": ["me@corp.io"], "subject": "Lunch?",
-                 "body": "Lunch on Friday?", "date": "2025-03-06T10:00"},
+                {
+                    "id": "m1",
+                    "sender": "tom@corp.io",
+                    "to": ["me@corp.io"],
+                    "subject": "Taxi receipt",
+                    "body": "Taxi to the client: 38.50 USD on 2025-03-05.",
+                    "date": "2025-03-05T10:00",
+                },
+                {
+                    "id": "m2",
+                    "sender": "ann@corp.io",
+                    "to": ["me@corp.io"],
+                    "subject": "Lunch?",
+                    "body": "Lunch on Friday?",
+                    "date": "2025-03-06T10:00",
+                },
             ]
         },
         "expenses": {
             "expenses": [
-                {"id": "e1", "employee": "tom@corp.io", "amount": 640.0, "category": "meals",
-                 "description": "Client dinner", "date": "2025-03-01", "status": "submitted", "receipt": True},
-                {"id": "e2", "employee": "ann@corp.io", "amount": 20.0, "category": "meals",
-                 "description": "Coffee", "date": "2025-03-02", "status": "approved"},
+                {
+                    "id": "e1",
+                    "employee": "tom@corp.io",
+                    "amount": 640.0,
+                    "category": "meals",
+                    "description": "Client dinner",
+                    "date": "2025-03-01",
+                    "status": "submitted",
+                    "receipt": True,
+                },
+                {
+                    "id": "e2",
+                    "employee": "ann@corp.io",
+                    "amount": 20.0,
+                    "category": "meals",
+                    "description": "Coffee",
+                    "date": "2025-03-02",
+                    "status": "approved",
+                },
             ],
             "rules": [
                 {"id": "r1", "category": "meals", "limit": 500.0},
@@ -40,19 +67,36 @@ BASE: dict[str, Any] = {
     },
     "user": {"opening": "Please file Tom's taxi receipt as a travel expense."},
     "checks": [
-        {"id": "filed", "kind": "record_exists", "service": "expenses", "collection": "expenses",
-         "where": "r.amount == 38.5 and r.category == 'travel'"},
+        {
+            "id": "filed",
+            "kind": "record_exists",
+            "service": "expenses",
+            "collection": "expenses",
+            "where": "r.amount == 38.5 and r.category == 'travel'",
+        },
     ],
     "reference": [
-        {"call": "expenses_create_expense",
-         "args": {"employee": "tom@corp.io", "amount": 38.5, "category": "travel", "description": "Taxi",
-                  "date": "2025-03-05"}},
+        {
+            "call": "expenses_create_expense",
+            "args": {
+                "employee": "tom@corp.io",
+                "amount": 38.5,
+                "category": "travel",
+                "description": "Taxi",
+                "date": "2025-03-05",
+            },
+        },
         {"answer": "Filed Tom's 38.50 USD taxi."},
     ],
 }
 
-CREATE_TAXI = {"employee": "tom@corp.io", "amount": 38.5, "category": "travel", "description": "Taxi",
-               "date": "2025-03-05"}
+CREATE_TAXI = {
+    "employee": "tom@corp.io",
+    "amount": 38.5,
+    "category": "travel",
+    "description": "Taxi",
+    "date": "2025-03-05",
+}
 
 
 def tiny_data(**overrides: Any) -> dict[str, Any]:

@@ -21,31 +21,59 @@ def mail_reply_spec(i: int, blueprint: str = "mail_reply", capabilities: tuple[s
         "services": {
             "mail": {
                 "messages": [
-                    {"id": "msg_1", "sender": "dana@acme.com", "to": ["me@corp.com"], "subject": "Budget",
-                     "body": "Can you send the Q3 figure?", "date": "2026-03-01"},
-                    {"id": "msg_2", "sender": "lee@acme.com", "to": ["me@corp.com"], "subject": "Lunch",
-                     "body": "Lunch?", "date": "2026-03-02"},
+                    {
+                        "id": "msg_1",
+                        "sender": "dana@acme.com",
+                        "to": ["me@corp.com"],
+                        "subject": "Budget",
+                        "body": "Can you send the Q3 figure?",
+                        "date": "2026-03-01",
+                    },
+                    {
+                        "id": "msg_2",
+                        "sender": "lee@acme.com",
+                        "to": ["me@corp.com"],
+                        "subject": "Lunch",
+                        "body": "Lunch?",
+                        "date": "2026-03-02",
+                    },
                 ]
             }
         },
         "user": {
             "opening": "Please answer Dana's budget mail with the Q3 figure.",
-            "hidden_facts": [{"slot": "figure", "value": figure, "keywords": ["figure", "amount"],
-                              "reply": f"It is {figure}."}],
+            "hidden_facts": [
+                {"slot": "figure", "value": figure, "keywords": ["figure", "amount"], "reply": f"It is {figure}."}
+            ],
         },
-        "policies": [{"id": "no_delete", "description": "Never move mail to the trash.", "tool": "mail_move",
-                      "rule": "forbid", "when": "args.folder == 'trash'"}],
+        "policies": [
+            {
+                "id": "no_delete",
+                "description": "Never move mail to the trash.",
+                "tool": "mail_move",
+                "rule": "forbid",
+                "when": "args.folder == 'trash'",
+            }
+        ],
         "checks": [
-            {"id": "replied", "kind": "record_exists", "service": "mail", "collection": "messages",
-             "where": f"r.in_reply_to == 'msg_1' and contains(r.body, '{figure}')", "weight": 2},
+            {
+                "id": "replied",
+                "kind": "record_exists",
+                "service": "mail",
+                "collection": "messages",
+                "where": f"r.in_reply_to == 'msg_1' and contains(r.body, '{figure}')",
+                "weight": 2,
+            },
             {"id": "asked", "kind": "asked_user", "slot": "figure"},
             {"id": "told", "kind": "answer_contains", "values": [figure]},
         ],
         "reference": [
             {"call": "mail_search", "args": {"query": "budget"}, "save_as": "r1"},
             {"ask": "figure", "question": "What is the Q3 figure?"},
-            {"call": "mail_reply", "args": {"message_id": "${r1.messages[0].id}",
-                                            "body": "The Q3 figure is ${facts.figure}."}},
+            {
+                "call": "mail_reply",
+                "args": {"message_id": "${r1.messages[0].id}", "body": "The Q3 figure is ${facts.figure}."},
+            },
             {"answer": "I replied to Dana with the Q3 figure of ${facts.figure}."},
         ],
         "capabilities": list(capabilities),

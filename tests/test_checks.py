@@ -45,10 +45,8 @@ STATE_CASES: list[tuple[str, Any, Callable[[Workspace], None], bool]] = [
     ("absent: gone", exp(kind="record_absent", where="r.status == 'submitted'"), reject_e1, True),
     ("absent: still there", exp(kind="record_absent", where="r.status == 'submitted'"), untouched, False),
     ("field: changed", exp(kind="field_equals", record_id="e1", field="status", value="rejected"), reject_e1, True),
-    ("field: unchanged", exp(kind="field_equals", record_id="e1", field="status", value="rejected"), untouched,
-     False),
-    ("field: missing record", exp(kind="field_equals", record_id="nope", field="status", value="x"), untouched,
-     False),
+    ("field: unchanged", exp(kind="field_equals", record_id="e1", field="status", value="rejected"), untouched, False),
+    ("field: missing record", exp(kind="field_equals", record_id="nope", field="status", value="x"), untouched, False),
     ("count ==", exp(kind="count", where="r.category == 'meals'", value=2), untouched, True),
     ("count == after insert", exp(kind="count", value=2), file_taxi, False),
     ("count >=", exp(kind="count", op=">=", value=3), file_taxi, True),
@@ -57,13 +55,10 @@ STATE_CASES: list[tuple[str, Any, Callable[[Workspace], None], bool]] = [
     ("unchanged: nothing happened", exp(kind="unchanged"), untouched, True),
     ("unchanged: collateral change", exp(kind="unchanged"), reject_e1, False),
     ("unchanged: insert not allowed", exp(kind="unchanged", allow="r.id == 'e1'"), file_taxi, False),
-    ("unchanged: change allowed (old record)", exp(kind="unchanged", allow="r.status == 'submitted'"), reject_e1,
-     True),
-    ("unchanged: change allowed (new record)", exp(kind="unchanged", allow="r.status == 'rejected'"), reject_e1,
-     True),
+    ("unchanged: change allowed (old record)", exp(kind="unchanged", allow="r.status == 'submitted'"), reject_e1, True),
+    ("unchanged: change allowed (new record)", exp(kind="unchanged", allow="r.status == 'rejected'"), reject_e1, True),
     ("unchanged: insert allowed", exp(kind="unchanged", allow="r.amount == 38.5"), file_taxi, True),
-    ("unchanged: other collection", check(kind="unchanged", service="mail", collection="messages"), reject_e1,
-     True),
+    ("unchanged: other collection", check(kind="unchanged", service="mail", collection="messages"), reject_e1, True),
 ]
 
 
@@ -82,10 +77,18 @@ def test_unchanged_detects_deletion() -> None:
     assert state_check(allowed, ws)[0] is True
 
 
-def rec(step: int, tool: str, args: dict[str, Any] | None = None, *, ok: bool = True, confirmed: bool = False,
-        fault: bool = False) -> ToolCallRecord:
-    return ToolCallRecord(step=step, call_id=f"c{step}", tool=tool, args=args or {}, ok=ok, confirmed=confirmed,
-                          fault=fault)
+def rec(
+    step: int,
+    tool: str,
+    args: dict[str, Any] | None = None,
+    *,
+    ok: bool = True,
+    confirmed: bool = False,
+    fault: bool = False,
+) -> ToolCallRecord:
+    return ToolCallRecord(
+        step=step, call_id=f"c{step}", tool=tool, args=args or {}, ok=ok, confirmed=confirmed, fault=fault
+    )
 
 
 READ_M1 = rec(1, "mail_read", {"message_id": "m1"})
@@ -97,46 +100,104 @@ FALLBACK = UserReply(step=1, kind="fallback")
 
 EPISODE_CASES: list[tuple[str, Any, EpisodeLog, bool]] = [
     ("called", check(kind="tool_called", tool="mail_read"), EpisodeLog(calls=[READ_M1]), True),
-    ("called: where holds", check(kind="tool_called", tool="mail_read", where="args.message_id == 'm1'"),
-     EpisodeLog(calls=[READ_M1]), True),
-    ("called: where fails", check(kind="tool_called", tool="mail_read", where="args.message_id == 'm2'"),
-     EpisodeLog(calls=[READ_M1]), False),
-    ("called: min_times", check(kind="tool_called", tool="mail_read", min_times=2), EpisodeLog(calls=[READ_M1]),
-     False),
-    ("called: failed calls do not count", check(kind="tool_called", tool="mail_send"),
-     EpisodeLog(calls=[FAILED_SEND]), False),
+    (
+        "called: where holds",
+        check(kind="tool_called", tool="mail_read", where="args.message_id == 'm1'"),
+        EpisodeLog(calls=[READ_M1]),
+        True,
+    ),
+    (
+        "called: where fails",
+        check(kind="tool_called", tool="mail_read", where="args.message_id == 'm2'"),
+        EpisodeLog(calls=[READ_M1]),
+        False,
+    ),
+    ("called: min_times", check(kind="tool_called", tool="mail_read", min_times=2), EpisodeLog(calls=[READ_M1]), False),
+    (
+        "called: failed calls do not count",
+        check(kind="tool_called", tool="mail_send"),
+        EpisodeLog(calls=[FAILED_SEND]),
+        False,
+    ),
     ("not called", check(kind="tool_not_called", tool="mail_send"), EpisodeLog(calls=[READ_M1]), True),
     ("not called: it was", check(kind="tool_not_called", tool="mail_read"), EpisodeLog(calls=[READ_M1]), False),
-    ("not called: only with other args", check(kind="tool_not_called", tool="mail_read",
-                                               where="args.message_id == 'm2'"), EpisodeLog(calls=[READ_M1]), True),
-    ("order", check(kind="order", first="mail_read", then="expenses_create_expense"),
-     EpisodeLog(calls=[READ_M1, CREATE]), True),
-    ("order: reversed", check(kind="order", first="expenses_create_expense", then="mail_read"),
-     EpisodeLog(calls=[READ_M1, CREATE]), False),
+    (
+        "not called: only with other args",
+        check(kind="tool_not_called", tool="mail_read", where="args.message_id == 'm2'"),
+        EpisodeLog(calls=[READ_M1]),
+        True,
+    ),
+    (
+        "order",
+        check(kind="order", first="mail_read", then="expenses_create_expense"),
+        EpisodeLog(calls=[READ_M1, CREATE]),
+        True,
+    ),
+    (
+        "order: reversed",
+        check(kind="order", first="expenses_create_expense", then="mail_read"),
+        EpisodeLog(calls=[READ_M1, CREATE]),
+        False,
+    ),
     ("order: missing", check(kind="order", first="mail_read", then="mail_send"), EpisodeLog(calls=[READ_M1]), False),
     ("asked", check(kind="asked_user", slot="amount"), EpisodeLog(replies=[FACT]), True),
     ("asked: other slot", check(kind="asked_user", slot="date"), EpisodeLog(replies=[FACT]), False),
-    ("asked: fallback is not an answer", check(kind="asked_user", slot="amount"), EpisodeLog(replies=[FALLBACK]),
-     False),
-    ("confirmed", check(kind="confirmed_before", tool="expenses_create_expense"),
-     EpisodeLog(calls=[rec(2, "expenses_create_expense", confirmed=True)]), True),
-    ("confirmed: one call unconfirmed", check(kind="confirmed_before", tool="expenses_create_expense"),
-     EpisodeLog(calls=[rec(2, "expenses_create_expense", confirmed=True), CREATE_UNCONFIRMED]), False),
-    ("confirmed: never called", check(kind="confirmed_before", tool="expenses_create_expense"), EpisodeLog(),
-     False),
-    ("contains", check(kind="answer_contains", values=["Taxi", "38.50"]), EpisodeLog(answers=[(3, "taxi: 38.50")]),
-     True),
-    ("contains: one value missing", check(kind="answer_contains", values=["taxi", "tom"]),
-     EpisodeLog(answers=[(3, "taxi filed")]), False),
-    ("contains: final scope ignores earlier", check(kind="answer_contains", values=["taxi"], scope="final"),
-     EpisodeLog(answers=[(2, "taxi filed"), (4, "anything else?")]), False),
-    ("contains: any scope sees earlier", check(kind="answer_contains", values=["taxi"], scope="any"),
-     EpisodeLog(answers=[(2, "taxi filed"), (4, "anything else?")]), True),
+    (
+        "asked: fallback is not an answer",
+        check(kind="asked_user", slot="amount"),
+        EpisodeLog(replies=[FALLBACK]),
+        False,
+    ),
+    (
+        "confirmed",
+        check(kind="confirmed_before", tool="expenses_create_expense"),
+        EpisodeLog(calls=[rec(2, "expenses_create_expense", confirmed=True)]),
+        True,
+    ),
+    (
+        "confirmed: one call unconfirmed",
+        check(kind="confirmed_before", tool="expenses_create_expense"),
+        EpisodeLog(calls=[rec(2, "expenses_create_expense", confirmed=True), CREATE_UNCONFIRMED]),
+        False,
+    ),
+    ("confirmed: never called", check(kind="confirmed_before", tool="expenses_create_expense"), EpisodeLog(), False),
+    (
+        "contains",
+        check(kind="answer_contains", values=["Taxi", "38.50"]),
+        EpisodeLog(answers=[(3, "taxi: 38.50")]),
+        True,
+    ),
+    (
+        "contains: one value missing",
+        check(kind="answer_contains", values=["taxi", "tom"]),
+        EpisodeLog(answers=[(3, "taxi filed")]),
+        False,
+    ),
+    (
+        "contains: final scope ignores earlier",
+        check(kind="answer_contains", values=["taxi"], scope="final"),
+        EpisodeLog(answers=[(2, "taxi filed"), (4, "anything else?")]),
+        False,
+    ),
+    (
+        "contains: any scope sees earlier",
+        check(kind="answer_contains", values=["taxi"], scope="any"),
+        EpisodeLog(answers=[(2, "taxi filed"), (4, "anything else?")]),
+        True,
+    ),
     ("number", check(kind="answer_number", value=1179500), EpisodeLog(answers=[(3, "Total: $1,179,500.00")]), True),
-    ("number: within tolerance", check(kind="answer_number", value=2033.6, tolerance=0.01),
-     EpisodeLog(answers=[(3, "2033.60 USD")]), True),
-    ("number: outside tolerance", check(kind="answer_number", value=2033.6, tolerance=0.01),
-     EpisodeLog(answers=[(3, "about 2034 USD")]), False),
+    (
+        "number: within tolerance",
+        check(kind="answer_number", value=2033.6, tolerance=0.01),
+        EpisodeLog(answers=[(3, "2033.60 USD")]),
+        True,
+    ),
+    (
+        "number: outside tolerance",
+        check(kind="answer_number", value=2033.6, tolerance=0.01),
+        EpisodeLog(answers=[(3, "about 2034 USD")]),
+        False,
+    ),
     ("number: none", check(kind="answer_number", value=5), EpisodeLog(answers=[(3, "five deals")]), False),
 ]
 
@@ -164,14 +225,21 @@ def test_combine_and_threshold() -> None:
 
 
 def test_grade_weights_checks_and_records_first_step() -> None:
-    spec = tiny_spec(checks=[
-        {"id": "filed", "kind": "record_exists", "service": "expenses", "collection": "expenses", "weight": 3,
-         "where": "r.amount == 38.5"},
-        {"id": "said", "kind": "answer_contains", "values": ["zebra"]},
-    ])
+    spec = tiny_spec(
+        checks=[
+            {
+                "id": "filed",
+                "kind": "record_exists",
+                "service": "expenses",
+                "collection": "expenses",
+                "weight": 3,
+                "where": "r.amount == 38.5",
+            },
+            {"id": "said", "kind": "answer_contains", "values": ["zebra"]},
+        ]
+    )
     env = Environment(spec)
-    play(env, [call("mail_read", {"message_id": "m1"}), call("expenses_create_expense", CREATE_TAXI),
-               say("Filed it.")])
+    play(env, [call("mail_read", {"message_id": "m1"}), call("expenses_create_expense", CREATE_TAXI), say("Filed it.")])
     grade = env.grade()
     by_id = {c.id: c for c in grade.checks}
     assert by_id["filed"].passed and by_id["filed"].first_step == 2

@@ -23,9 +23,14 @@ def _replay(spec: TaskSpec, turns: list[Any], **kwargs: Any) -> tuple[str, dict[
 
 def test_same_actions_same_outcome_across_instances() -> None:
     spec = tiny_spec(faults=[{"tool": "mail_search", "on_call": 2}])
-    turns = [call("mail_search", {"query": "taxi"}), call("mail_search", {}), {"tool_calls": "junk"},
-             call("expenses_create_expense", CREATE_TAXI), call("mail_move", {"message_id": "m2", "folder": "spam"}),
-             say("Filed the taxi and moved the lunch mail.")]
+    turns = [
+        call("mail_search", {"query": "taxi"}),
+        call("mail_search", {}),
+        {"tool_calls": "junk"},
+        call("expenses_create_expense", CREATE_TAXI),
+        call("mail_move", {"message_id": "m2", "folder": "spam"}),
+        say("Filed the taxi and moved the lunch mail."),
+    ]
     first, second = _replay(spec, turns), _replay(spec, turns)
     assert first == second
     assert first[0] != Environment(spec).workspace.state_hash()

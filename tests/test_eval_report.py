@@ -26,9 +26,19 @@ def _trajs(scores: list[float]) -> list[Trajectory]:
     out = []
     for i, s in enumerate(scores):
         g = Grade(score=s, completion=s, robustness=1, safety=1, passed=s >= 0.75, checks=[])
-        out.append(Trajectory(spec_id=f"t{i}", messages=[], tools=[], steps=[], calls=[], grade=g,
-                              capabilities=["multi_turn" if i % 2 else "tool_coordination"], blueprint=f"bp{i % 3}",
-                              multi_turn=bool(i % 2)))
+        out.append(
+            Trajectory(
+                spec_id=f"t{i}",
+                messages=[],
+                tools=[],
+                steps=[],
+                calls=[],
+                grade=g,
+                capabilities=["multi_turn" if i % 2 else "tool_coordination"],
+                blueprint=f"bp{i % 3}",
+                multi_turn=bool(i % 2),
+            )
+        )
     return out
 
 
@@ -68,8 +78,9 @@ def test_cli_eval_writes_metrics_trajectories_and_report(tmp_path: Path) -> None
     for i in range(3):
         save_spec(lookup_spec(i), bank / f"lookup-{i}.json")
     out = tmp_path / "run"
-    res = CliRunner().invoke(app, ["eval", "--model", "oracle", "--bank", str(bank), "--split", "all",
-                                   "--samples", "2", "--out", str(out)])
+    res = CliRunner().invoke(
+        app, ["eval", "--model", "oracle", "--bank", str(bank), "--split", "all", "--samples", "2", "--out", str(out)]
+    )
     assert res.exit_code == 0, res.output
     data = json.loads((out / "metrics.json").read_text())
     m = data["metrics"]

@@ -18,8 +18,15 @@ from minispec import DoNothing
 
 FOLDER = Path(__file__).parent.parent / "examples"
 EXAMPLES = sorted(FOLDER.glob("*.yaml"))
-CAPABILITIES = ("tool_coordination", "multi_turn", "dynamic_state", "workflow_compliance", "robustness",
-                "information_synthesis", "safety")
+CAPABILITIES = (
+    "tool_coordination",
+    "multi_turn",
+    "dynamic_state",
+    "workflow_compliance",
+    "robustness",
+    "information_synthesis",
+    "safety",
+)
 
 
 @pytest.fixture(scope="module")

@@ -12,8 +12,17 @@ from coworkenv.trajectory import Grade, StepRecord, ToolCallRecord, Trajectory
 
 def traj(spec_id: str, score: float, *, caps: tuple[str, ...] = (), bp: str = "bp", mt: bool = False) -> Trajectory:
     grade = Grade(score=score, completion=score, robustness=1.0, safety=1.0, passed=score >= 0.75, checks=[])
-    return Trajectory(spec_id=spec_id, messages=[], tools=[], steps=[], calls=[], grade=grade,
-                      capabilities=list(caps), blueprint=bp, multi_turn=mt)
+    return Trajectory(
+        spec_id=spec_id,
+        messages=[],
+        tools=[],
+        steps=[],
+        calls=[],
+        grade=grade,
+        capabilities=list(caps),
+        blueprint=bp,
+        multi_turn=mt,
+    )
 
 
 def test_pass_estimators_match_closed_forms() -> None:
@@ -57,8 +66,10 @@ def test_compute_metrics_on_hand_made_trajectories() -> None:
 def test_behaviour_counts_turns_and_valid_calls() -> None:
     t = traj("a", 0.5)
     t.steps = [StepRecord(index=1, tool_calls=2), StepRecord(index=2)]
-    t.calls = [ToolCallRecord(step=1, call_id="c1", tool="mail_search", ok=True),
-               ToolCallRecord(step=1, call_id="c2", tool="mail_nope", ok=False)]
+    t.calls = [
+        ToolCallRecord(step=1, call_id="c1", tool="mail_search", ok=True),
+        ToolCallRecord(step=1, call_id="c2", tool="mail_nope", ok=False),
+    ]
     b = compute_metrics([t, traj("b", 0.0)])["behaviour"]
     assert b == {"turns_per_episode": 1.0, "calls_per_episode": 1.0, "valid_calls": 50.0}
 

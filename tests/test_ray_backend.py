@@ -24,8 +24,9 @@ def local_ray() -> Iterator[None]:
 
 def test_ray_matches_local_and_resumes(local_ray: None, tmp_path: Path) -> None:
     rollout_bank(SPECS, "oracle", 2, tmp_path / "local", progress=False)
-    first = rollout_bank(SPECS[:3], "oracle", 2, tmp_path / "ray", workers=2, ray_address="local", chunk_size=2,
-                         progress=False)
+    first = rollout_bank(
+        SPECS[:3], "oracle", 2, tmp_path / "ray", workers=2, ray_address="local", chunk_size=2, progress=False
+    )
     assert first.ran == 6 and first.counts["passed"] == 6
     resumed = rollout_bank(SPECS, "oracle", 2, tmp_path / "ray", workers=2, ray_address="local", progress=False)
     assert (resumed.skipped, resumed.ran) == (6, 4)

@@ -73,11 +73,14 @@ def test_broadcast_gives_every_turn_the_episode_advantage() -> None:
 def test_discounted_returns_and_advantages() -> None:
     # raw rewards 1, .6, 0 with RLOO advantages .7, .1, -.8; gamma .5 back from the last turn
     got = values(RlSettings(reward="raw", normaliser="rloo", credit="discounted", gamma=0.5))
-    assert close(got, [
-        [(0, 0.5, 0.35), (1.0, 1.0, 0.7)],
-        [(0, 0.15, 0.025), (0, 0.3, 0.05), (0.6, 0.6, 0.1)],
-        [(0, 0, -0.8)],
-    ])
+    assert close(
+        got,
+        [
+            [(0, 0.5, 0.35), (1.0, 1.0, 0.7)],
+            [(0, 0.15, 0.025), (0, 0.3, 0.05), (0.6, 0.6, 0.1)],
+            [(0, 0, -0.8)],
+        ],
+    )
 
 
 def test_check_shares() -> None:
@@ -93,11 +96,14 @@ def test_check_shares() -> None:
 
 def test_check_attributed_credit_without_normalisation() -> None:
     got = values(RlSettings(reward="raw", normaliser="none", credit="checks", violation_penalty=1.0))
-    assert close(got, [
-        [(0.4, 1.0, 1.0), (0.6, 0.6, 0.6)],
-        [(0.4, 0.6, 0.6), (0, 0.2, 0.2), (0.2, 0.2, 0.2)],
-        [(-1.0, -1.0, -1.0)],  # raw reward 0; the violating turn pays lambda = 1
-    ])
+    assert close(
+        got,
+        [
+            [(0.4, 1.0, 1.0), (0.6, 0.6, 0.6)],
+            [(0.4, 0.6, 0.6), (0, 0.2, 0.2), (0.2, 0.2, 0.2)],
+            [(-1.0, -1.0, -1.0)],  # raw reward 0; the violating turn pays lambda = 1
+        ],
+    )
 
 
 def test_check_attributed_with_safety_gate_and_rloo() -> None:
@@ -129,8 +135,11 @@ def test_export_rl_writes_per_turn_prompt_completion_records(tmp_path: Path) -> 
     specs = [mail_reply_spec(0), mail_reply_spec(1, blueprint="held")]
     rollout_bank(specs, "oracle", 2, tmp_path / "oracle", progress=False)
     rollout_bank(specs, Lazy(), 1, tmp_path / "lazy", progress=False)
-    summary = export_rl([tmp_path / "oracle", tmp_path / "lazy"], tmp_path / "rl",
-                        RlSettings(normaliser="grpo", exclude_blueprints=["held"]))
+    summary = export_rl(
+        [tmp_path / "oracle", tmp_path / "lazy"],
+        tmp_path / "rl",
+        RlSettings(normaliser="grpo", exclude_blueprints=["held"]),
+    )
     records = [json.loads(line) for line in (tmp_path / "rl" / "rl.jsonl").read_text().splitlines()]
     assert summary.groups == 1 and summary.episodes == 3
     assert len(records) == summary.records == 4 + 4 + 1  # two oracle episodes of 4 turns, one lazy turn

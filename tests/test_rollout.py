@@ -122,8 +122,9 @@ def test_batching_policy_plays_episodes_in_lockstep(tmp_path: Path) -> None:
 
 def test_cli_rollout_on_a_spec_folder(tmp_path: Path) -> None:
     bank = write_specs(tmp_path / "specs", SPECS[:3])
-    result = CliRunner().invoke(app, ["rollout", "--bank", str(bank), "--out", str(tmp_path / "run"), "-k", "2",
-                                      "--workers", "1"])
+    result = CliRunner().invoke(
+        app, ["rollout", "--bank", str(bank), "--out", str(tmp_path / "run"), "-k", "2", "--workers", "1"]
+    )
     assert result.exit_code == 0, result.output
     assert "6 episodes run" in result.output and len(list(RolloutStore(tmp_path / "run").records())) == 6
 

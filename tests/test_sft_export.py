@@ -36,8 +36,14 @@ def lines(path: Path) -> list[dict]:
 
 def test_curation_funnel_and_trl_format(runs: list[Path], tmp_path: Path) -> None:
     summary = export_sft(runs, tmp_path, SftSettings(exclude_blueprints=["heldout"]))
-    assert summary.funnel == {"episodes": 15, "finished": 15, "above_threshold": 10, "not_held_out": 8,
-                              "unique": 4, "within_caps": 4}
+    assert summary.funnel == {
+        "episodes": 15,
+        "finished": 15,
+        "above_threshold": 10,
+        "not_held_out": 8,
+        "unique": 4,
+        "within_caps": 4,
+    }
     examples = lines(tmp_path / "sft.jsonl")
     sources = lines(tmp_path / "sources.jsonl")
     assert len(examples) == len(sources) == 4
@@ -61,8 +67,14 @@ def test_examples_render_with_the_project_template(runs: list[Path], tmp_path: P
     export_sft(runs, tmp_path)
     tok = make_tiny_tokenizer()
     example = lines(tmp_path / "sft.jsonl")[0]
-    out = tok.apply_chat_template(example["messages"], tools=example["tools"], chat_template=CHAT_TEMPLATE,
-                                  tokenize=True, return_dict=True, return_assistant_tokens_mask=True)
+    out = tok.apply_chat_template(
+        example["messages"],
+        tools=example["tools"],
+        chat_template=CHAT_TEMPLATE,
+        tokenize=True,
+        return_dict=True,
+        return_assistant_tokens_mask=True,
+    )
     text = tok.decode(out["input_ids"])
     assert '<tool_call>{"name": "mail_search"' in text and sum(out["assistant_masks"]) > 0
 
@@ -80,8 +92,13 @@ def test_threshold_dedupe_and_caps(runs: list[Path], tmp_path: Path) -> None:
 def test_fingerprint_ignores_tool_call_ids() -> None:
     def conv(call_id: str) -> list[dict]:
         return [
-            {"role": "assistant", "content": "", "tool_calls": [
-                {"id": call_id, "type": "function", "function": {"name": "mail_search", "arguments": "{}"}}]},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {"id": call_id, "type": "function", "function": {"name": "mail_search", "arguments": "{}"}}
+                ],
+            },
             {"role": "tool", "tool_call_id": call_id, "name": "mail_search", "content": "{}"},
         ]
 
@@ -103,12 +120,40 @@ def test_cli_export_commands(runs: list[Path], tmp_path: Path) -> None:
     from coworkenv.cli import app
 
     cli = CliRunner()
-    result = cli.invoke(app, ["export", "sft", str(runs[0]), "--out", str(tmp_path / "sft"),
-                              "--exclude-blueprint", "heldout", "--max-per-blueprint", "2"])
+    result = cli.invoke(
+        app,
+        [
+            "export",
+            "sft",
+            str(runs[0]),
+            "--out",
+            str(tmp_path / "sft"),
+            "--exclude-blueprint",
+            "heldout",
+            "--max-per-blueprint",
+            "2",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert [s["spec_id"] for s in lines(tmp_path / "sft" / "sources.jsonl")] == ["forward-3", "reply-0", "reply-1"]
-    result = cli.invoke(app, ["export", "rl", *map(str, runs), "--out", str(tmp_path / "rl"), "--reward", "binary",
-                              "--normaliser", "rloo", "--credit", "discounted", "--gamma", "0.5"])
+    result = cli.invoke(
+        app,
+        [
+            "export",
+            "rl",
+            *map(str, runs),
+            "--out",
+            str(tmp_path / "rl"),
+            "--reward",
+            "binary",
+            "--normaliser",
+            "rloo",
+            "--credit",
+            "discounted",
+            "--gamma",
+            "0.5",
+        ],
+    )
     assert result.exit_code == 0, result.output
     manifest = json.loads((tmp_path / "rl" / "manifest.json").read_text())
     assert manifest["settings"]["credit"] == "discounted" and manifest["episodes"] == 15

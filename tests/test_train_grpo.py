@@ -71,8 +71,9 @@ def test_update_moves_log_probs_in_the_advantages_direction() -> None:
         from coworkenv.train.policy_loss import _batch
 
         with torch.no_grad():
-            return float(completion_logps(model, _batch([TurnSample(tokens, 0.0)], tokenizer.pad_token_id, 64, "cpu"))
-                         .sum())
+            return float(
+                completion_logps(model, _batch([TurnSample(tokens, 0.0)], tokenizer.pad_token_id, 64, "cpu")).sum()
+            )
 
     for sign in (1.0, -1.0):
         before = logp()
@@ -100,8 +101,14 @@ def test_grpo_trains_on_real_environments(tmp_path: Path) -> None:
     model, tokenizer = load_model("tiny", "cpu")
     before = [p.detach().clone() for p in model.parameters()]
     specs = [lookup_spec(i) for i in range(3)]
-    settings = GRPOSettings(steps=2, envs_per_step=2, group_size=2, max_new_tokens=12, learning_rate=1e-3,
-                            setting=Setting("raw", "none", "broadcast"))
+    settings = GRPOSettings(
+        steps=2,
+        envs_per_step=2,
+        group_size=2,
+        max_new_tokens=12,
+        learning_rate=1e-3,
+        setting=Setting("raw", "none", "broadcast"),
+    )
     result = train_grpo(model, tokenizer, specs, tmp_path, settings)
     log = list(read_jsonl(tmp_path / TRAIN_LOG))
     assert [r["step"] for r in log] == [1, 2]
@@ -142,9 +149,32 @@ def test_cli_grpo_on_a_spec_folder(tmp_path: Path) -> None:
     for i in range(2):
         save_spec(lookup_spec(i), specs / f"lookup-{i}.json")
     out = tmp_path / "ckpt"
-    args = ["train", "grpo", "--model", "tiny", "--bank", str(specs), "--split", "all", "--out", str(out),
-            "--normaliser", "rloo", "--credit", "checks", "--steps", "1", "--envs-per-step", "2", "--group-size", "2",
-            "--max-new-tokens", "8", "--device", "cpu"]
+    args = [
+        "train",
+        "grpo",
+        "--model",
+        "tiny",
+        "--bank",
+        str(specs),
+        "--split",
+        "all",
+        "--out",
+        str(out),
+        "--normaliser",
+        "rloo",
+        "--credit",
+        "checks",
+        "--steps",
+        "1",
+        "--envs-per-step",
+        "2",
+        "--group-size",
+        "2",
+        "--max-new-tokens",
+        "8",
+        "--device",
+        "cpu",
+    ]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     assert json.loads((out / TRAIN_SUMMARY).read_text())["setting"] == "raw-rloo-checks"

@@ -19,8 +19,27 @@ def test_cli_sft_lowers_the_loss_and_saves_a_checkpoint(tmp_path: Path) -> None:
     data = tmp_path / "sft.jsonl"
     data.write_text("".join(json.dumps(d) + "\n" for d in oracle_demos([lookup_spec(i) for i in range(4)])))
     out = tmp_path / "ckpt"
-    result = CliRunner().invoke(app, ["train", "sft", "--model", "tiny", "--data", str(data), "--out", str(out),
-                                      "--max-steps", "16", "--lr", "3e-3", "--batch-size", "2", "--device", "cpu"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "train",
+            "sft",
+            "--model",
+            "tiny",
+            "--data",
+            str(data),
+            "--out",
+            str(out),
+            "--max-steps",
+            "16",
+            "--lr",
+            "3e-3",
+            "--batch-size",
+            "2",
+            "--device",
+            "cpu",
+        ],
+    )
     assert result.exit_code == 0, result.output
     losses = [r["loss"] for r in read_jsonl(out / TRAIN_LOG) if "loss" in r]
     assert len(losses) == 16
@@ -41,12 +60,17 @@ def test_loss_is_on_assistant_tokens_only() -> None:
 
     tokenizer = make_tiny_tokenizer()
     row = _dataset(oracle_demos([lookup_spec(0)]))[0]
-    enc = tokenizer.apply_chat_template(row["messages"], tools=json.loads(row["tools"]), tokenize=True,
-                                        return_dict=True, return_assistant_tokens_mask=True)
+    enc = tokenizer.apply_chat_template(
+        row["messages"],
+        tools=json.loads(row["tools"]),
+        tokenize=True,
+        return_dict=True,
+        return_assistant_tokens_mask=True,
+    )
     learned = tokenizer.decode([t for t, m in zip(enc["input_ids"], enc["assistant_masks"], strict=True) if m])
     assert "Whose email do you need" in learned
     assert "contacts_search" in learned and learned.count("<end_of_turn>") == 3
-    assert "Please find a colleague" not in learned and "dana.wright@acme.example\"" not in learned
+    assert "Please find a colleague" not in learned and 'dana.wright@acme.example"' not in learned
 
 
 def test_lora_adapters_are_merged_into_the_checkpoint(tmp_path: Path) -> None:

@@ -77,8 +77,12 @@ class ScriptedLM:
 def test_reply_is_cut_at_end_of_turn_and_parsed(tokenizer: Any) -> None:
     reply = 'Sure. junk <tool_call>{"name": "mail_search", "arguments": {"query": "x"}}</tool_call>' + END_OF_TURN
     policy = TransformersPolicy(ScriptedLM(tokenizer, reply + "<start_of_turn>user\nmore"), tokenizer)
-    messages = [SYSTEM, {"role": "user", "content": "find x"}, CALL_TURN, {"role": "tool", "tool_call_id": "c1",
-                                                                           "content": "{}"}]
+    messages = [
+        SYSTEM,
+        {"role": "user", "content": "find x"},
+        CALL_TURN,
+        {"role": "tool", "tool_call_id": "c1", "content": "{}"},
+    ]
     turn = policy.act(messages, [])
     assert turn.content == "Sure. junk"
     assert [(c.id, c.name, c.arguments) for c in turn.tool_calls] == [("call_2_0", "mail_search", {"query": "x"})]

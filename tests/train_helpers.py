@@ -17,14 +17,20 @@ def lookup_spec(i: int) -> TaskSpec:
     data = {
         "id": f"lookup-{i}",
         "title": "look up a colleague's email",
-        "services": {"contacts": {"contacts": [
-            {"id": f"con_{j}", "name": n, "email": e, "department": "finance"} for j, (n, e) in enumerate(PEOPLE)
-        ]}},
+        "services": {
+            "contacts": {
+                "contacts": [
+                    {"id": f"con_{j}", "name": n, "email": e, "department": "finance"}
+                    for j, (n, e) in enumerate(PEOPLE)
+                ]
+            }
+        },
         "tools": ["contacts_search", "contacts_get"],
         "user": {
             "opening": "Please find a colleague's email address for me." if ask else f"What is {name}'s email?",
             "hidden_facts": [{"slot": "name", "value": name, "keywords": ["name", "who"], "reply": f"It's {name}."}]
-            if ask else [],
+            if ask
+            else [],
         },
         "checks": [
             *([{"id": "asked", "kind": "asked_user", "slot": "name"}] if ask else []),

@@ -62,8 +62,13 @@ class DecodeStats:
     def summary(self) -> dict[str, float]:
         """Tokens per second (padded rows included: what the batch computed), steps per second."""
         t = max(self.seconds, 1e-9)
-        return {"generate_calls": self.calls, "decode_steps": self.steps, "decode_seconds": round(self.seconds, 3),
-                "decode_tokens_per_s": round(self.tokens / t, 1), "decode_steps_per_s": round(self.steps / t, 2)}
+        return {
+            "generate_calls": self.calls,
+            "decode_steps": self.steps,
+            "decode_seconds": round(self.seconds, 3),
+            "decode_tokens_per_s": round(self.tokens / t, 1),
+            "decode_steps_per_s": round(self.steps / t, 2),
+        }
 
 
 class TransformersPolicy:

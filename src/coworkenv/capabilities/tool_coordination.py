@@ -10,9 +10,7 @@ from coworkenv.spec.models import CallStep, TaskSpec
 def _chained(spec: TaskSpec) -> bool:
     """Some call's arguments use an earlier call's result."""
     saved = {s.save_as for s in spec.reference if isinstance(s, CallStep) and s.save_as}
-    return any(
-        root_names(ref) & saved for s in spec.reference if isinstance(s, CallStep) for ref in references(s.args)
-    )
+    return any(root_names(ref) & saved for s in spec.reference if isinstance(s, CallStep) for ref in references(s.args))
 
 
 CAPABILITY = Capability(

@@ -90,8 +90,9 @@ def group_tasks(outcomes: Iterable[Outcome]) -> list[TaskSamples]:
     for o in outcomes:
         task = tasks.get(o.spec_id)
         if task is None:
-            task = tasks[o.spec_id] = TaskSamples(o.spec_id, capabilities=o.capabilities, blueprint=o.blueprint,
-                                                  multi_turn=o.multi_turn)
+            task = tasks[o.spec_id] = TaskSamples(
+                o.spec_id, capabilities=o.capabilities, blueprint=o.blueprint, multi_turn=o.multi_turn
+            )
         task.scores.append(o.score)
         task.passes.append(o.passed)
     return list(tasks.values())

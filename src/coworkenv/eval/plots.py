@@ -123,10 +123,14 @@ def rl_settings(trainings: list[TrainRecord], evals: list[EvalRecord]) -> bytes:
     scored = [(t.setting or t.label, by_folder[t.folder]) for t in rl if t.folder in by_folder]
     if scored:
         names = [n for n, _ in scored]
-        _grouped_bars(right, names, {
-            "score": [e.metrics["overall"]["score"] for _, e in scored],
-            "pass@1": [e.metrics["overall"]["pass@1"] for _, e in scored],
-            "multi-turn score": [e.metrics[MULTI_TURN]["score"] for _, e in scored],
-        })
+        _grouped_bars(
+            right,
+            names,
+            {
+                "score": [e.metrics["overall"]["score"] for _, e in scored],
+                "pass@1": [e.metrics["overall"]["pass@1"] for _, e in scored],
+                "multi-turn score": [e.metrics[MULTI_TURN]["score"] for _, e in scored],
+            },
+        )
     right.set_title("held-out after RL, per setting")
     return _png(fig)

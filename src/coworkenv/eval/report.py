@@ -72,8 +72,17 @@ def _training_table(trainings: list[TrainRecord]) -> str:
         key = "loss" if t.kind == "sft" else "reward"
         logged = [r for r in t.log if key in r]  # an SFT log also holds validation records
         first, last = (logged[0], logged[-1]) if logged else ({}, {})
-        rows.append([t.label, t.kind, t.setting or "–", len(t.log), first.get(key, "–"), last.get(key, "–"),
-                     t.summary.get("seconds", "–")])
+        rows.append(
+            [
+                t.label,
+                t.kind,
+                t.setting or "–",
+                len(t.log),
+                first.get(key, "–"),
+                last.get(key, "–"),
+                t.summary.get("seconds", "–"),
+            ]
+        )
     return _table(["run", "kind", "setting", "logged steps", "first", "last", "seconds"], rows)
 
 
@@ -84,10 +93,20 @@ def _rl_table(trainings: list[TrainRecord], evals: list[EvalRecord]) -> str:
     for t in (t for t in trainings if t.kind == "grpo"):
         rewards = [r["reward"] for r in t.log if "reward" in r]
         e = by_folder.get(t.folder)
-        held = [e.metrics["overall"]["score"], e.metrics["overall"]["pass@1"], e.metrics[MULTI_TURN]["score"]] if e \
+        held = (
+            [e.metrics["overall"]["score"], e.metrics["overall"]["pass@1"], e.metrics[MULTI_TURN]["score"]]
+            if e
             else ["–"] * 3
-        rows.append([t.setting or t.label, rewards[0] if rewards else "–", rewards[-1] if rewards else "–",
-                     max(rewards) if rewards else "–", *held])
+        )
+        rows.append(
+            [
+                t.setting or t.label,
+                rewards[0] if rewards else "–",
+                rewards[-1] if rewards else "–",
+                max(rewards) if rewards else "–",
+                *held,
+            ]
+        )
     header = ["setting", "first reward", "last reward", "best reward", "held-out score", "pass@1", "multi-turn score"]
     return _table(header, rows)
 
@@ -101,30 +120,47 @@ def _meta(evals: list[EvalRecord]) -> str:
 def render_html(run: RunData, title: str | None = None) -> str:
     """The report page for a run's evaluations and trainings."""
     title = title or f"coworkenv report — {run.root.name}"
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
-             f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>"]
+    parts = [
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
+        f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>",
+    ]
     evals, trainings = run.evals, run.trainings
     if not evals and not trainings:
         parts.append("<p>No evaluations or trainings found in this folder.</p>")
     if evals:
-        parts += ["<h2>Results</h2>", "<p class='note'>score = average score ×100; pass rates in percent; "
-                  "pass@k and pass^k use the unbiased estimators over the k shown.</p>",
-                  _headline(evals), _img(plots.headline_bars(evals), "headline metrics"),
-                  "<h3>Behaviour</h3>", _behaviour(evals),
-                  "<h2>By capability</h2>", _img(plots.capability_bars(evals), "score by capability"),
-                  _breakdown(evals, "by_capability", "score"),
-                  "<h3>pass@1 by capability</h3>", _breakdown(evals, "by_capability", "pass@1"),
-                  "<h2>By blueprint</h2>", _breakdown(evals, "by_blueprint", "score"),
-                  "<h2>Evaluations</h2>", _meta(evals)]
+        parts += [
+            "<h2>Results</h2>",
+            "<p class='note'>score = average score ×100; pass rates in percent; "
+            "pass@k and pass^k use the unbiased estimators over the k shown.</p>",
+            _headline(evals),
+            _img(plots.headline_bars(evals), "headline metrics"),
+            "<h3>Behaviour</h3>",
+            _behaviour(evals),
+            "<h2>By capability</h2>",
+            _img(plots.capability_bars(evals), "score by capability"),
+            _breakdown(evals, "by_capability", "score"),
+            "<h3>pass@1 by capability</h3>",
+            _breakdown(evals, "by_capability", "pass@1"),
+            "<h2>By blueprint</h2>",
+            _breakdown(evals, "by_blueprint", "score"),
+            "<h2>Evaluations</h2>",
+            _meta(evals),
+        ]
     if trainings:
-        parts += ["<h2>Training</h2>", _training_table(trainings),
-                  _img(plots.training_curves(trainings), "training curves")]
+        parts += [
+            "<h2>Training</h2>",
+            _training_table(trainings),
+            _img(plots.training_curves(trainings), "training curves"),
+        ]
     if any(t.kind == "grpo" for t in trainings):
-        parts += ["<h2>RL settings compared</h2>",
-                  "<p class='note'>same bank, seed and start checkpoint; setting = reward-normaliser-credit "
-                  "(broadcast = trajectory level, discounted = per turn, checks = check-attributed); "
-                  "rewards are mean episode scores per step (0–1).</p>",
-                  _rl_table(trainings, evals), _img(plots.rl_settings(trainings, evals), "RL settings")]
+        parts += [
+            "<h2>RL settings compared</h2>",
+            "<p class='note'>same bank, seed and start checkpoint; setting = reward-normaliser-credit "
+            "(broadcast = trajectory level, discounted = per turn, checks = check-attributed); "
+            "rewards are mean episode scores per step (0–1).</p>",
+            _rl_table(trainings, evals),
+            _img(plots.rl_settings(trainings, evals), "RL settings"),
+        ]
     summary = run.root / "summary.json"
     if summary.exists():
         text = json.dumps(json.loads(summary.read_text(encoding="utf-8")), indent=2)

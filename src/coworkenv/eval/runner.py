@@ -47,8 +47,9 @@ def local_policy(
     import torch
 
     torch.manual_seed(seed)
-    return TransformersPolicy(model, tokenizer, max_new_tokens=max_new_tokens, temperature=temperature, name=name,
-                              cache=cache)
+    return TransformersPolicy(
+        model, tokenizer, max_new_tokens=max_new_tokens, temperature=temperature, name=name, cache=cache
+    )
 
 
 def make_eval_policy(

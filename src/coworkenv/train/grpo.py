@@ -166,8 +166,13 @@ def train_grpo(
     out.mkdir(parents=True, exist_ok=True)
     log_path = out / TRAIN_LOG
     log_path.unlink(missing_ok=True)
-    rl = RlSettings(reward=s.setting.reward, normaliser=s.setting.normaliser, credit=s.setting.credit,  # type: ignore[arg-type]
-                    gamma=s.gamma, violation_penalty=s.violation_penalty)
+    rl = RlSettings(
+        reward=s.setting.reward,
+        normaliser=s.setting.normaliser,
+        credit=s.setting.credit,  # type: ignore[arg-type]
+        gamma=s.gamma,
+        violation_penalty=s.violation_penalty,
+    )
     ref_model = copy.deepcopy(model).eval().requires_grad_(False) if s.kl_coef > 0 else None
     optimizer = MasterWeightsAdamW(model.parameters(), lr=s.learning_rate)
     policy = sampling_policy(model, tokenizer, temperature=s.temperature, max_new_tokens=s.max_new_tokens)
@@ -181,8 +186,16 @@ def train_grpo(
         with autocast(policy.model.model):
             episodes = collect_groups(policy, take(), s.group_size, env_seed=s.seed, max_turns=s.max_turns)
         samples = turn_samples(episodes, rl)
-        stats = policy_gradient_step(model, optimizer, samples, pad_id=tokenizer.pad_token_id, ref_model=ref_model,
-                                     kl_coef=s.kl_coef, micro_batch=s.micro_batch, max_length=s.max_length)
+        stats = policy_gradient_step(
+            model,
+            optimizer,
+            samples,
+            pad_id=tokenizer.pad_token_id,
+            ref_model=ref_model,
+            kl_coef=s.kl_coef,
+            micro_batch=s.micro_batch,
+            max_length=s.max_length,
+        )
         scores = [e.trajectory.grade.score for e in episodes]
         record = {
             "step": step,
@@ -201,12 +214,22 @@ def train_grpo(
     seconds = round(time.perf_counter() - start, 2)
     model.eval()
     save_checkpoint(model, tokenizer, out)
-    atomic_write_json(out / TRAIN_SUMMARY, {
-        "kind": "grpo", "label": label or out.name, "setting": s.setting.name, "model": model_name,
-        "environments": len(specs), "steps": s.steps, "seconds": seconds, "created": time.time(),
-        "first_reward": log[0]["reward"], "last_reward": log[-1]["reward"],
-        "settings": {**asdict(s), "setting": asdict(s.setting)},
-    })
+    atomic_write_json(
+        out / TRAIN_SUMMARY,
+        {
+            "kind": "grpo",
+            "label": label or out.name,
+            "setting": s.setting.name,
+            "model": model_name,
+            "environments": len(specs),
+            "steps": s.steps,
+            "seconds": seconds,
+            "created": time.time(),
+            "first_reward": log[0]["reward"],
+            "last_reward": log[-1]["reward"],
+            "settings": {**asdict(s), "setting": asdict(s.setting)},
+        },
+    )
     return GRPOResult(model, out, log, seconds)
 
 
@@ -236,9 +259,16 @@ def run_grid(
         model, tokenizer = load()
         s = GRPOSettings(**{**asdict(base), "setting": setting})
         folder = Path(out) / setting.name if nested else Path(out)
-        result = train_grpo(model, tokenizer, specs, folder, s, label=f"grpo {setting.name}",
-                            model_name=model_name,
-                            progress=(lambda i, n, st=setting: progress(st, i, n)) if progress else None)
+        result = train_grpo(
+            model,
+            tokenizer,
+            specs,
+            folder,
+            s,
+            label=f"grpo {setting.name}",
+            model_name=model_name,
+            progress=(lambda i, n, st=setting: progress(st, i, n)) if progress else None,
+        )
         if after:
             after(setting, result, tokenizer)
         result.model = None  # free the weights before the next setting loads

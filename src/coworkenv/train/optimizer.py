@@ -18,8 +18,7 @@ class MasterWeightsAdamW:
         import torch
 
         self.params = [p for p in params if p.requires_grad]
-        self.masters = [p if p.dtype == torch.float32 else p.detach().float().requires_grad_(True)
-                        for p in self.params]
+        self.masters = [p if p.dtype == torch.float32 else p.detach().float().requires_grad_(True) for p in self.params]
         self.inner = torch.optim.AdamW(self.masters, lr=lr)
 
     def zero_grad(self, set_to_none: bool = True) -> None:

@@ -33,7 +33,7 @@ def _batch(samples: Sequence[TurnSample], pad_id: int, max_length: int, device: 
     rows, lengths = [], []
     for s in samples:
         completion = s.tokens.completion_ids[-max_length:]
-        prompt = s.tokens.prompt_ids[-(max_length - len(completion)):] if len(completion) < max_length else []
+        prompt = s.tokens.prompt_ids[-(max_length - len(completion)) :] if len(completion) < max_length else []
         rows.append(torch.tensor(prompt + completion, dtype=torch.long))
         lengths.append(len(completion))
     ids = pad(rows, padding_value=pad_id, padding_side="left")
@@ -54,7 +54,6 @@ def _batch(samples: Sequence[TurnSample], pad_id: int, max_length: int, device: 
 def completion_logps(model: Any, batch: dict[str, Any]) -> Any:
     """Log-probabilities of the completion tokens, computing logits only where they are needed."""
     from trl.trainer.utils import selective_log_softmax
-
 
     width = batch["targets"].shape[1]
     with autocast(model):

@@ -85,14 +85,25 @@ def _normalise(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for m in template_messages(messages):
         calls = [
-            {"id": c.get("id", ""), "type": "function", "function": {
-                "name": c["function"]["name"],
-                "arguments": a if isinstance(a := c["function"].get("arguments", "{}"), str) else json.dumps(a),
-            }}
+            {
+                "id": c.get("id", ""),
+                "type": "function",
+                "function": {
+                    "name": c["function"]["name"],
+                    "arguments": a if isinstance(a := c["function"].get("arguments", "{}"), str) else json.dumps(a),
+                },
+            }
             for c in (m.get("tool_calls") or [])
         ]
-        out.append({"role": m["role"], "content": m.get("content") or "", "name": m.get("name") or "",
-                    "tool_call_id": m.get("tool_call_id") or "", "tool_calls": calls or None})
+        out.append(
+            {
+                "role": m["role"],
+                "content": m.get("content") or "",
+                "name": m.get("name") or "",
+                "tool_call_id": m.get("tool_call_id") or "",
+                "tool_calls": calls or None,
+            }
+        )
     return out
 
 
@@ -173,8 +184,9 @@ def train_sft(
     if s.lora:
         from peft import LoraConfig
 
-        peft_config = LoraConfig(r=s.lora_r, lora_alpha=s.lora_alpha, target_modules="all-linear",
-                                 lora_dropout=0.0, task_type="CAUSAL_LM")
+        peft_config = LoraConfig(
+            r=s.lora_r, lora_alpha=s.lora_alpha, target_modules="all-linear", lora_dropout=0.0, task_type="CAUSAL_LM"
+        )
     model.train()
     trainer = SFTTrainer(
         model=model,
@@ -197,12 +209,30 @@ def train_sft(
     trained.eval()
     save_checkpoint(trained, tokenizer, out)
     losses = [r["loss"] for r in read_jsonl(log_path) if "loss" in r]
-    result = SFTResult(trained, out, trainer.state.global_step, losses[0] if losses else None,
-                       losses[-1] if losses else None, seconds, best)
-    atomic_write_json(out / TRAIN_SUMMARY, {
-        "kind": "sft", "label": label, "model": model_name, "examples": len(records), "validation": len(val),
-        "steps": result.steps, "first_loss": result.first_loss, "last_loss": result.last_loss, "best": best,
-        "seconds": seconds,
-        "created": time.time(), "settings": asdict(s),
-    })
+    result = SFTResult(
+        trained,
+        out,
+        trainer.state.global_step,
+        losses[0] if losses else None,
+        losses[-1] if losses else None,
+        seconds,
+        best,
+    )
+    atomic_write_json(
+        out / TRAIN_SUMMARY,
+        {
+            "kind": "sft",
+            "label": label,
+            "model": model_name,
+            "examples": len(records),
+            "validation": len(val),
+            "steps": result.steps,
+            "first_loss": result.first_loss,
+            "last_loss": result.last_loss,
+            "best": best,
+            "seconds": seconds,
+            "created": time.time(),
+            "settings": asdict(s),
+        },
+    )
     return result
