@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from coworkenv.bank.repair import synthesize
+from coworkenv.spec import TaskSpec
 from coworkenv.synth.blueprints import HELD_OUT
 from coworkenv.synth.composer import plan
+from coworkenv.verify.admission import Verification
 
 
 def split_of(blueprint: str | None, held_out: Sequence[str] = HELD_OUT) -> str:
@@ -51,19 +53,26 @@ def run_job(config: BankConfig, index: int) -> dict[str, Any]:
         entry["final"] = v.kinds
         return entry
     spec = outcome.spec
+    return admitted_entry(entry, spec, v, split_of(recipe.blueprint, config.held_out), list(spec.provenance.modifiers))
+
+
+def admitted_entry(
+    entry: dict[str, Any], spec: TaskSpec, verification: Verification, split: str, modifiers: list[str]
+) -> dict[str, Any]:
+    """``entry`` completed for an admitted spec: its journal fields and its shard line (``line``)."""
     entry.update(
         id=spec.id,
         capabilities=list(spec.capabilities),
-        modifiers=list(spec.provenance.modifiers),
+        modifiers=modifiers,
         multi_turn=spec.is_multi_turn,
-        split=split_of(recipe.blueprint, config.held_out),
+        split=split,
     )
     record = {
         "id": spec.id,
-        "index": index,
-        "split": entry["split"],
+        "index": entry["index"],
+        "split": split,
         "spec": spec.model_dump(mode="json", exclude_none=True),
-        "verification": v.model_dump(mode="json"),
+        "verification": verification.model_dump(mode="json"),
     }
     entry["line"] = json.dumps(record, ensure_ascii=False, sort_keys=True)
     return entry

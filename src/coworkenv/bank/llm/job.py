@@ -7,9 +7,9 @@ The entry has the shape of a blueprint job's (:func:`coworkenv.bank.jobs.run_job
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from coworkenv.bank.jobs import admitted_entry
 from coworkenv.bank.llm.client import LLMClient
 from coworkenv.bank.llm.loop import Brief, run_rounds
 from coworkenv.bank.llm.novelty import features, sketch, workflow
@@ -60,22 +60,5 @@ def run_llm_job(client: LLMClient, config: Any, index: int, avoid: tuple[str, ..
         entry["final"] = v.kinds
         return entry
     spec = result.spec
-    entry.update(
-        id=spec.id,
-        capabilities=list(spec.capabilities),
-        modifiers=[],
-        multi_turn=spec.is_multi_turn,
-        split=split,
-        sketch=sketch(features(spec)),
-        workflow=workflow(spec),
-        title=spec.title,
-    )
-    record = {
-        "id": spec.id,
-        "index": index,
-        "split": split,
-        "spec": spec.model_dump(mode="json", exclude_none=True),
-        "verification": v.model_dump(mode="json"),
-    }
-    entry["line"] = json.dumps(record, ensure_ascii=False, sort_keys=True)
-    return entry
+    entry.update(sketch=sketch(features(spec)), workflow=workflow(spec), title=spec.title)
+    return admitted_entry(entry, spec, v, split, [])
