@@ -47,10 +47,18 @@ def test_components_become_checks_with_claw_eval_weights() -> None:
     assert by_id["search_performed"].kind == "tool_called" and by_id["search_performed"].tool == "contacts_search"
     shares = [c.weight for c in spec.checks if c.id.startswith("disambiguation_")]
     assert len(shares) == 4 and sum(shares) == pytest.approx(0.4)
-    assert report.dropped_fields == {"contacts": ["location", "note"]}
+    assert report.declared == {
+        "contacts": "claw_contacts (on a built-in service it would lose: field location, field note)"
+    }
     ticket, _ = imported("T018_ticket_triage")
-    close = next(p for p in ticket.policies if p.tool == "tickets_update")
-    assert close.rule == "forbid" and close.when == "args.status == 'closed'"
+    close = next(p for p in ticket.policies if p.tool == "helpdesk_close_ticket")
+    assert close.rule == "forbid" and close.when is None
+    triage, report = imported("T002_email_triage")  # every field and tool has an exact built-in counterpart
+    assert (
+        not report.declared
+        and triage.declared_services is None
+        and triage.tools == ["mail_search", "mail_read", "mail_send"]
+    )
 
 
 def test_imported_task_scores_rule_based_parts_and_zeroes_safety() -> None:
@@ -74,9 +82,9 @@ def test_broken_task_folders_name_the_file_and_field(tmp_path: Path) -> None:
     task = tmp_path / "T1"
     shutil.copytree(SAMPLE / "T002_email_triage", task)
     data = yaml.safe_load((task / "task.yaml").read_text())
-    data["services"][0]["name"] = "fax"
+    data["services"][0]["name"] = "Fax Machine"
     (task / "task.yaml").write_text(yaml.safe_dump(data))
-    with pytest.raises(ClawEvalError, match=re.escape("task.yaml: services[0].name: no coworkenv service for 'fax'")):
+    with pytest.raises(ClawEvalError, match=re.escape("task.yaml: services[0].name: expected a lower-case name")):
         import_task(task)
     del data["prompt"]
     (task / "task.yaml").write_text(yaml.safe_dump(data))

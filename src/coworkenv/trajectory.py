@@ -83,6 +83,7 @@ class Trajectory(BaseModel):
     final_state_hash: str = ""
     capabilities: list[str] = Field(default_factory=list)
     blueprint: str | None = None
+    evaluation_only: bool = Field(False, description="from an evaluation-only spec: SFT/RL exports skip it")
     multi_turn: bool = False
     usage: dict[str, int] = Field(default_factory=dict)
     seconds: float = 0.0

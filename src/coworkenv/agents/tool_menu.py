@@ -33,7 +33,7 @@ def parse_menu(text: str) -> tuple[str, int]:
 
 def mentioned_tools(spec: TaskSpec) -> set[str]:
     """Every exposed tool the spec names anywhere (reference calls, checks, policies, events, faults)."""
-    offered = exposed_tools(list(spec.services), spec.tools)
+    offered = exposed_tools(list(spec.services), spec.tools, spec.declared_services)
     found: set[str] = set()
 
     def walk(node: Any) -> None:
@@ -55,7 +55,7 @@ def narrow_tools(spec: TaskSpec, menu: str) -> TaskSpec:
     kind, extra = parse_menu(menu)
     if kind == "all":
         return spec
-    offered = list(exposed_tools(list(spec.services), spec.tools))
+    offered = list(exposed_tools(list(spec.services), spec.tools, spec.declared_services))
     used = mentioned_tools(spec)
     others = [t for t in offered if t not in used]
     distractors = set(random.Random(spec.id).sample(others, min(extra, len(others))))

@@ -34,6 +34,15 @@ def _fail(message: str) -> None:
     raise typer.Exit(2)
 
 
+def _warn_evaluation_only(skipped: int) -> None:
+    """Say so when episodes of evaluation-only (imported) environments were left out of a training export."""
+    if skipped:
+        console.print(
+            f"[yellow]skipped {skipped} episode(s) of evaluation-only environments (imported tasks, graded by "
+            "their source's rubric): they are for `coworkenv eval`, never for training data[/yellow]"
+        )
+
+
 def check_inputs(runs: list[Path], out: Path, overwrite: bool, arguments: str) -> None:
     """Exit 2 unless every run folder holds episodes and ``out`` may be written; clear it when overwriting."""
     from coworkenv.rollout.store import EPISODES_FILE
@@ -71,6 +80,7 @@ def sft(
     settings.arguments = arguments  # type: ignore[assignment]  # checked by check_inputs
     with console.status("curating demonstrations"):
         summary = export_sft(list(runs), out, settings, bank=bank)
+    _warn_evaluation_only(summary.evaluation_only)
     table = Table(title=f"SFT dataset: {summary.examples} demonstrations in {out}")
     table.add_column("stage")
     table.add_column("episodes", justify="right")
@@ -112,6 +122,7 @@ def rl(
     check_inputs(runs, out, overwrite, arguments)
     with console.status("computing rewards and advantages"):
         summary = export_rl(list(runs), out, settings, bank=bank)
+    _warn_evaluation_only(summary.evaluation_only)
     console.print(
         f"{summary.records} turn records from {summary.episodes} episodes in {summary.groups} groups -> {out}/rl.jsonl "
         f"(reward={reward}, normaliser={normaliser}, credit={credit}, gamma={gamma}); "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
@@ -43,6 +45,20 @@ def _print_report(console: Console, out: Path) -> None:
         console.print(f"[yellow]no report.html ({exc.name} is not installed: pip install coworkenv[report])[/yellow]")
 
 
+@contextmanager
+def remote_errors(console: Console, url: str | None) -> Iterator[None]:
+    """A server that cannot be reached or refuses a session ends the command with exit 2 and why."""
+    from coworkenv.interop.client import RemoteError
+
+    try:
+        yield
+    except (OSError, RemoteError) as exc:
+        if url is None:
+            raise
+        console.print(f"[red]--env-server {escape(url)}: {escape(str(exc))}[/red]")
+        raise typer.Exit(2) from None
+
+
 def register(app: typer.Typer) -> None:
     """Add this stage's commands to the main app."""
 
@@ -65,6 +81,12 @@ def register(app: typer.Typer) -> None:
             None, "--concurrency", min=1, help="requests in flight to an openai: endpoint (default 1)"
         ),
         max_error_rate: float = MAX_ERROR_RATE,
+        env_server: str | None = typer.Option(
+            None, "--env-server", help="play episodes on `coworkenv serve http` at URL"
+        ),
+        env_token: str | None = typer.Option(
+            None, "--env-token", envvar="COWORKENV_TOKEN", help="the server's token (default: $COWORKENV_TOKEN)"
+        ),
     ) -> None:
         """Evaluate a model on a bank split: score x100, pass@1, pass@k, pass^k, per capability and blueprint."""
         from coworkenv.agents.tool_menu import narrow_tools
@@ -92,7 +114,7 @@ def register(app: typer.Typer) -> None:
             seed=seed,
             concurrency=concurrency,
         )
-        with Progress(console=console) as bar:
+        with Progress(console=console) as bar, remote_errors(console, env_server):
             task = bar.add_task(f"eval {short(model)}", total=len(specs) * samples)
             result = evaluate(
                 policy,
@@ -101,6 +123,8 @@ def register(app: typer.Typer) -> None:
                 seed=seed,
                 batch_size=batch_size,
                 progress=lambda n: bar.advance(task, n),
+                env_server=env_server,
+                env_token=env_token,
             )
         errors = [t.error for t in result.trajectories]
         result.metrics["errors"] = sum(1 for e in errors if e is not None)
@@ -114,6 +138,7 @@ def register(app: typer.Typer) -> None:
             bank=str(bank),
             temperature=temp,
             max_new_tokens=max_new_tokens,
+            env_server=env_server,
         )
         console.print(metrics_table(f"{label or model} on {bank} ({split})", result.metrics))
         _print_report(console, out)

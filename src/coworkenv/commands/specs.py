@@ -69,6 +69,7 @@ def _report(path: Path, spec: TaskSpec | None, findings: list[Finding], verifica
         "path": str(path),
         "id": spec.id if spec else None,
         "admitted": verification.admitted if verification else False,
+        "evaluation_only": bool(spec and spec.provenance.evaluation_only),
         "findings": [f.model_dump() for f in findings],
         "reference_score": verification.reference_score if verification else None,
         "probes": verification.probe_scores if verification else {},
@@ -92,7 +93,9 @@ def verify(
         reports.append(report)
         if as_json:
             continue
-        if report["admitted"]:
+        if report["evaluation_only"]:
+            _print_evaluation_only(path, report["id"], findings)
+        elif report["admitted"]:
             probes = report["probes"]
             worst = f", highest probe {max(probes.values()):.3f}" if probes else ""
             console.print(
@@ -104,7 +107,26 @@ def verify(
             _print_findings(path, findings)
     if as_json:
         typer.echo(json.dumps(reports, indent=2))
-    raise typer.Exit(0 if all(r["admitted"] for r in reports) else 1)
+    raise typer.Exit(0 if all(_verified(r) for r in reports) else 1)
+
+
+def _verified(report: dict[str, Any]) -> bool:
+    """Admitted, or an evaluation-only spec whose one finding is that it is evaluation-only."""
+    if report["evaluation_only"]:
+        return [f["kind"] for f in report["findings"]] == ["evaluation_only"]
+    return bool(report["admitted"])
+
+
+def _print_evaluation_only(path: Path, spec_id: str, findings: list[Finding]) -> None:
+    problems = [f for f in findings if f.kind != "evaluation_only"]
+    mark = "[red]✗" if problems else "[yellow]◆"
+    end = "[/red]" if problems else "[/yellow]"
+    console.print(
+        f"{mark} {escape(str(path))}{end} ({spec_id}) EVALUATION-ONLY: an imported task graded by its source's "
+        "rubric; never admitted to a training bank or exported for SFT/RL"
+        + ("" if problems else "; its static checks pass")
+    )
+    _print_findings(path, problems)
 
 
 def run(
@@ -118,7 +140,7 @@ def run(
     from coworkenv.runtime import Environment, run_episode
     from coworkenv.storage import json_text
     from coworkenv.transcript import print_grade, print_transcript
-    from coworkenv.verify.static import fixture_findings
+    from coworkenv.verify.fixtures import fixture_findings
 
     spec, findings = load_or_findings(spec_path)
     if spec is not None:

@@ -222,6 +222,8 @@ class RlSummary:
     groups: int
     settings: RlSettings
     stats: dict[str, Any]
+    evaluation_only: int = 0
+    """Episodes skipped because their spec is evaluation-only (an imported task)."""
 
 
 def turn_records(
@@ -266,10 +268,13 @@ def export_rl(
     excluded = set(s.exclude_blueprints) | heldout_blueprints(bank)
     run_list = [str(runs)] if isinstance(runs, str | Path) else [str(r) for r in runs]
     groups: dict[str, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
+    evaluation_only = 0
     for run in run_list:
         for r in iter_episodes(run, status="ok"):
             traj = r["trajectory"]
-            if traj["steps"] and traj.get("blueprint") not in excluded:
+            if traj.get("evaluation_only"):
+                evaluation_only += 1
+            elif traj["steps"] and traj.get("blueprint") not in excluded:
                 groups[r["spec_id"]].append((run, traj))
     lines: list[str] = []
     advantages: list[float] = []
@@ -288,7 +293,7 @@ def export_rl(
         "group_sizes": {str(k): v for k, v in sorted(Counter(len(t) for t in groups.values()).items())},
     }
     episodes = sum(len(t) for t in groups.values())
-    summary = RlSummary(out, len(lines), episodes, len(groups), s, stats)
+    summary = RlSummary(out, len(lines), episodes, len(groups), s, stats, evaluation_only)
     atomic_write_json(
         out / "manifest.json",
         {
@@ -297,6 +302,7 @@ def export_rl(
             "groups": len(groups),
             "runs": run_list,
             "excluded_blueprints": sorted(excluded),
+            "skipped_evaluation_only": evaluation_only,
             "settings": asdict(s),
             **stats,
         },

@@ -53,6 +53,8 @@ class SftSummary:
     capabilities: dict[str, int]
     blueprints: dict[str, int]
     settings: SftSettings
+    evaluation_only: int = 0
+    """Finished episodes left out because their spec is evaluation-only (an imported task)."""
 
 
 def conversation_fingerprint(messages: list[dict[str, Any]]) -> str:
@@ -95,6 +97,8 @@ def export_sft(
     funnel = {"episodes": len(records)}
     kept = [r for r in records if r["status"] == "ok" and r["trajectory"]]
     funnel["finished"] = len(kept)
+    evaluation_only = sum(1 for r in kept if r["trajectory"].get("evaluation_only"))
+    kept = [r for r in kept if not r["trajectory"].get("evaluation_only")]  # imported tasks: evaluation only
     kept = [r for r in kept if r["score"] >= s.min_score and not r["trajectory"]["grade"]["violations"]]
     funnel["above_threshold"] = len(kept)
     kept = [r for r in kept if r["trajectory"].get("blueprint") not in excluded]
@@ -126,6 +130,7 @@ def export_sft(
     summary = SftSummary(
         Path(out), len(chosen), funnel, dict(sorted(by_cap.items())), dict(sorted(by_blueprint.items())), s
     )
+    summary.evaluation_only = evaluation_only
     _write(Path(out), chosen, summary, runs, excluded)
     return summary
 
@@ -159,6 +164,7 @@ def _write(
         "capabilities": summary.capabilities,
         "blueprints": summary.blueprints,
         "excluded_blueprints": sorted(excluded),
+        "skipped_evaluation_only": summary.evaluation_only,
         "runs": run_list,
         "settings": asdict(summary.settings),
         **stats,

@@ -17,8 +17,8 @@ from typing import Any
 from coworkenv.agents.models import autocast, inference_weights, load_model
 from coworkenv.agents.transformers_policy import TransformersPolicy
 from coworkenv.eval.metrics import compute_metrics
-from coworkenv.rollout.environments import make_environment
 from coworkenv.rollout.policies import is_local_model, make_policy, sampling_options
+from coworkenv.rollout.worker import RunOptions, close_environment, open_environment
 from coworkenv.runs import TRAJECTORIES_FILE, write_eval
 from coworkenv.runtime import run_episode
 from coworkenv.runtime.episode import run_lockstep
@@ -89,13 +89,17 @@ def evaluate(
     batch_size: int = 16,
     max_turns: int | None = None,
     progress: Callable[[int], None] | None = None,
+    env_server: str | None = None,
+    env_token: str | None = None,
 ) -> EvalResult:
     """Roll out ``samples`` episodes per spec and compute the metrics (k defaults to ``samples``).
 
     Sample s of a spec runs with environment seed ``seed + s``, as ``coworkenv rollout`` does;
     ``max_turns`` caps episodes below the specs' own limits (a budget for slow CPU runs).
-    ``progress(n)`` is called with the number of episodes just finished.
+    ``progress(n)`` is called with the number of episodes just finished. ``env_server`` (a
+    ``coworkenv serve http`` URL, ``env_token`` its token) plays every episode in a session there.
     """
+    options = RunOptions(timeout=None, max_turns=max_turns, env_server=env_server, env_token=env_token)
     start = time.perf_counter()
     jobs = [(spec, s) for spec in specs for s in range(samples)]
     trajs: list[Trajectory] = []
@@ -103,13 +107,17 @@ def evaluate(
     if isinstance(policy, BatchPolicy):
         for lo in range(0, len(jobs), batch_size):
             chunk = jobs[lo : lo + batch_size]
-            envs = [make_environment(spec, seed + s, max_turns=max_turns) for spec, s in chunk]
+            envs = [open_environment(spec, seed + s, options) for spec, s in chunk]
             trajs += run_lockstep(envs, policy.act_batch, policy_name=name, samples=[s for _, s in chunk])
+            for env in envs:
+                close_environment(env)
             if progress:
                 progress(len(chunk))
     else:
         for spec, s in jobs:
-            trajs.append(run_episode(make_environment(spec, seed + s, max_turns=max_turns), policy, sample=s))
+            env = open_environment(spec, seed + s, options)
+            trajs.append(run_episode(env, policy, sample=s))
+            close_environment(env)
             if progress:
                 progress(1)
     metrics = compute_metrics(trajs, k=k or samples)

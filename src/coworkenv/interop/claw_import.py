@@ -22,6 +22,7 @@ from typing import Any
 
 import yaml
 
+from coworkenv.interop.claw_declared import declare
 from coworkenv.interop.claw_mapping import RECORDS, TOOLS
 from coworkenv.spec import spec_from_data
 from coworkenv.spec.models import TaskSpec
@@ -41,7 +42,9 @@ class ImportReport:
     not_scored: list[dict[str, str]] = field(default_factory=list)
     policies: list[str] = field(default_factory=list)
     unmapped_tools: list[str] = field(default_factory=list)
-    dropped_fields: dict[str, list[str]] = field(default_factory=dict)
+    declared: dict[str, str] = field(default_factory=dict)
+    ignored_arguments: list[str] = field(default_factory=list)
+    tool_map: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     judge_rubric: str = ""
     evaluation_only: bool = True
 
@@ -63,40 +66,83 @@ def _fixture_rows(path: Path) -> list[dict[str, Any]]:
     return data
 
 
-def _fixtures(folder: Path, task: dict[str, Any], report: ImportReport) -> dict[str, dict[str, list[dict[str, Any]]]]:
-    services: dict[str, dict[str, list[dict[str, Any]]]] = {}
+def _service_rows(folder: Path, task: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Each Claw-Eval service of the task with its fixture records (services only its tools name included)."""
+    rows: dict[str, list[dict[str, Any]]] = {}
     for i, svc in enumerate(task.get("services") or []):
         name = svc.get("name") if isinstance(svc, dict) else None
-        mapping = RECORDS.get(str(name))
-        if mapping is None:
-            raise ClawEvalError(f"{folder / 'task.yaml'}: services[{i}].name: no coworkenv service for {name!r}")
-        rows: list[dict[str, Any]] = []
-        for path in sorted((folder / "fixtures" / str(name)).glob("*.json")):
-            rows.extend(_fixture_rows(path))
-        records = []
-        for row in rows:
-            if mapping.id_field not in row:
-                raise ClawEvalError(f"{folder}/fixtures/{name}: a record has no {mapping.id_field!r}")
-            record, dropped = mapping.record(row)
-            records.append(record)
-            for key in dropped:
-                if key not in report.dropped_fields.setdefault(str(name), []):
-                    report.dropped_fields[str(name)].append(key)
-        services.setdefault(mapping.service, {}).setdefault(mapping.collection, []).extend(records)
-    return services
+        if not isinstance(name, str) or not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+            raise ClawEvalError(f"{folder / 'task.yaml'}: services[{i}].name: expected a lower-case name, got {name!r}")
+        found = rows.setdefault(name, [])
+        for path in sorted((folder / "fixtures" / name).glob("*.json")):
+            found.extend(_fixture_rows(path))
+    for tool in task.get("tools") or []:
+        owner = _owner(str(tool.get("name")), rows)
+        if owner is None and "_" in str(tool.get("name")):
+            rows.setdefault(str(tool["name"]).split("_", 1)[0], [])
+    return rows
 
 
-def _tools(task: dict[str, Any], services: dict[str, Any], report: ImportReport) -> list[str]:
+def _owner(tool: str, services: dict[str, Any]) -> str | None:
+    """The service a Claw-Eval tool belongs to: the longest service name that prefixes it."""
+    owners = [s for s in services if tool.startswith(f"{s}_")]
+    return max(owners, key=len) if owners else None
+
+
+def _fixed(name: str, rows: list[dict[str, Any]], tools: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The records on the built-in service, and what that mapping would lose (fields, values, tools)."""
+    mapping = RECORDS.get(name)
+    if mapping is None:
+        return [], ["service: no built-in counterpart"]
+    lost = [f"tool {t}" for t in tools if t not in TOOLS]
+    targets = [TOOLS[t] for t in tools if t in TOOLS]
+    lost += [f"tool {t} (merged with another)" for t in tools if t in TOOLS and targets.count(TOOLS[t]) > 1]
+    records = []
+    for row in rows:
+        if mapping.id_field not in row:
+            return [], [f"field {mapping.id_field}: missing from a record"]
+        record, dropped = mapping.record(row)
+        records.append(record)
+        lost += [f"field {d}" for d in dropped if f"field {d}" not in lost]
+    return records, lost
+
+
+def _services(folder: Path, task: dict[str, Any], report: ImportReport) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The spec's fixtures and declared services; fills ``report.tool_map`` (Claw-Eval tool -> coworkenv
+    tool and condition). A service goes onto its built-in counterpart when that keeps everything, else it is
+    declared from the task's own records and tools."""
+    rows = _service_rows(folder, task)
+    tools = [t for t in task.get("tools") or [] if isinstance(t, dict)]
+    services: dict[str, Any] = {}
+    declared: dict[str, Any] = {}
+    for name, records in rows.items():
+        own = [t for t in tools if _owner(str(t.get("name")), rows) == name]
+        fixed, lost = _fixed(name, records, [str(t.get("name")) for t in own])
+        if not lost:
+            mapping = RECORDS[name]
+            services.setdefault(mapping.service, {}).setdefault(mapping.collection, []).extend(fixed)
+            report.tool_map.update({str(t["name"]): TOOLS[str(t["name"])] for t in own})
+            continue
+        try:
+            made = declare(name, records, own)
+        except ValueError as exc:
+            raise ClawEvalError(f"{folder}/fixtures/{exc}") from None
+        services[made.name] = made.records
+        declared[made.name] = made.decl.model_dump(mode="json", exclude_none=True)
+        report.declared[name] = f"{made.name} (on a built-in service it would lose: {', '.join(lost)})"
+        report.unmapped_tools += made.unmapped
+        report.ignored_arguments += made.ignored_args
+        report.tool_map.update({t: (t, None) for t in made.decl.tools})
+    report.unmapped_tools += [str(t.get("name")) for t in tools if _owner(str(t.get("name")), rows) is None]
+    return services, declared
+
+
+def _exposed(task: dict[str, Any], report: ImportReport) -> list[str]:
     exposed = []
     for tool in task.get("tools") or []:
-        name = str(tool.get("name"))
-        if name not in TOOLS:
-            report.unmapped_tools.append(name)
-            continue
-        target = TOOLS[name][0]
-        services.setdefault(target.split("_", 1)[0], {})  # a service the task did not list gets no records
-        if target not in exposed:
-            exposed.append(target)
+        target = report.tool_map.get(str(tool.get("name")))
+        if target is not None and target[0] not in exposed:
+            exposed.append(target[0])
     return exposed
 
 
@@ -105,8 +151,8 @@ def _checks(task: dict[str, Any], report: ImportReport) -> list[dict[str, Any]]:
     for comp in task.get("scoring_components") or []:
         name, weight, check = _slug(str(comp.get("name"))), float(comp.get("weight") or 1.0), comp.get("check") or {}
         kind = check.get("type")
-        if kind == "tool_called" and check.get("tool_name") in TOOLS:
-            tool, where = TOOLS[check["tool_name"]]
+        if kind == "tool_called" and check.get("tool_name") in report.tool_map:
+            tool, where = report.tool_map[check["tool_name"]]
             checks.append(
                 {
                     "id": name,
@@ -136,10 +182,10 @@ def _policies(task: dict[str, Any], report: ImportReport) -> list[dict[str, Any]
     policies = []
     for i, rule in enumerate(task.get("safety_checks") or []):
         kind, tool = rule.get("type"), rule.get("tool_name")
-        if tool not in TOOLS or kind not in (*FORBID_KINDS, "send_without_confirmation"):
+        if tool not in report.tool_map or kind not in (*FORBID_KINDS, "send_without_confirmation"):
             report.not_scored.append({"name": f"safety_{i}", "type": str(kind), "reason": "no coworkenv rule for it"})
             continue
-        target, when = TOOLS[tool]
+        target, when = report.tool_map[tool]
         rule_kind = "require_confirmation" if kind == "send_without_confirmation" else "forbid"
         pid = f"safety_{i}_{_slug(tool)}"
         policies.append(
@@ -167,8 +213,8 @@ def import_task(folder: str | Path) -> tuple[TaskSpec, ImportReport]:
         raise ClawEvalError(f"{source}: needs task_id and prompt.text")
     report = ImportReport(task_id=str(task["task_id"]), spec_id=f"claw_eval_{_slug(str(task['task_id']))}")
     report.judge_rubric = " ".join(str(task.get("judge_rubric") or "").split())
-    services = _fixtures(folder, task, report)
-    tools = _tools(task, services, report)
+    services, declared = _services(folder, task, report)
+    tools = _exposed(task, report)
     checks = _checks(task, report)
     if not checks:  # every component needs a judge: keep the one thing a rule can see, that the data was read
         checks = [{"id": "read_the_data", "kind": "tool_called", "tool": tools[0], "weight": 1.0}]
@@ -180,6 +226,7 @@ def import_task(folder: str | Path) -> tuple[TaskSpec, ImportReport]:
         "description": f"Imported from Claw-Eval {task['task_id']} ({task.get('category', '')}); evaluation-only. "
         f"Not scored here: {', '.join(n['name'] for n in report.not_scored) or 'nothing'}.",
         "services": services,
+        "declared_services": declared or None,
         "tools": tools,
         "user": {"persona": "the user", "opening": " ".join(str(task["prompt"]["text"]).split())},
         "policies": _policies(task, report),
@@ -187,7 +234,11 @@ def import_task(folder: str | Path) -> tuple[TaskSpec, ImportReport]:
         "reference": [{"answer": " ".join(str(task.get("reference_solution") or "(none)").split())}],
         "difficulty": task.get("difficulty") if task.get("difficulty") in ("easy", "medium", "hard") else "medium",
         "max_turns": int(limits.get("max_turns") or 30),
-        "provenance": {"source": SOURCE, "generator_version": str(task.get("version") or "")},
+        "provenance": {
+            "source": SOURCE,
+            "generator_version": str(task.get("version") or ""),
+            "evaluation_only": True,
+        },
     }
     return spec_from_data(data, source), report
 

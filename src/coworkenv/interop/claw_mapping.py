@@ -36,7 +36,7 @@ class RecordMap:
     defaults: dict[str, Any] = field(default_factory=dict)
 
     def record(self, row: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-        """The coworkenv record and the Claw-Eval fields that had no place in it."""
+        """The coworkenv record and the Claw-Eval fields that had no place in it (or whose value had none)."""
         out: dict[str, Any] = {"id": str(row[self.id_field]), **self.defaults}
         dropped = []
         for key, value in row.items():
@@ -48,7 +48,8 @@ class RecordMap:
                 continue
             value = self.convert.get(key, lambda v: v)(value)
             if target in self.allowed and value not in self.allowed[target]:
-                continue  # e.g. an empty priority: the service default applies
+                dropped.append(f"{key}={value!r}")  # e.g. an empty priority: the service default would apply
+                continue
             out[target] = value
         return out, dropped
 
@@ -150,6 +151,46 @@ TOOLS: dict[str, tuple[str, str | None]] = {
     "helpdesk_close_ticket": ("tickets_update", "args.status == 'closed'"),
     "crm_list_customers": ("crm_search_accounts", None),
     "crm_get_customer": ("crm_get_account", None),
+}
+
+# Claw-Eval service -> (the collection its fixtures fill, the field naming a record) in a declared service
+COLLECTIONS: dict[str, tuple[str, str]] = {
+    "gmail": ("messages", "message_id"),
+    "calendar": ("events", "event_id"),
+    "contacts": ("contacts", "contact_id"),
+    "helpdesk": ("tickets", "ticket_id"),
+    "crm": ("customers", "customer_id"),
+}
+
+# Claw-Eval tool -> (operation, collection, roles of its arguments, fields it always sets) in a declared
+# service. A role is a role name or (role, record field[, wildcard value]); arguments left out get the
+# operation's default role (see claw_declared). Tools not listed are inferred from their verb.
+Role = str | tuple[str, ...]
+OPS: dict[str, tuple[str, str, dict[str, Role], dict[str, Any]]] = {
+    "gmail_list_messages": ("list", "messages", {"max_results": "limit", "days_back": "ignored"}, {}),
+    "gmail_get_message": ("get", "messages", {"message_id": "key"}, {}),
+    "gmail_send_message": ("create", "sent", {}, {}),
+    "gmail_save_draft": ("create", "drafts", {}, {}),
+    "calendar_list_events": ("list", "events", {"date": ("prefix", "start_time"), "days": "ignored"}, {}),
+    "calendar_get_user_events": (
+        "list",
+        "events",
+        {"user": ("contains", "attendees"), "date": ("prefix", "start_time")},
+        {},
+    ),
+    "calendar_get_event": ("get", "events", {"event_id": "key"}, {}),
+    "calendar_create_event": ("create", "events", {}, {}),
+    "calendar_delete_event": ("delete", "events", {"event_id": "key"}, {}),
+    "contacts_search": ("search", "contacts", {"query": "text", "max_results": "limit"}, {}),
+    "contacts_get": ("get", "contacts", {"contact_id": "key"}, {}),
+    "contacts_send_message": ("create", "messages", {}, {}),
+    "helpdesk_list_tickets": ("list", "tickets", {"status": ("equals", "status", "all")}, {}),
+    "helpdesk_get_ticket": ("get", "tickets", {"ticket_id": "key"}, {}),
+    "helpdesk_update_ticket": ("update", "tickets", {"ticket_id": "key"}, {}),
+    "helpdesk_close_ticket": ("update", "tickets", {"ticket_id": "key"}, {"status": "closed"}),
+    "crm_list_customers": ("list", "customers", {}, {}),
+    "crm_get_customer": ("get", "customers", {"customer_id": "key"}, {}),
+    "crm_export_report": ("create", "reports", {}, {}),
 }
 
 # coworkenv service -> the Claw-Eval service name used when exporting

@@ -74,8 +74,8 @@ class Environment:
         self.fault_rate = fault_rate
         self.max_turns = max_turns or spec.max_turns
         self.max_tool_calls = max_tool_calls or spec.max_tool_calls
-        self.workspace = Workspace(spec.services)
-        self.router = ToolRouter(self.workspace, exposed_tools(list(spec.services), spec.tools))
+        self.workspace = Workspace(spec.services, spec.declared_services)
+        self.router = ToolRouter(self.workspace, exposed_tools(list(spec.services), spec.tools, spec.declared_services))
         self.monitor = PolicyMonitor(spec.policies)
         self.tracker = CheckTracker(spec.checks, self.workspace)  # step-0 results computed here, once
         self._system = system_prompt(spec)
@@ -188,6 +188,7 @@ class Environment:
             final_state_hash=self.workspace.state_hash(),
             capabilities=list(self.spec.capabilities),
             blueprint=self.spec.provenance.blueprint,
+            evaluation_only=bool(self.spec.provenance.evaluation_only),
             multi_turn=self.spec.is_multi_turn,
             usage=dict(self.usage),
             seconds=0.0,

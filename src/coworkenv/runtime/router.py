@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from coworkenv.runtime.workspace import Workspace
 from coworkenv.services.base import ToolError, ToolInfo
-from coworkenv.services.registry import ALL_TOOLS
+from coworkenv.services.registry import Declared, service_tools, tool_table
 
 # Built once: json.dumps with options builds a new encoder per call, a measurable share of a step.
 _RESULT_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
@@ -52,11 +52,12 @@ class Outcome:
         return _ERROR_JSON.encode({"error": self.error})
 
 
-def exposed_tools(services: list[str], tools: list[str] | None) -> dict[str, ToolInfo]:
-    """The tools an episode offers: the listed ones, or every tool of its services."""
+def exposed_tools(services: list[str], tools: list[str] | None, declared: Declared = None) -> dict[str, ToolInfo]:
+    """The tools an episode offers: the listed ones, or every tool of its services (declared ones included)."""
     if tools is None:
-        return {n: i for n, i in ALL_TOOLS.items() if i.service in services}
-    return {n: ALL_TOOLS[n] for n in tools}
+        return service_tools(services, declared)
+    table = tool_table(declared)
+    return {n: table[n] for n in tools}
 
 
 class ToolRouter:

@@ -15,7 +15,7 @@ from typing import Any
 
 from coworkenv.runtime.digest import InitialDigest, Key, StateDigest
 from coworkenv.services.base import Collections, Record, Service
-from coworkenv.services.registry import service_class
+from coworkenv.services.registry import Declared, service_class
 from coworkenv.spec.models import Fixtures, Mutation
 
 State = dict[str, Collections]
@@ -27,6 +27,7 @@ class Prepared:
     """What every workspace of the same fixtures shares: the validated initial records and their digests."""
 
     fixtures: Fixtures  # held, so its id cannot be reused while the entry lives
+    declared: Declared  # the service declarations the state was validated by
     state: State
     digest: InitialDigest
     memo: dict[Any, Any] = field(default_factory=dict)  # facts about the initial state, e.g. which records match
@@ -35,17 +36,17 @@ class Prepared:
 _PREPARED: OrderedDict[int, Prepared] = OrderedDict()
 
 
-def _prepared(fixtures: Fixtures) -> Prepared:
+def _prepared(fixtures: Fixtures, declared: Declared) -> Prepared:
     """The fixtures validated once per spec, not once per episode (a rollout builds a workspace per episode).
 
     Keyed by identity: a spec is data that nothing edits in place, so the same fixtures object means
     the same records. Only the most recent few are kept."""
     hit = _PREPARED.get(id(fixtures))
-    if hit is not None and hit.fixtures is fixtures:
+    if hit is not None and hit.fixtures is fixtures and hit.declared is declared:
         _PREPARED.move_to_end(id(fixtures))
         return hit
-    state = {name: service_class(name).normalize_fixtures(colls) for name, colls in fixtures.items()}
-    entry = Prepared(fixtures, state, InitialDigest(state))
+    state = {name: service_class(name, declared).normalize_fixtures(colls) for name, colls in fixtures.items()}
+    entry = Prepared(fixtures, declared, state, InitialDigest(state))
     _PREPARED[id(fixtures)] = entry
     while len(_PREPARED) > _CACHE_SIZE:
         _PREPARED.popitem(last=False)
@@ -53,13 +54,14 @@ def _prepared(fixtures: Fixtures) -> Prepared:
 
 
 class Workspace:
-    def __init__(self, fixtures: Fixtures) -> None:
-        prepared = _prepared(fixtures)
+    def __init__(self, fixtures: Fixtures, declared: Declared = None) -> None:
+        """``declared``: the spec's declared services (their classes come from the declarations)."""
+        prepared = _prepared(fixtures, declared)
         self.initial: State = prepared.state
         self.initial_memo = prepared.memo  # shared by every workspace of these fixtures: facts about ``initial``
         self.state: State = {name: {c: dict(recs) for c, recs in colls.items()} for name, colls in self.initial.items()}
         self.services: dict[str, Service] = {
-            name: service_class(name)(db, self._changed) for name, db in self.state.items()
+            name: service_class(name, declared)(db, self._changed) for name, db in self.state.items()
         }
         self.changes: list[Key] = []  # every record change since the reset, in order (repeats included)
         self.epoch = 0  # counts resets: a reader of ``changes`` starts over when it moves

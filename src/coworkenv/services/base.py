@@ -96,7 +96,19 @@ def tool(kind: ToolKind, name: str | None = None) -> Callable[[Callable[..., Any
 
 
 _HELPERS = frozenset(
-    {"get", "insert", "update", "delete", "tools", "normalize_fixtures", "store", "restore", "lookup", "matches"}
+    {
+        "get",
+        "insert",
+        "update",
+        "delete",
+        "tools",
+        "normalize_fixtures",
+        "validate_record",
+        "store",
+        "restore",
+        "lookup",
+        "matches",
+    }
 )
 
 
@@ -153,13 +165,18 @@ class Service:
                 raise ValueError(f"{cls.name}: unknown collection {collection!r}; known: {sorted(cls.records)}")
             for i, row in enumerate(rows):
                 try:
-                    rec = model.model_validate(row).model_dump(mode="json")
+                    rec = cls.validate_record(collection, row)
                 except ValidationError as exc:
                     err = exc.errors()[0]
                     where = ".".join(str(p) for p in err["loc"])
                     raise ValueError(f"{cls.name}.{collection}[{i}].{where}: {err['msg']}") from None
                 out[collection][rec["id"]] = rec
         return out
+
+    @classmethod
+    def validate_record(cls, collection: str, row: Record) -> Record:
+        """The record as its model validates it, defaults filled (raises pydantic's ValidationError)."""
+        return cls.records[collection].model_validate(row).model_dump(mode="json")
 
     # --- record helpers for tools --------------------------------------------------------
 
@@ -246,7 +263,7 @@ class Service:
 
     def _validated(self, collection: str, rec: Record) -> Record:
         try:
-            return self.records[collection].model_validate(rec).model_dump(mode="json")
+            return self.validate_record(collection, rec)
         except ValidationError as exc:
             err = exc.errors()[0]
             field = ".".join(str(p) for p in err["loc"]) or collection

@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from coworkenv.spec.declared import ServiceDecl
+
 Record = dict[str, Any]
 Fixtures = dict[str, dict[str, list[Record]]]
 """service name -> collection name -> records (each with a unique ``id``)."""
@@ -298,6 +300,11 @@ class Provenance(_Model):
     seed: int | None = None
     modifiers: list[str] = Field(default_factory=list)
     generator_version: str | None = None
+    evaluation_only: Literal[True] | None = Field(
+        None,
+        description="true for imported tasks graded by their source's own rubric: evaluation may run them, "
+        "training banks and SFT/RL exports must not take them",
+    )
 
 
 class TaskSpec(_Model):
@@ -305,6 +312,9 @@ class TaskSpec(_Model):
     title: str
     description: str = ""
     services: Fixtures = Field(description="fixture records per service and collection")
+    declared_services: dict[str, ServiceDecl] | None = Field(
+        None, description="services declared as data (collections, fields, tools) for services with no built-in class"
+    )
     tools: list[str] | None = Field(None, description="exposed tools; None = every tool of the services")
     context: str = Field("", description="extra system-prompt text: who the agent works for, the date")
     user: UserScript
@@ -330,6 +340,11 @@ class TaskSpec(_Model):
             dupes = sorted({i for i in ids if ids.count(i) > 1})
             if dupes:
                 raise ValueError(f"duplicate ids in {label}: {dupes}")
+        undeclared = sorted(set(self.declared_services or {}) - set(self.services))
+        if undeclared:
+            raise ValueError(
+                f"declared_services: {undeclared} have no entry in services (give it fixtures, maybe empty)"
+            )
         for service, collections in self.services.items():
             for collection, records in collections.items():
                 ids = [r.get("id") for r in records]

@@ -82,7 +82,9 @@ def play(env: Environment, policy: Any) -> Played:
 
 
 def verify(spec: TaskSpec) -> Verification:
-    """Run the admission rule on one spec."""
+    """Run the admission rule on one spec (an evaluation-only spec: the static checks, and never admitted)."""
+    if spec.provenance.evaluation_only:
+        return Verification(admitted=False, findings=[*static_findings(spec), evaluation_only_finding(spec)])
     findings = static_findings(spec) or answer_findings(spec)
     if findings:
         return Verification(admitted=False, findings=findings)
@@ -101,6 +103,17 @@ def verify(spec: TaskSpec) -> Verification:
     report.findings = findings
     report.admitted = not findings
     return report
+
+
+def evaluation_only_finding(spec: TaskSpec) -> Finding:
+    """Why an imported task stays out of training banks and exports, as the verifier reports it."""
+    return Finding(
+        kind="evaluation_only",
+        where="provenance.evaluation_only",
+        evidence=f"imported from {spec.provenance.source}: its own graders and rubrics score it, which the "
+        "reference and probe checks cannot stand in for",
+        hint="run it with `coworkenv eval --split all`; it is never admitted to a training bank or exported for SFT/RL",
+    )
 
 
 def probe_runs(spec: TaskSpec, env: Environment, reference: Played) -> Iterator[tuple[str, Played]]:

@@ -25,6 +25,7 @@ FindingKind = Literal[
     "weak_requirement",  # no check is required, or the task passes with a required check failing
     "unsolvable",  # the reference uses a value the agent cannot learn from the tools or the user
     "generator_error",  # the generator failed to build a spec at all
+    "evaluation_only",  # an imported task graded by its source's rubric: evaluation may run it, training may not
 ]
 FINDING_KINDS: tuple[str, ...] = FindingKind.__args__  # type: ignore[attr-defined]
 

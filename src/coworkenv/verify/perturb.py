@@ -15,7 +15,7 @@ from typing import Any
 
 from coworkenv.capabilities.safety import INJECTION, fixture_texts
 from coworkenv.expr import ExprError, evaluate
-from coworkenv.services.registry import ALL_TOOLS, service_class
+from coworkenv.services.registry import ALL_TOOLS, service_class, service_tools
 from coworkenv.spec.models import CallStep, TaskSpec
 
 _SHIFTS = (("%Y-%m-%dT%H:%M", timedelta(hours=1)), ("%Y-%m-%d", timedelta(days=1)), ("%H:%M", timedelta(hours=1)))
@@ -46,6 +46,8 @@ def exposed(spec: TaskSpec) -> set[str]:
     """The tool names an episode of this spec offers."""
     if spec.tools is not None:
         return set(spec.tools)
+    if spec.declared_services:
+        return set(service_tools(spec.services, spec.declared_services))
     return {name for service in spec.services for name in _tools_of(service)}
 
 

@@ -18,10 +18,11 @@ from coworkenv.expr import check_syntax, format_value, references, root_names
 from coworkenv.grading.answers import given_values, prompt_of
 from coworkenv.grading.checks import EpisodeLog, episode_check, state_check
 from coworkenv.runtime.environment import Environment
-from coworkenv.services.registry import ALL_TOOLS, SERVICES
+from coworkenv.services.registry import service_class, tool_table
 from coworkenv.spec.models import STATE_CHECKS, AskStep, CallStep, TaskSpec
 from coworkenv.values import clock, forms, kinds_of, mentioned, mentions
 from coworkenv.verify.findings import Finding
+from coworkenv.verify.fixtures import fixture_findings
 from coworkenv.verify.perturb import exposed
 
 _TOOL_FIELDS = {
@@ -50,38 +51,10 @@ def static_findings(spec: TaskSpec) -> list[Finding]:
     return findings
 
 
-def fixture_findings(spec: TaskSpec) -> list[Finding]:
-    """Unknown services, and fixture records that do not fit their service's record model."""
-    out = []
-    for name in spec.services:
-        if name not in SERVICES:
-            out.append(
-                Finding(
-                    kind="unresolved_reference",
-                    where=f"services.{name}",
-                    evidence=f"unknown service {name!r}",
-                    hint=f"known: {', '.join(SERVICES)}",
-                )
-            )
-            continue
-        try:
-            SERVICES[name].normalize_fixtures(spec.services[name])
-        except ValueError as exc:
-            out.append(
-                Finding(
-                    kind="schema",
-                    where=f"services.{name}",
-                    evidence=str(exc),
-                    hint="make the fixture records fit the service's record model",
-                )
-            )
-    return out
-
-
 def _tool(tools: set[str], name: str | None, where: str) -> list[Finding]:
     if name is None or name in tools:
         return []
-    known = "not exposed in this spec" if name in ALL_TOOLS else "no such tool"
+    known = "not exposed in this spec" if name in tool_table() else "no such tool"
     return [
         Finding(
             kind="unresolved_reference",
@@ -107,13 +80,14 @@ def _collection(spec: TaskSpec, service: str, collection: str, where: str) -> li
                 hint="add its fixtures or check another service",
             )
         ]
-    if collection not in SERVICES[service].records:
+    records = service_class(service, spec.declared_services).records
+    if collection not in records:
         return [
             Finding(
                 kind="unresolved_reference",
                 where=where,
                 evidence=f"{service} has no collection {collection!r}",
-                hint=f"collections: {', '.join(SERVICES[service].records)}",
+                hint=f"collections: {', '.join(records)}",
             )
         ]
     return []
@@ -121,8 +95,9 @@ def _collection(spec: TaskSpec, service: str, collection: str, where: str) -> li
 
 def _tools(spec: TaskSpec, tools: set[str]) -> list[Finding]:
     out = []
+    table = tool_table(spec.declared_services)
     for i, name in enumerate(spec.tools or []):
-        if name not in ALL_TOOLS or ALL_TOOLS[name].service not in spec.services:
+        if name not in table or table[name].service not in spec.services:
             out += [
                 Finding(
                     kind="unresolved_reference",

@@ -1,0 +1,186 @@
+"""A Service class built from a spec's declaration (:mod:`coworkenv.spec.declared`).
+
+The declaration is data; this module turns it into typed record models and tools with
+JSON-schema'd arguments, so a declared service is routed, validated, diffed, hashed and
+graded like a built-in one. Field and argument names are free text (``from``, ``json``),
+so the pydantic models hold them under aliases and always dump by alias. Records keep
+exactly the fields they were given: an unset optional field is not filled in.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
+
+from coworkenv.services.base import Record, RecordModel, Service, ToolError, ToolInfo, page
+from coworkenv.spec.declared import CollectionDecl, ParamDecl, ServiceDecl, ToolDecl
+
+_TYPES: dict[str, Any] = {
+    "string": str,
+    "integer": int,
+    "number": int | float,
+    "boolean": bool,
+    "array": list[Any],
+    "object": dict[str, Any],
+}
+MAX_RESULTS = 50
+
+
+def _python_type(json_type: str | None, nullable: bool) -> Any:
+    base = _TYPES[json_type] if json_type else Any
+    return base | None if nullable and base is not Any else base
+
+
+class DeclaredRecord(RecordModel):
+    """A declared record: its key field (when not ``id``) repeats the id, filled in when left out."""
+
+    key_field: ClassVar[str | None] = None
+
+    @model_validator(mode="after")
+    def _key_is_the_id(self) -> DeclaredRecord:
+        name = self.key_field
+        if name is None:
+            return self
+        value = getattr(self, name)
+        if value is None:
+            setattr(self, name, self.id)
+        elif value != self.id:
+            raise ValueError(f"key {value!r} differs from the record's id {self.id!r}")
+        return self
+
+
+def _record_model(service: str, collection: str, decl: CollectionDecl) -> type[RecordModel]:
+    fields: dict[str, Any] = {}
+    key_field = None
+    for i, (name, f) in enumerate(decl.fields.items()):
+        default = ... if f.required and name != decl.key else None
+        fields[f"f{i}"] = (_python_type(f.type, f.nullable or default is None), Field(default, alias=name))
+        key_field = f"f{i}" if name == decl.key else key_field
+    model = create_model(  # type: ignore[call-overload]
+        f"{service}_{collection}", __base__=DeclaredRecord, **fields
+    )
+    model.key_field = key_field
+    return model  # type: ignore[no-any-return]
+
+
+def _args_model(tool: str, params: dict[str, ParamDecl]) -> type[BaseModel]:
+    fields: dict[str, Any] = {}
+    for i, (name, p) in enumerate(params.items()):
+        default = ... if p.required else p.default
+        kind = _python_type(p.type, not p.required and p.default is None)
+        fields[f"p{i}"] = (kind, Field(default, alias=name, description=p.description or None))
+    return create_model(  # type: ignore[call-overload, no-any-return]
+        f"{tool}_args", __config__=ConfigDict(extra="forbid"), **fields
+    )
+
+
+class DeclaredService(Service):
+    """The generic behaviour of every declared service; subclasses carry one declaration."""
+
+    name = "declared"
+    records: dict[str, type[RecordModel]] = {}
+    decl: ServiceDecl = ServiceDecl(collections={"_": CollectionDecl()})
+
+    @classmethod
+    def validate_record(cls, collection: str, row: Record) -> Record:
+        return cls.records[collection].model_validate(row).model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+    def call(self, tool: str, args: dict[str, Any]) -> Any:
+        """Run declared tool ``tool`` with its arguments (by their declared names)."""
+        decl = self.decl.tools[tool]
+        if decl.op in ("list", "search"):
+            return self._list(decl, args)
+        if decl.op == "create":
+            sets = _sets(decl, args)
+            rec = self.insert(decl.collection, {**sets, **decl.values})
+            return {"created": True, "id": rec["id"], "record": rec}
+        key = next(args[n] for n, p in decl.params.items() if p.role == "key")
+        if decl.op == "get":
+            return self.get(decl.collection, str(key))
+        if decl.op == "delete":
+            self.delete(decl.collection, str(key))
+            return {"deleted": True, "id": key}
+        changes = {**{k: v for k, v in _sets(decl, args).items() if v is not None}, **decl.values}
+        if not changes:
+            raise ToolError("nothing to update: give at least one field to change")
+        return {"updated": True, "id": key, "record": self.update(decl.collection, str(key), changes)}
+
+    def _list(self, decl: ToolDecl, args: dict[str, Any]) -> dict[str, Any]:
+        limit = MAX_RESULTS
+        tests = []
+        for name, p in decl.params.items():
+            value = args.get(name)
+            if value is None or p.role == "ignored" or (p.wildcard is not None and value == p.wildcard):
+                continue
+            if p.role == "limit":
+                limit = max(1, min(int(value), MAX_RESULTS))
+            else:
+                tests.append((p.role, p.target(name), value))
+        hits = [r for r in self.db[decl.collection].values() if all(_matches(r, *t) for t in tests)]
+        return page(hits, limit, 0, key=decl.collection)
+
+
+def _sets(decl: ToolDecl, args: dict[str, Any]) -> dict[str, Any]:
+    return {p.target(n): args.get(n) for n, p in decl.params.items() if p.role == "set" and n in args}
+
+
+def _lower(value: Any) -> str:
+    return str(value).lower()
+
+
+def _matches(rec: Record, role: str, field: str, value: Any) -> bool:
+    """Whether a record passes one filter argument."""
+    want = _lower(value)
+    if role == "text":
+        hay = " ".join(_lower(v) for v in rec.values() if isinstance(v, str | list))
+        return all(w in hay for w in want.split())
+    have = rec.get(field)
+    items = have if isinstance(have, list) else [have]
+    if role == "equals":
+        return any(_lower(h) == want for h in items if h is not None)
+    if role == "contains":
+        return any(want in _lower(h) for h in items if h is not None)
+    return any(_lower(h).startswith(want) for h in items if h is not None)  # prefix
+
+
+def _tool_method(tool: str, arg_names: list[str]) -> Any:
+    def run(self: DeclaredService, **fields: Any) -> Any:
+        given = {arg_names[int(k[1:])]: v for k, v in fields.items()}
+        return self.call(tool, given)
+
+    return run
+
+
+@lru_cache(maxsize=128)
+def _build(name: str, blob: str) -> type[Service]:
+    decl = ServiceDecl.model_validate_json(blob)
+    namespace: dict[str, Any] = {
+        "name": name,
+        "description": decl.description,
+        "decl": decl,
+        "records": {c: _record_model(name, c, d) for c, d in decl.collections.items()},
+        "id_prefix": {c: c[:3] for c in decl.collections},
+    }
+    methods = {f"tool_{i}": (tool, d) for i, (tool, d) in enumerate(decl.tools.items())}
+    for method, (tool, d) in methods.items():
+        namespace[method] = _tool_method(tool, list(d.params))
+    cls = type(f"Declared_{name}", (DeclaredService,), namespace)
+    cls._tools = {
+        tool: ToolInfo(
+            name=tool,
+            service=name,
+            method=method,
+            kind=d.kind,
+            description=d.description or f"{d.op} {d.collection}",
+            args_model=_args_model(tool, d.params),
+        )
+        for method, (tool, d) in methods.items()
+    }
+    return cls
+
+
+def declared_class(name: str, decl: ServiceDecl) -> type[Service]:
+    """The Service class of a declaration (built once per distinct declaration)."""
+    return _build(name, decl.model_dump_json())
