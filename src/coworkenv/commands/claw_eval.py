@@ -34,7 +34,7 @@ def import_claw_eval(
         raise typer.Exit(2)
     out.mkdir(parents=True, exist_ok=True)
     table = Table(title=f"Claw-Eval → {out} (evaluation-only: no executable reference)")
-    for col in ("task", "spec", "checks", "policies", "not scored", "valid"):
+    for col in ("task", "spec", "declared services", "checks", "policies", "not scored", "valid"):
         table.add_column(col)
     failed, lines = 0, []
     for folder in folders:
@@ -51,8 +51,15 @@ def import_claw_eval(
         save_spec(spec, out / f"{spec.id}.yaml")
         lines.append(json.dumps(dataclasses.asdict(report), ensure_ascii=False, sort_keys=True))
         unscored = ", ".join(n["name"] for n in report.not_scored) or "-"
+        declared = ", ".join(report.declared) or "-"
         table.add_row(
-            folder.name, spec.id, str(len(spec.checks)), str(len(spec.policies)), unscored, "✗" if findings else "✓"
+            folder.name,
+            spec.id,
+            declared,
+            str(len(spec.checks)),
+            str(len(spec.policies)),
+            unscored,
+            "✗" if findings else "✓",
         )
     atomic_write_text(out / REPORT, "".join(line + "\n" for line in lines))
     console.print(table)
