@@ -135,3 +135,12 @@ def test_an_imported_task_cannot_reach_the_sft_or_rl_export_unnoticed(tmp_path: 
     assert result.exit_code == 0 and "skipped 2 episode(s)" in " ".join(result.output.split())
     assert "claw_eval" not in (tmp_path / "rl" / "rl.jsonl").read_text()
     assert json.loads((tmp_path / "rl" / "manifest.json").read_text())["skipped_evaluation_only"] == 2
+
+
+def test_rl_training_refuses_a_folder_holding_an_imported_task(tmp_path: Path) -> None:
+    spec, _ = import_task(SAMPLE / "T002_email_triage")
+    save_spec(spec, tmp_path / "t002.yaml")
+    args = ["train", "grpo", "--model", "tiny", "--bank", str(tmp_path), "--split", "all", "--out", str(tmp_path / "o")]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2 and "evaluation-only environment(s)" in " ".join(result.output.split())
+    assert not (tmp_path / "o").exists()

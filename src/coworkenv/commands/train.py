@@ -138,6 +138,13 @@ def register(app: typer.Typer) -> None:
         except ValueError as exc:
             console.print(f"[red]{exc}[/red]")
             raise typer.Exit(2) from None
+        imported = [s.id for s in specs if s.provenance.evaluation_only]
+        if imported:
+            console.print(
+                f"[red]{bank}: {len(imported)} evaluation-only environment(s) (imported tasks, e.g. {imported[0]}) "
+                "cannot be trained on; run them with `coworkenv eval`[/red]"
+            )
+            raise typer.Exit(2)
         base = GRPOSettings(
             steps=steps,
             envs_per_step=envs_per_step,

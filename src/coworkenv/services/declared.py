@@ -80,8 +80,8 @@ class DeclaredService(Service):
     """The generic behaviour of every declared service; subclasses carry one declaration."""
 
     name = "declared"
-    records: dict[str, type[RecordModel]] = {}
-    decl: ServiceDecl = ServiceDecl(collections={"_": CollectionDecl()})
+    records: ClassVar[dict[str, type[RecordModel]]] = {}
+    decl: ClassVar[ServiceDecl]
 
     @classmethod
     def validate_record(cls, collection: str, row: Record) -> Record:
@@ -93,8 +93,7 @@ class DeclaredService(Service):
         if decl.op in ("list", "search"):
             return self._list(decl, args)
         if decl.op == "create":
-            sets = _sets(decl, args)
-            rec = self.insert(decl.collection, {**sets, **decl.values})
+            rec = self.insert(decl.collection, {**_sets(decl, args), **decl.values})
             return {"created": True, "id": rec["id"], "record": rec}
         key = next(args[n] for n, p in decl.params.items() if p.role == "key")
         if decl.op == "get":
@@ -102,7 +101,7 @@ class DeclaredService(Service):
         if decl.op == "delete":
             self.delete(decl.collection, str(key))
             return {"deleted": True, "id": key}
-        changes = {**{k: v for k, v in _sets(decl, args).items() if v is not None}, **decl.values}
+        changes = {**_sets(decl, args), **decl.values}
         if not changes:
             raise ToolError("nothing to update: give at least one field to change")
         return {"updated": True, "id": key, "record": self.update(decl.collection, str(key), changes)}
@@ -115,7 +114,9 @@ class DeclaredService(Service):
             if value is None or p.role == "ignored" or (p.wildcard is not None and value == p.wildcard):
                 continue
             if p.role == "limit":
-                limit = max(1, min(int(value), MAX_RESULTS))
+                if not isinstance(value, int) or isinstance(value, bool):
+                    raise ToolError(f"{name} must be a whole number, got {value!r}")
+                limit = max(1, min(value, MAX_RESULTS))
             else:
                 tests.append((p.role, p.target(name), value))
         hits = [r for r in self.db[decl.collection].values() if all(_matches(r, *t) for t in tests)]
@@ -123,7 +124,8 @@ class DeclaredService(Service):
 
 
 def _sets(decl: ToolDecl, args: dict[str, Any]) -> dict[str, Any]:
-    return {p.target(n): args.get(n) for n, p in decl.params.items() if p.role == "set" and n in args}
+    """The fields a write sets from its arguments (an argument left out sets nothing)."""
+    return {p.target(n): args[n] for n, p in decl.params.items() if p.role == "set" and args.get(n) is not None}
 
 
 def _lower(value: Any) -> str:
