@@ -142,3 +142,35 @@ def test_export_points_tool_endpoints_at_the_http_server(tmp_path: Path) -> None
         client.request("POST", task["services"][0]["reset_endpoint"].removeprefix("http://h.test:9"))
         sent = next(c for c in client.request("POST", grade_path)["checks"] if c["id"] == "quote_sent")
         assert not sent["passed"]
+
+
+def test_an_unknown_service_is_declared_from_its_records_and_tool_verbs(tmp_path: Path) -> None:
+    task = tmp_path / "T9"
+    (task / "fixtures" / "fax").mkdir(parents=True)
+    rows = [{"fax_id": "f1", "to": "+1 555", "pages": 2}, {"fax_id": "f2", "to": "+1 777", "pages": 1, "urgent": True}]
+    (task / "fixtures" / "fax" / "outbox.json").write_text(json.dumps(rows))
+    schema = {"type": "object", "properties": {"fax_id": {"type": "string"}}, "required": ["fax_id"]}
+    data = {
+        "task_id": "T9",
+        "prompt": {"text": "How many pages has fax f1?"},
+        "services": [{"name": "fax"}],
+        "tools": [
+            {"name": "fax_get_fax", "description": "one fax", "input_schema": schema},
+            {"name": "fax_shred_all", "description": "?", "input_schema": {"type": "object"}},
+        ],
+        "scoring_components": [
+            {"name": "read", "weight": 1, "check": {"type": "tool_called", "tool_name": "fax_get_fax"}}
+        ],
+    }
+    (task / "task.yaml").write_text(yaml.safe_dump(data))
+    spec, report = import_task(task)
+    assert static_findings(spec) == [] and report.unmapped_tools == ["fax_shred_all"]
+    assert "Tools left out: fax_shred_all" in spec.description and spec.tools == ["fax_get_fax"]
+    env = Env(spec)
+    env.reset()
+    obs = env.step({"tool_calls": [{"name": "fax_get_fax", "arguments": {"fax_id": "f2"}}]})
+    assert json.loads(obs.messages[-1]["content"]) == {"id": "f2", **rows[1]}
+    rows[1].pop("fax_id")
+    (task / "fixtures" / "fax" / "outbox.json").write_text(json.dumps(rows))
+    with pytest.raises(ClawEvalError, match=re.escape("fixtures/fax: no field names every record")):
+        import_task(task)

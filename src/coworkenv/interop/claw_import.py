@@ -224,7 +224,9 @@ def import_task(folder: str | Path) -> tuple[TaskSpec, ImportReport]:
         "id": report.spec_id,
         "title": str(task.get("task_name") or task["task_id"]),
         "description": f"Imported from Claw-Eval {task['task_id']} ({task.get('category', '')}); evaluation-only. "
-        f"Not scored here: {', '.join(n['name'] for n in report.not_scored) or 'nothing'}.",
+        f"Not scored here: {', '.join(n['name'] for n in report.not_scored) or 'nothing'}."
+        + (f" Accepted but not simulated: {', '.join(report.ignored_arguments)}." if report.ignored_arguments else "")
+        + (f" Tools left out: {', '.join(report.unmapped_tools)}." if report.unmapped_tools else ""),
         "services": services,
         "declared_services": declared or None,
         "tools": tools,
