@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coworkenv.interop.claw_mapping import COLLECTIONS, OPS, Role
-from coworkenv.spec.declared import ROLES_OF, CollectionDecl, FieldDecl, ParamDecl, ServiceDecl, ToolDecl
+from coworkenv.spec.declared import ROLES_OF, CollectionDecl, FieldDecl, JsonType, ParamDecl, ServiceDecl, ToolDecl
 
 VERBS = {
     "list": "list",
@@ -50,7 +50,7 @@ def declared_name(service: str) -> str:
     return f"claw_{service}"
 
 
-def _json_type(value: Any) -> str:
+def _json_type(value: Any) -> JsonType:
     if isinstance(value, bool):
         return "boolean"
     if isinstance(value, int):
@@ -64,7 +64,7 @@ def _json_type(value: Any) -> str:
 
 def field_decl(values: list[Any], present_in_all: bool) -> FieldDecl:
     """The declaration that fits every value a field takes across the fixture records."""
-    kinds = {_json_type(v) for v in values if v is not None}
+    kinds: set[JsonType] = {_json_type(v) for v in values if v is not None}
     if kinds == {"integer", "number"}:
         kinds = {"number"}
     return FieldDecl(

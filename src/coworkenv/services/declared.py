@@ -10,7 +10,7 @@ exactly the fields they were given: an unset optional field is not filled in.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
@@ -58,11 +58,9 @@ def _record_model(service: str, collection: str, decl: CollectionDecl) -> type[R
         default = ... if f.required and name != decl.key else None
         fields[f"f{i}"] = (_python_type(f.type, f.nullable or default is None), Field(default, alias=name))
         key_field = f"f{i}" if name == decl.key else key_field
-    model = create_model(  # type: ignore[call-overload]
-        f"{service}_{collection}", __base__=DeclaredRecord, **fields
-    )
+    model = create_model(f"{service}_{collection}", __base__=DeclaredRecord, **fields)
     model.key_field = key_field
-    return model  # type: ignore[no-any-return]
+    return model
 
 
 def _args_model(tool: str, params: dict[str, ParamDecl]) -> type[BaseModel]:
@@ -71,9 +69,7 @@ def _args_model(tool: str, params: dict[str, ParamDecl]) -> type[BaseModel]:
         default = ... if p.required else p.default
         kind = _python_type(p.type, not p.required and p.default is None)
         fields[f"p{i}"] = (kind, Field(default, alias=name, description=p.description or None))
-    return create_model(  # type: ignore[call-overload, no-any-return]
-        f"{tool}_args", __config__=ConfigDict(extra="forbid"), **fields
-    )
+    return create_model(f"{tool}_args", __config__=ConfigDict(extra="forbid"), **fields)
 
 
 class DeclaredService(Service):
@@ -168,7 +164,7 @@ def _build(name: str, blob: str) -> type[Service]:
     methods = {f"tool_{i}": (tool, d) for i, (tool, d) in enumerate(decl.tools.items())}
     for method, (tool, d) in methods.items():
         namespace[method] = _tool_method(tool, list(d.params))
-    cls = type(f"Declared_{name}", (DeclaredService,), namespace)
+    cls = cast(type[DeclaredService], type(f"Declared_{name}", (DeclaredService,), namespace))
     cls._tools = {
         tool: ToolInfo(
             name=tool,

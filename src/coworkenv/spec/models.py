@@ -301,7 +301,7 @@ class Provenance(_Model):
     modifiers: list[str] = Field(default_factory=list)
     generator_version: str | None = None
     evaluation_only: Literal[True] | None = Field(
-        None,
+        default=None,
         description="true for imported tasks graded by their source's own rubric: evaluation may run them, "
         "training banks and SFT/RL exports must not take them",
     )
