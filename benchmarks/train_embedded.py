@@ -29,14 +29,13 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from coworkenv.agents import OracleTeacher
 from coworkenv.agents.models import load_model, pick_device
 from coworkenv.agents.tool_menu import narrow_tools, parse_menu
 from coworkenv.bank.sources import is_bank, load_specs
-from coworkenv.data.sft import sft_example
+from coworkenv.data.demo_mix import MixSettings, composition, oracle_mix
 from coworkenv.eval.report import write_report
 from coworkenv.eval.sets import evaluate_sets, floors
-from coworkenv.runtime import Environment, run_episode
+from coworkenv.runtime import Environment
 from coworkenv.spec.models import TaskSpec
 from coworkenv.storage import atomic_write_json
 from coworkenv.train.grpo import GRPOSettings, Setting, run_grid
@@ -54,6 +53,8 @@ SMOKE = {
     "max_turns": 2,
     "base_max_turns": 1,
     "sft_epochs": 1.0,
+    "menu_variants": 2,
+    "multi_turn_weight": 2,
     "sft_batch": 2,
     "grpo_steps": 1,
     "envs_per_step": 1,
@@ -77,8 +78,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--workers", type=int, default=8, help="processes for bank synthesis")
     p.add_argument("--examples", type=Path, default=Path("examples"), help="hand-written specs (skipped if absent)")
     p.add_argument("--examples-n", type=int, default=None, help="at most this many examples")
-    p.add_argument("--instances", type=int, default=48, help="new seeds of training blueprints to evaluate")
-    p.add_argument("--heldout-envs", type=int, default=48)
+    p.add_argument("--instances", type=int, default=32, help="new seeds of training blueprints to evaluate")
+    p.add_argument("--heldout-envs", type=int, default=32)
     p.add_argument("--train-envs", type=int, default=300, help="training environments (SFT demos and RL)")
     p.add_argument("--tools", default="spec+2", help="tools a prompt offers: spec | spec+N | all")
     p.add_argument("--max-new-tokens", type=int, default=128)
@@ -86,7 +87,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--base-max-turns", type=int, default=2, help="turn cap of the base model's evaluation")
     p.add_argument("--cache", default=None, help="generation cache (e.g. static); default: transformers' dynamic")
     p.add_argument("--decode-bench", type=int, default=16, help="new tokens of the decode benchmark (0: skip)")
-    p.add_argument("--sft-epochs", type=float, default=4.0)
+    p.add_argument("--menu-variants", type=int, default=2, help="SFT demos per environment, each its own menu")
+    p.add_argument("--multi-turn-weight", type=int, default=2, help="multi-turn environments get this many times more")
+    p.add_argument("--sft-epochs", type=float, default=1.5)
     p.add_argument("--sft-lr", type=float, default=None, help="default: 1e-3 with --lora, else 1e-4")
     p.add_argument("--sft-batch", type=int, default=8)
     p.add_argument("--val-fraction", type=float, default=0.1, help="demos held out for model selection")
@@ -97,12 +100,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default="grpo/broadcast,grpo/checks",
         help="RL settings (normaliser/credit or reward/normaliser/credit), comma-separated",
     )
-    p.add_argument("--grpo-steps", type=int, default=2)
-    p.add_argument("--envs-per-step", type=int, default=4)
+    p.add_argument("--grpo-steps", type=int, default=8, help="at most this many (see --budget-seconds)")
+    p.add_argument("--envs-per-step", type=int, default=8)
     p.add_argument("--group-size", type=int, default=4)
-    p.add_argument("--grpo-max-turns", type=int, default=12, help="turn cap of RL episodes")
+    p.add_argument("--grpo-max-turns", type=int, default=10, help="turn cap of RL episodes")
     p.add_argument("--micro-batch", type=int, default=8, help="turns per forward pass in the RL update")
-    p.add_argument("--grpo-lr", type=float, default=5e-6)
+    p.add_argument("--grpo-lr", type=float, default=2e-5)
+    p.add_argument(
+        "--budget-seconds",
+        type=float,
+        default=0,
+        help="end every RL setting's training in time for its evaluation within this run time (0: no limit)",
+    )
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
     if args.smoke:
@@ -164,16 +173,6 @@ def build_sets(args: argparse.Namespace, bank: Path) -> tuple[dict[str, list[Tas
     )
 
 
-def oracle_demos(specs: list[TaskSpec]) -> list[dict[str, Any]]:
-    """SFT records from oracle runs that pass (the teacher stream of the pipeline)."""
-    demos = []
-    for spec in specs:
-        traj = run_episode(Environment(spec), OracleTeacher())
-        if traj.grade is not None and traj.grade.passed:
-            demos.append(sft_example(traj.model_dump(mode="json")))
-    return demos
-
-
 def demo_lengths(tokenizer: Any, demos: list[dict[str, Any]]) -> dict[str, float]:
     """Rendered demo length in tokens (what SFT trains on and what prompts cost)."""
     from coworkenv.agents.chat_format import CHAT_TEMPLATE, template_messages
@@ -200,7 +199,7 @@ class Run:
 
     def __init__(self, args: argparse.Namespace, device: str) -> None:
         self.args, self.device, self.out = args, device, args.out
-        self.clock = time.perf_counter()
+        self.start = self.clock = time.perf_counter()
         path = self.out / "summary.json"
         old = json.loads(path.read_text()) if path.exists() else {}
         self.summary: dict[str, Any] = {
@@ -374,6 +373,8 @@ def run_grpo(run: Run, train: list[TaskSpec], sets: dict[str, list[TaskSpec]], e
             "reward_curve": [r["reward"] for r in result.log],
             "pass_rate_curve": [r["pass_rate"] for r in result.log],
             "groups_with_spread": [r["groups_with_spread"] for r in result.log],
+            "steps": len(result.log),
+            "episodes_per_step": a.envs_per_step * a.group_size,
             "seconds": result.seconds,
         }
         run.lap(f"{label} train")
@@ -388,7 +389,25 @@ def run_grpo(run: Run, train: list[TaskSpec], sets: dict[str, list[TaskSpec]], e
         settings,
         model_name="sft",
         after=after,
+        deadline=rl_deadlines(run, len(grid)),
     )
+
+
+def rl_deadlines(run: Run, settings: int) -> Any:
+    """Setting i's training deadline: an equal share of the budget left, less one evaluation.
+
+    An evaluation is assumed to take as long as the SFT one did (this run's, or the resumed run's).
+    """
+    if not run.args.budget_seconds:
+        return None
+    end = run.start + run.args.budget_seconds
+    evaluation = run.summary["seconds"].get("sft eval", 0.0)
+
+    def deadline(i: int) -> float:
+        now = time.perf_counter()
+        return now + (end - now) / (settings - i) - evaluation
+
+    return deadline
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -399,11 +418,13 @@ def main(argv: list[str] | None = None) -> int:
     bank = get_bank(args)
     sets, train = build_sets(args, bank)
     floor = floors(sets, seed=args.seed, max_turns=args.max_turns)
-    demos = oracle_demos(train) if "sft" in args.stages else []
+    mix = MixSettings(args.tools, args.menu_variants, args.multi_turn_weight)
+    demos = oracle_mix(train, mix) if "sft" in args.stages else []
     run.summary["sizes"] = {
         **{k: len(v) for k, v in sets.items()},
         "train_envs": len(train),
         "sft_demos": len(demos),
+        "sft_mix": composition(demos),
         "tools": args.tools,
         "max_new_tokens": args.max_new_tokens,
         "max_turns": args.max_turns,

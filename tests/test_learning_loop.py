@@ -53,7 +53,7 @@ def test_demos_and_eval_prompts_render_the_same_menu() -> None:
     assert demo.tools == Environment(spec).reset().tools
 
 
-def test_compact_signatures_mark_optional_arguments() -> None:
+def test_compact_signatures_mark_optional_arguments_and_keep_the_first_clause() -> None:
     from coworkenv.agents.chat_format import render_prompt
     from coworkenv.agents.tiny import make_tiny_tokenizer
 
@@ -61,7 +61,7 @@ def test_compact_signatures_mark_optional_arguments() -> None:
         "type": "function",
         "function": {
             "name": "mail_search",
-            "description": "Search mail.",
+            "description": "Search mail by words; filter by label. Newest first.",
             "parameters": {
                 "type": "object",
                 "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}},
@@ -70,7 +70,7 @@ def test_compact_signatures_mark_optional_arguments() -> None:
         },
     }
     text = render_prompt(make_tiny_tokenizer(), [{"role": "system", "content": "hi"}], [tool])
-    assert "- mail_search(query, limit?): Search mail." in text
+    assert "- mail_search(query, limit?): Search mail by words<end_of_turn>" in text  # first clause only
 
 
 def test_assistant_mask_covers_end_of_turn_and_trl_agrees() -> None:

@@ -181,3 +181,20 @@ def test_cli_grpo_on_a_spec_folder(tmp_path: Path) -> None:
     assert (out / "report.html").exists()
     bad = CliRunner().invoke(app, [*args[:-2], "--grid", "grpo/nowhere"])
     assert bad.exit_code == 2
+
+
+def test_a_deadline_ends_each_settings_training_after_one_step(tmp_path: Path) -> None:
+    """A run sized for a device budget: a passed deadline still trains (and saves) one step per setting."""
+    specs = [lookup_spec(i) for i in range(2)]
+    grid = [Setting("raw", "grpo", "broadcast"), Setting("raw", "grpo", "checks")]
+    settings = GRPOSettings(steps=3, envs_per_step=1, group_size=2, max_new_tokens=8, learning_rate=1e-3)
+    asked: list[int] = []
+
+    def deadline(i: int) -> float:
+        asked.append(i)
+        return 0.0  # long passed
+
+    results = run_grid(lambda: load_model("tiny", "cpu"), specs, tmp_path, grid, settings, deadline=deadline)
+    assert asked == [0, 1] and [len(r.log) for r in results] == [1, 1]
+    summary = json.loads((tmp_path / grid[0].name / TRAIN_SUMMARY).read_text())
+    assert summary["steps"] == 1 and summary["planned_steps"] == 3

@@ -9,8 +9,11 @@ prompting and parsing — so what a model learns in SFT is exactly what the runt
     <tool_call>{"name": "calendar_list_events", "arguments": {"start_date": "2026-03-02"}}</tool_call><end_of_turn>
 
 Tools are listed one per line as compact signatures, ``- name(required, optional?): description``
-(optional arguments marked ``?``), a few dozen tokens per tool for a small model to read.
-Tool results come back in a ``tool`` turn as ``<tool_response name="...">…</tool_response>``.
+(optional arguments marked ``?``, the description cut to its first clause), a few dozen tokens
+per tool for a small model to read. Tool results come back as the bare content of a ``tool``
+turn (each follows its call, so no wrapper names it), with the empty fields of JSON results
+left out (:func:`compact_result`): on the embedded tokenizer these cut an oracle demo from
+1,476 to about 1,300 tokens.
 Assistant text sits inside ``{% generation %}`` blocks, with ``<end_of_turn>`` inside the
 block so assistant-only loss teaches the model to stop.
 """
@@ -34,14 +37,13 @@ CHAT_TEMPLATE = (
     "{% for t in tools %}{% set required = t.function.parameters.required or [] %}{{ '\\n' }}- {{ t.function.name }}("
     "{% for k in (t.function.parameters.properties or {}) %}{{ k }}{{ '' if k in required else '?' }}"
     "{{ ', ' if not loop.last }}{% endfor %}"
-    "): {{ t.function.description }}"
+    "): {{ t.function.description.split('. ')[0].split('; ')[0].rstrip('.') }}"
     "{% endfor %}{% endif %}"
     "<end_of_turn>\n"
     "{% elif message.role == 'user' %}"
     "<start_of_turn>user\n{{ message.content }}<end_of_turn>\n"
     "{% elif message.role == 'tool' %}"
-    '<start_of_turn>tool\n<tool_response name="{{ message.name }}">{{ message.content }}</tool_response>'
-    "<end_of_turn>\n"
+    "<start_of_turn>tool\n{{ message.content }}<end_of_turn>\n"
     "{% elif message.role == 'assistant' %}"
     "<start_of_turn>model\n"
     "{% generation %}"
@@ -97,8 +99,41 @@ def parse_assistant_text(text: str, step: int = 0) -> AssistantTurn:
     return AssistantTurn(content=content or None, tool_calls=calls)
 
 
+_EMPTY: tuple[Any, ...] = (None, "", [], {})
+
+
+def _drop_empty(value: Any, top: bool = True) -> Any:
+    """``value`` without null or empty-string fields; below the top level also without empty lists/objects.
+
+    A top-level empty list is the answer itself ("no messages", "no free slots") and stays.
+    """
+    if isinstance(value, dict):
+        empty = (None, "") if top else _EMPTY
+        return {
+            k: _drop_empty(v, False) for k, v in value.items() if not any(v == e and type(v) is type(e) for e in empty)
+        }
+    if isinstance(value, list):
+        return [_drop_empty(v, False) for v in value]
+    return value
+
+
+def compact_result(content: Any) -> Any:
+    """A JSON tool result as the model reads it: compact, without empty fields; other text unchanged."""
+    if not isinstance(content, str) or not content.startswith(("{", "[")):
+        return content
+    try:
+        value = json.loads(content)
+    except json.JSONDecodeError:
+        return content
+    return json.dumps(_drop_empty(value), ensure_ascii=False, separators=(",", ":"))
+
+
 def template_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """OpenAI-format messages as the template expects them (tool names on tool turns)."""
+    """OpenAI-format messages as the template renders them: tool names on tool turns, compact results.
+
+    Every path that renders a conversation (prompts, SFT data, demo lengths) goes through here,
+    so a demo and the prompt of the same turn are the same text.
+    """
     names = {
         call["id"]: call["function"]["name"]
         for m in messages
@@ -107,8 +142,9 @@ def template_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     }
     out = []
     for m in messages:
-        if m.get("role") == "tool" and not m.get("name"):
-            m = {**m, "name": names.get(m.get("tool_call_id", ""), "tool")}
+        if m.get("role") == "tool":
+            m = {**m, "name": m.get("name") or names.get(m.get("tool_call_id", ""), "tool")}
+            m["content"] = compact_result(m.get("content"))
         out.append(m)
     return out
 

@@ -26,7 +26,7 @@ def default_corpus() -> list[str]:
     lines = [
         "You are an AI coworker helping a busy colleague. Use the tools to act on their workspace.",
         "Could you tell me the date? Shall I go ahead? Everything you asked for is done.",
-        'system user model tool <tool_response name="mail_search">{"items": [], "total": 0}</tool_response>',
+        'system user model tool {"items":[],"total":0}',
     ]
     for name, info in sorted(ALL_TOOLS.items()):
         args = {k: "value" for k in info.schema()["function"]["parameters"].get("properties", {})}

@@ -154,8 +154,13 @@ def train_grpo(
     label: str | None = None,
     model_name: str = "",
     progress: Progress | None = None,
+    deadline: float | None = None,
 ) -> GRPOResult:
-    """Train ``model`` in place on ``specs``; save the checkpoint, ``train_log.jsonl`` and summary to ``out``."""
+    """Train ``model`` in place on ``specs``; save the checkpoint, ``train_log.jsonl`` and summary to ``out``.
+
+    ``deadline`` (a ``time.perf_counter()`` value) ends training early, after at least one step,
+    when another step as long as the last would pass it: a run sized for a device budget finishes.
+    """
     import torch
 
     s = settings or GRPOSettings()
@@ -211,6 +216,8 @@ def train_grpo(
         log.append(record)
         if progress:
             progress(step, s.steps)
+        if deadline is not None and time.perf_counter() + record["seconds"] > deadline:
+            break
     seconds = round(time.perf_counter() - start, 2)
     model.eval()
     save_checkpoint(model, tokenizer, out)
@@ -222,7 +229,8 @@ def train_grpo(
             "setting": s.setting.name,
             "model": model_name,
             "environments": len(specs),
-            "steps": s.steps,
+            "steps": len(log),
+            "planned_steps": s.steps,
             "seconds": seconds,
             "created": time.time(),
             "first_reward": log[0]["reward"],
@@ -244,18 +252,20 @@ def run_grid(
     model_name: str = "",
     after: Callable[[Setting, GRPOResult, Any], None] | None = None,
     progress: Callable[[Setting, int, int], None] | None = None,
+    deadline: Callable[[int], float | None] | None = None,
 ) -> list[GRPOResult]:
     """Train each setting from a fresh ``load()`` of the same start model, into ``out/<setting>``.
 
     With ``nested=False`` the single setting trains into ``out`` itself.
     ``after(setting, result, tokenizer)`` runs once per setting while its model is loaded
-    (the held-out evaluation), so only one model is in memory at a time.
+    (the held-out evaluation), so only one model is in memory at a time. ``deadline(i)``, asked as
+    setting i starts, gives that setting's training deadline (see :func:`train_grpo`).
     """
     if not nested and len(grid) != 1:
         raise ValueError("only a single setting can train into the output folder itself")
     base = settings or GRPOSettings()
     results = []
-    for setting in grid:
+    for i, setting in enumerate(grid):
         model, tokenizer = load()
         s = GRPOSettings(**{**asdict(base), "setting": setting})
         folder = Path(out) / setting.name if nested else Path(out)
@@ -267,7 +277,8 @@ def run_grid(
             s,
             label=f"grpo {setting.name}",
             model_name=model_name,
-            progress=(lambda i, n, st=setting: progress(st, i, n)) if progress else None,
+            progress=(lambda k, n, st=setting: progress(st, k, n)) if progress else None,
+            deadline=deadline(i) if deadline else None,
         )
         if after:
             after(setting, result, tokenizer)

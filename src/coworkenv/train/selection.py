@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +17,22 @@ from coworkenv.storage import append_jsonl
 
 
 def split_validation(records: Sequence[Any], fraction: float, seed: int) -> tuple[list[Any], list[Any]]:
-    """(train, validation): a seeded ``fraction`` of the records (at least one) held out; none below 4 records."""
-    if fraction <= 0 or len(records) < 4:
+    """(train, validation): a seeded ``fraction`` of the records (at least one) held out; none below 4.
+
+    Records that are mappings with a ``group`` (menu variants of one environment) are split by
+    group, so no conversation is validated on that was trained on under another menu.
+    """
+    keys = [r.get("group", i) if isinstance(r, Mapping) else i for i, r in enumerate(records)]
+    groups = list(dict.fromkeys(keys))
+    if fraction <= 0 or len(groups) < 4:
         return list(records), []
-    order = list(range(len(records)))
+    order = list(range(len(groups)))
     random.Random(seed).shuffle(order)
-    n_val = min(len(records) - 1, max(1, round(fraction * len(records))))
-    held = set(order[:n_val])
-    return [r for i, r in enumerate(records) if i not in held], [r for i, r in enumerate(records) if i in held]
+    n_val = min(len(groups) - 1, max(1, round(fraction * len(groups))))
+    held = {groups[i] for i in order[:n_val]}
+    return [r for r, k in zip(records, keys, strict=True) if k not in held], [
+        r for r, k in zip(records, keys, strict=True) if k in held
+    ]
 
 
 def eval_interval(n_train: int, batch: int, grad_accum: int, epochs: float, max_steps: int, evals: int) -> int:
