@@ -14,9 +14,18 @@ cut short still reports what it finished (``summary.json`` is rewritten after ev
 with ``score``, ``pass@1``, ``multi_turn_score``, ``do_nothing_score``, ``calls_per_episode`` and
 ``valid_calls``, plus decode throughput, training curves and timings.
 
-The defaults are sized for one H200 (about 6 minutes: GGUF load ~80 s, SFT ~65 s, each
-evaluation one batch of ~110 episodes in bf16). ``--model tiny --smoke`` runs every stage at the
-smallest size on CPU in about a minute.
+SFT trains on a demo mix (:mod:`coworkenv.data.demo_mix`): ``--menu-variants`` menus per
+environment, ``--multi-turn-weight`` times as many for multi-turn ones (``sizes.sft_mix``).
+
+Sizing for one H200 under 8 minutes, from the last run's timings (GGUF load 41 s; SFT 136
+steps of ~1,476-token demos in 64 s; evaluation 107 s for 110 episodes, ≈ 3.5 s + 0.05 s per
+episode per lockstep turn; RL 53 s per step of 16 episodes): ``--stages sft,grpo`` loads in
+~41 s, mixes 850 demos in ~5 s, trains SFT for ~144 steps of ~1,320 tokens (~60 s), evaluates 78
+episodes (~90 s) and checks the reload (~10 s), so RL starts at ~3.5 minutes; ``--budget-seconds
+450`` then gives each of the two settings an equal share of what is left, less one evaluation,
+which is ~1–2 steps of 8 environments × group 4 at 10 turns (~55 s each). Evaluation is what
+the budget goes to: a setting needs ~55 s more per further step. ``--model tiny --smoke`` runs
+every stage at the smallest size on CPU (~1 minute of CPU time).
 """
 
 from __future__ import annotations
