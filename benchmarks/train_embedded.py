@@ -161,9 +161,11 @@ def get_bank(args: argparse.Namespace) -> Path:
 
 
 def build_sets(args: argparse.Namespace, bank: Path) -> tuple[dict[str, list[TaskSpec]], list[TaskSpec]]:
-    """The three evaluation sets and the training environments, all with the ``--tools`` menu applied.
+    """The three evaluation sets, with the ``--tools`` menu applied, and the training environments as banked.
 
     ``instances`` take the first seeds of each training blueprint; training takes the others.
+    Training specs keep every tool of their services: the demo mix draws its menus from them,
+    and RL narrows them to the evaluation menu.
     """
     train_pool = load_specs(bank, "train")
     instances = spread(train_pool, args.instances)
@@ -176,10 +178,7 @@ def build_sets(args: argparse.Namespace, bank: Path) -> tuple[dict[str, list[Tas
         "examples": examples[: args.examples_n] if args.examples_n is not None else examples,
     }
     menu = args.tools
-    return (
-        {k: [narrow_tools(s, menu) for s in v] for k, v in sets.items() if v},
-        [narrow_tools(s, menu) for s in train],
-    )
+    return {k: [narrow_tools(s, menu) for s in v] for k, v in sets.items() if v}, train
 
 
 def demo_lengths(tokenizer: Any, demos: list[dict[str, Any]]) -> dict[str, float]:
@@ -480,7 +479,7 @@ def main(argv: list[str] | None = None) -> int:
             run.lap("sft reload check")
         del model
     if "grpo" in args.stages:
-        run_grpo(run, train, sets, eval_kw)
+        run_grpo(run, [narrow_tools(s, args.tools) for s in train], sets, eval_kw)
     write_report(args.out, title=f"{args.model}: base, SFT and RL on three evaluation sets ({device})")
     print(json.dumps({k: run.summary.get(k) for k in ("sizes", "gains", "seconds")}, indent=2))
     return 0

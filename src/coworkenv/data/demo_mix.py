@@ -47,6 +47,8 @@ class MixSettings:
 def menu_variant(spec: TaskSpec, menu: str, k: int, extra: int = 2) -> TaskSpec:
     """The spec under its ``k``-th menu: 0 is the evaluation menu; later ones redraw and shuffle.
 
+    ``spec`` is the environment as banked: one already narrowed has no other tools to draw from.
+
     Variant k > 0 offers the tools the spec needs plus N..N+``extra`` distractors (``spec+N``),
     drawn and ordered by a generator seeded with the spec id and k. ``all`` shuffles every tool.
     """
