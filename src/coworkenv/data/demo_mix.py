@@ -57,7 +57,7 @@ def menu_variant(spec: TaskSpec, menu: str, k: int, extra: int = 2) -> TaskSpec:
         return base
     rng = random.Random(f"{spec.id}:{k}")
     kind, n = parse_menu(menu)
-    offered = list(exposed_tools(list(spec.services), spec.tools))
+    offered = list(exposed_tools(list(spec.services), spec.tools, spec.declared_services))
     if kind == "all":
         keep = offered
     else:
