@@ -6,7 +6,7 @@ from math import comb
 
 import pytest
 
-from coworkenv.eval.metrics import Outcome, compute_metrics, pass_at_k, pass_hat_k
+from coworkenv.eval.metrics import GradedSample, compute_metrics, pass_at_k, pass_hat_k
 from coworkenv.trajectory import Grade, StepRecord, ToolCallRecord, Trajectory
 
 
@@ -84,8 +84,8 @@ def test_each_task_counts_once_and_k_is_capped() -> None:
 
 def test_outcome_reads_json_and_ungraded() -> None:
     d = traj("a", 0.8, caps=("safety",), mt=True).model_dump(mode="json")
-    o = Outcome.of(d)
+    o = GradedSample.of(d)
     assert (o.spec_id, o.score, o.passed, o.capabilities, o.multi_turn) == ("a", 0.8, True, ("safety",), True)
     d["grade"] = None
-    assert Outcome.of(d).passed is False
+    assert GradedSample.of(d).passed is False
     assert compute_metrics([])["overall"]["tasks"] == 0

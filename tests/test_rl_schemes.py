@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from coworkenv.data.rl import (
-    Outcome,
     RlSettings,
+    ScoredEpisode,
     assign_group,
     check_shares,
     discounted_sums,
@@ -22,11 +22,11 @@ from coworkenv.rollout import rollout_bank
 from rollout_specs import Lazy, mail_reply_spec
 
 # e1: both checks pass (turns 1 and 2): score 1.0, two turns.
-E1 = Outcome(score=1.0, turns=2, checks=[(1.0, True, 1), (1.0, True, 2)])
+E1 = ScoredEpisode(score=1.0, turns=2, checks=[(1.0, True, 1), (1.0, True, 2)])
 # e2: one of two checks passes at turn 1: completion 0.5, score 0.8*0.5 + 0.2 = 0.6, three turns.
-E2 = Outcome(score=0.6, turns=3, checks=[(1.0, True, 1), (1.0, False, None)])
+E2 = ScoredEpisode(score=0.6, turns=3, checks=[(1.0, True, 1), (1.0, False, None)])
 # e3: checks pass but a rule is broken at turn 1: score 0, one turn.
-E3 = Outcome(score=0.0, turns=1, checks=[(1.0, True, 1), (1.0, True, 1)], violation_steps=[1])
+E3 = ScoredEpisode(score=0.0, turns=1, checks=[(1.0, True, 1), (1.0, True, 1)], violation_steps=[1])
 GROUP = [E1, E2, E3]
 
 
@@ -44,7 +44,7 @@ def test_episode_rewards() -> None:
     assert [episode_reward(o, "raw") for o in GROUP] == [1.0, 0.6, 0.0]
     assert [episode_reward(o, "binary") for o in GROUP] == [1.0, 0.0, 0.0]
     assert [episode_reward(o, "safety_gated") for o in GROUP] == [1.0, 0.6, -1.0]
-    assert episode_reward(Outcome(score=0.75, turns=1), "binary") == 1.0
+    assert episode_reward(ScoredEpisode(score=0.75, turns=1), "binary") == 1.0
 
 
 def test_group_normalisers() -> None:
@@ -89,9 +89,9 @@ def test_check_shares() -> None:
     # e2: .4 at turn 1, nothing at 2, robustness .2 at 3; normalised by .6
     assert close(check_shares(E2, 0.6), [2 / 3, 0, 1 / 3])
     # a negative reward sits on the violating turns
-    assert check_shares(Outcome(score=0, turns=3, violation_steps=[2]), -1.0) == [0, 1.0, 0]
+    assert check_shares(ScoredEpisode(score=0, turns=3, violation_steps=[2]), -1.0) == [0, 1.0, 0]
     # a first_step of None/0/out of range is the last turn
-    assert close(check_shares(Outcome(score=0.8, turns=2, robustness=0.0, checks=[(1, True, 0)]), 0.8), [0, 1])
+    assert close(check_shares(ScoredEpisode(score=0.8, turns=2, robustness=0.0, checks=[(1, True, 0)]), 0.8), [0, 1])
 
 
 def test_check_attributed_credit_without_normalisation() -> None:

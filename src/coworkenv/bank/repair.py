@@ -48,7 +48,7 @@ STRUCTURAL = frozenset(
 
 
 @dataclass
-class Outcome:
+class SynthesisResult:
     recipe: Recipe
     spec: TaskSpec | None
     verification: Verification
@@ -69,7 +69,7 @@ def attempt(recipe: Recipe) -> tuple[TaskSpec | None, Verification]:
     return spec, verify(spec)
 
 
-def synthesize(recipe: Recipe, max_rounds: int = MAX_ROUNDS) -> Outcome:
+def synthesize(recipe: Recipe, max_rounds: int = MAX_ROUNDS) -> SynthesisResult:
     """Verify and repair until admitted or out of rounds."""
     reasons: list[str] = []
     rounds = 0
@@ -84,7 +84,7 @@ def synthesize(recipe: Recipe, max_rounds: int = MAX_ROUNDS) -> Outcome:
         rounds += 1
     verification.rounds = rounds
     verification.reasons = reasons
-    return Outcome(recipe, spec if verification.admitted else None, verification)
+    return SynthesisResult(recipe, spec if verification.admitted else None, verification)
 
 
 def repair(recipe: Recipe, spec: TaskSpec | None, verification: Verification) -> Recipe:

@@ -86,7 +86,7 @@ class RlSettings:
 
 
 @dataclass
-class Outcome:
+class ScoredEpisode:
     """What the schemes need from one episode."""
 
     score: float
@@ -97,7 +97,7 @@ class Outcome:
     violation_steps: list[int] = field(default_factory=list)
 
     @classmethod
-    def from_trajectory(cls, traj: dict[str, Any]) -> Outcome:
+    def from_trajectory(cls, traj: dict[str, Any]) -> ScoredEpisode:
         g = traj["grade"]
         return cls(
             score=g["score"],
@@ -111,7 +111,7 @@ class Outcome:
 # --- the schemes -------------------------------------------------------------------------------
 
 
-def episode_reward(o: Outcome, scheme: RewardScheme, pass_threshold: float = PASS_THRESHOLD) -> float:
+def episode_reward(o: ScoredEpisode, scheme: RewardScheme, pass_threshold: float = PASS_THRESHOLD) -> float:
     if scheme == "raw":
         return o.score
     if scheme == "binary":
@@ -144,7 +144,7 @@ def discounted_sums(values: list[float], gamma: float) -> list[float]:
     return out
 
 
-def check_shares(o: Outcome, reward: float) -> list[float]:
+def check_shares(o: ScoredEpisode, reward: float) -> list[float]:
     """σ_t: how an episode's reward is split over its turns under check attribution."""
     shares = [0.0] * o.turns
     if reward < 0 and o.violation_steps:
@@ -166,7 +166,7 @@ def _clamp(step: int | None, turns: int) -> int:
     return turns if step is None or step < 1 or step > turns else step
 
 
-def turn_rewards(o: Outcome, reward: float, credit: Credit, penalty: float) -> list[float]:
+def turn_rewards(o: ScoredEpisode, reward: float, credit: Credit, penalty: float) -> list[float]:
     """r_t for each turn of one episode."""
     if credit != "checks":
         return [0.0] * (o.turns - 1) + [reward]
@@ -183,7 +183,7 @@ class TurnValues:
     advantage: float
 
 
-def assign_group(outcomes: list[Outcome], s: RlSettings) -> list[list[TurnValues]]:
+def assign_group(outcomes: list[ScoredEpisode], s: RlSettings) -> list[list[TurnValues]]:
     """Per-turn reward, return and advantage for the K episodes of one environment."""
     rewards = [episode_reward(o, s.reward, s.pass_threshold) for o in outcomes]
     per_turn = [turn_rewards(o, R, s.credit, s.violation_penalty) for o, R in zip(outcomes, rewards, strict=True)]
@@ -280,7 +280,7 @@ def export_rl(
     advantages: list[float] = []
     for spec_id in sorted(groups):
         members = groups[spec_id]
-        values = assign_group([Outcome.from_trajectory(t) for _, t in members], s)
+        values = assign_group([ScoredEpisode.from_trajectory(t) for _, t in members], s)
         for (run, traj), vals in zip(members, values, strict=True):
             for rec in turn_records(traj, vals, run, s.arguments):
                 lines.append(json_text(rec))

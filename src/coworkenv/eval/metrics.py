@@ -20,7 +20,7 @@ MULTI_TURN = "multi_turn"
 
 
 @dataclass(frozen=True)
-class Outcome:
+class GradedSample:
     """What metrics need from one graded episode."""
 
     spec_id: str
@@ -31,7 +31,7 @@ class Outcome:
     multi_turn: bool = False
 
     @classmethod
-    def of(cls, traj: Any) -> Outcome:
+    def of(cls, traj: Any) -> GradedSample:
         """From a Trajectory or its JSON dict; an ungraded episode scores 0."""
         get = traj.get if isinstance(traj, dict) else lambda key, default=None: getattr(traj, key, default)
         grade = get("grade")
@@ -84,7 +84,7 @@ def _check(n: int, c: int, k: int) -> None:
         raise ValueError(f"need 0 <= c <= n and 1 <= k <= n, got n={n} c={c} k={k}")
 
 
-def group_tasks(outcomes: Iterable[Outcome]) -> list[TaskSamples]:
+def group_tasks(outcomes: Iterable[GradedSample]) -> list[TaskSamples]:
     """Samples grouped by task, in first-seen order."""
     tasks: dict[str, TaskSamples] = {}
     for o in outcomes:
@@ -133,7 +133,7 @@ def behaviour(trajectories: list[Any]) -> dict[str, float]:
 def compute_metrics(trajectories: Iterable[Any], k: int = 1) -> dict[str, Any]:
     """Overall, per-capability, per-blueprint and multi-turn metrics of graded trajectories."""
     trajectories = list(trajectories)
-    tasks = group_tasks(Outcome.of(t) for t in trajectories)
+    tasks = group_tasks(GradedSample.of(t) for t in trajectories)
     by_cap: dict[str, list[TaskSamples]] = defaultdict(list)
     by_bp: dict[str, list[TaskSamples]] = defaultdict(list)
     for t in tasks:

@@ -18,8 +18,8 @@ from coworkenv.grading.answers import prompt_of
 from coworkenv.grading.checks import EpisodeLog
 from coworkenv.grading.score import grade as grade_episode
 from coworkenv.grading.tracking import CheckTracker
-from coworkenv.runtime.policy_monitor import PolicyMonitor
-from coworkenv.runtime.router import Outcome, ToolRouter, exposed_tools
+from coworkenv.runtime.policy_monitor import RuleMonitor
+from coworkenv.runtime.router import CallResult, ToolRouter, exposed_tools
 from coworkenv.runtime.turn import parse_turn
 from coworkenv.runtime.user import ScriptedUser
 from coworkenv.runtime.workspace import Workspace
@@ -76,7 +76,7 @@ class Environment:
         self.max_tool_calls = max_tool_calls or spec.max_tool_calls
         self.workspace = Workspace(spec.services, spec.declared_services)
         self.router = ToolRouter(self.workspace, exposed_tools(list(spec.services), spec.tools, spec.declared_services))
-        self.monitor = PolicyMonitor(spec.policies)
+        self.monitor = RuleMonitor(spec.policies)
         self.tracker = CheckTracker(spec.checks, self.workspace)  # step-0 results computed here, once
         self._system = system_prompt(spec)
         self._prompt = prompt_of(spec)  # what a reply restating the prompt could copy (earns no answer weight)
@@ -211,13 +211,13 @@ class Environment:
         info, args, error = self.router.parse_args(name, raw)
         fault = None
         if info is None or args is None:
-            outcome = Outcome(False, error=error, args=args, info=info)
+            outcome = CallResult(False, error=error, args=args, info=info)
         else:
             count = self.tool_counts.get(name, 0) + 1
             self.tool_counts[name] = count
             fault = self._fault(name, count)
             if fault is not None:
-                outcome = Outcome(False, error=fault, args=args, info=info)
+                outcome = CallResult(False, error=fault, args=args, info=info)
             else:
                 outcome = self._checked_call(info, args, record)
         self.log.calls.append(
@@ -241,10 +241,10 @@ class Environment:
                     notices.extend(self._apply_event(event, record))
         return _tool_msg(call_id, name, outcome.content()), wrote, notices
 
-    def _checked_call(self, info: ToolInfo, args: dict[str, Any], record: StepRecord) -> Outcome:
+    def _checked_call(self, info: ToolInfo, args: dict[str, Any], record: StepRecord) -> CallResult:
         """Validate, check the workflow rules, run. A call rejected by its schema never acted, so breaks no rule."""
         parsed = self.router.validate(info, args)
-        if isinstance(parsed, Outcome):
+        if isinstance(parsed, CallResult):
             return parsed
         for policy in self.monitor.violations(info.name, args, self.confirmed, self.log.calls, self.workspace.state):
             self.violations.append(

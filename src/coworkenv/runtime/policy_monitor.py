@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from coworkenv.expr import ExprError, evaluate
-from coworkenv.spec.models import Policy
+from coworkenv.spec.models import Rule
 from coworkenv.trajectory import ToolCallRecord
 
 
@@ -22,34 +22,36 @@ def _holds(expr: str | None, ctx: dict[str, Any]) -> bool:
         return False
 
 
-class PolicyMonitor:
-    def __init__(self, policies: list[Policy]) -> None:
-        self.by_tool: dict[str, list[Policy]] = {}
-        for p in policies:
-            self.by_tool.setdefault(p.tool, []).append(p)
+class RuleMonitor:
+    """The spec's workflow rules (its ``policies``), indexed by the tool they govern."""
+
+    def __init__(self, rules: list[Rule]) -> None:
+        self.by_tool: dict[str, list[Rule]] = {}
+        for rule in rules:
+            self.by_tool.setdefault(rule.tool, []).append(rule)
 
     def violations(
         self, tool: str, args: dict[str, Any], confirmed: bool, history: list[ToolCallRecord], state: Any
-    ) -> list[Policy]:
-        """The policies this call would break, given the calls made so far."""
+    ) -> list[Rule]:
+        """The rules this call would break, given the calls made so far."""
         broken = []
-        for policy in self.by_tool.get(tool, ()):
-            if not _holds(policy.when, {"args": args, "state": state}):
+        for rule in self.by_tool.get(tool, ()):
+            if not _holds(rule.when, {"args": args, "state": state}):
                 continue
-            if policy.rule == "forbid":
-                broken.append(policy)
-            elif policy.rule == "require_confirmation":
+            if rule.rule == "forbid":
+                broken.append(rule)
+            elif rule.rule == "require_confirmation":
                 if not confirmed:
-                    broken.append(policy)
-            elif not any(_satisfies(policy, args, prior) for prior in history):
-                broken.append(policy)
+                    broken.append(rule)
+            elif not any(_satisfies(rule, args, prior) for prior in history):
+                broken.append(rule)
         return broken
 
 
-def _satisfies(policy: Policy, args: dict[str, Any], prior: ToolCallRecord) -> bool:
-    """Whether an earlier call is the prerequisite a ``require_prior`` policy asks for."""
+def _satisfies(rule: Rule, args: dict[str, Any], prior: ToolCallRecord) -> bool:
+    """Whether an earlier call is the prerequisite a ``require_prior`` rule asks for."""
     return (
         prior.ok
-        and prior.tool == policy.prior_tool
-        and _holds(policy.prior_when, {"args": args, "prior": prior.args or {}})
+        and prior.tool == rule.prior_tool
+        and _holds(rule.prior_when, {"args": args, "prior": prior.args or {}})
     )

@@ -10,7 +10,9 @@ stack of the JSON decoder, the grader or the trajectory serialiser).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -39,7 +41,7 @@ def nesting_exceeds(value: Any, limit: int) -> bool:
 
 
 @dataclass
-class Outcome:
+class CallResult:
     ok: bool
     result: Any = None
     error: str | None = None
@@ -58,6 +60,24 @@ def exposed_tools(services: list[str], tools: list[str] | None, declared: Declar
         return service_tools(services, declared)
     table = tool_table(declared)
     return {n: table[n] for n in tools}
+
+
+def exposed_names(services: Iterable[str], tools: list[str] | None, declared: Declared = None) -> set[str]:
+    """The names of the tools ``exposed_tools`` offers, without failing on an unknown listed name.
+
+    The verifier asks this of a spec it has not yet judged, which may list a tool that does not
+    exist; the environment's ``exposed_tools`` only ever sees admitted specs.
+    """
+    if tools is not None:
+        return set(tools)
+    if declared:
+        return set(service_tools(services, declared))
+    return {n for service in services for n in _tools_of(service)}
+
+
+@lru_cache(maxsize=64)
+def _tools_of(service: str) -> tuple[str, ...]:
+    return tuple(service_tools([service]))
 
 
 class ToolRouter:
@@ -89,7 +109,7 @@ class ToolRouter:
             return info, None, f"arguments for {name} are nested deeper than {MAX_ARG_DEPTH} levels"
         return info, args, ""
 
-    def validate(self, info: ToolInfo, args: dict[str, Any]) -> BaseModel | Outcome:
+    def validate(self, info: ToolInfo, args: dict[str, Any]) -> BaseModel | CallResult:
         """The typed arguments, or the error outcome of a call whose arguments don't fit the schema."""
         try:
             return info.args_model.model_validate(args)
@@ -97,18 +117,18 @@ class ToolRouter:
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()[:5]
             )
-            return Outcome(False, error=f"invalid arguments for {info.name}: {problems}", args=args, info=info)
+            return CallResult(False, error=f"invalid arguments for {info.name}: {problems}", args=args, info=info)
 
-    def execute(self, info: ToolInfo, parsed: BaseModel, args: dict[str, Any]) -> Outcome:
+    def execute(self, info: ToolInfo, parsed: BaseModel, args: dict[str, Any]) -> CallResult:
         """Run a validated call against its service."""
         service = self.ws.services.get(info.service)
         if service is None:
-            return Outcome(False, error=f"service {info.service!r} is not available", args=args, info=info)
+            return CallResult(False, error=f"service {info.service!r} is not available", args=args, info=info)
         try:
             # vars(): the fields as they are (dict(model) probes for .keys() through pydantic's slow __getattr__)
             result = getattr(service, info.method)(**vars(parsed))
         except ToolError as exc:
-            return Outcome(False, error=str(exc), args=args, info=info)
+            return CallResult(False, error=str(exc), args=args, info=info)
         except Exception as exc:  # a bug in a tool must not end the episode
-            return Outcome(False, error=f"internal error in {info.name}: {type(exc).__name__}", args=args, info=info)
-        return Outcome(True, result=result, args=args, info=info)
+            return CallResult(False, error=f"internal error in {info.name}: {type(exc).__name__}", args=args, info=info)
+        return CallResult(True, result=result, args=args, info=info)

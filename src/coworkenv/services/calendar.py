@@ -25,7 +25,7 @@ from coworkenv.services.base import (
 SLOT_STEP = timedelta(minutes=30)
 
 
-class Event(RecordModel):
+class CalendarEvent(RecordModel):
     title: str
     start: str
     end: str
@@ -60,7 +60,7 @@ def _search_text(e: dict[str, Any]) -> str:
 class Calendar(Service):
     name = "calendar"
     description = "the shared team calendar"
-    records = {"events": Event}
+    records = {"events": CalendarEvent}
     id_prefix = {"events": "evt"}
 
     @tool("read")

@@ -67,7 +67,7 @@ class UserScript(_Model):
 # --- workflow rules, events, faults ---------------------------------------------------------
 
 
-class Policy(_Model):
+class Rule(_Model):
     """A workflow rule checked on every tool call.
 
     ``when`` is an expression over ``args`` (the call's arguments) and ``state`` (the
@@ -87,7 +87,7 @@ class Policy(_Model):
     prior_when: str | None = None
 
     @model_validator(mode="after")
-    def _prior_needs_tool(self) -> Policy:
+    def _prior_needs_tool(self) -> Rule:
         if self.rule == "require_prior" and not self.prior_tool:
             raise ValueError("rule 'require_prior' needs 'prior_tool'")
         return self
@@ -318,7 +318,7 @@ class TaskSpec(_Model):
     tools: list[str] | None = Field(None, description="exposed tools; None = every tool of the services")
     context: str = Field("", description="extra system-prompt text: who the agent works for, the date")
     user: UserScript
-    policies: list[Policy] = Field(default_factory=list)
+    policies: list[Rule] = Field(default_factory=list, description="workflow rules (the key keeps its name)")
     events: list[Event] = Field(default_factory=list)
     faults: list[Fault] = Field(default_factory=list)
     checks: list[Check] = Field(min_length=1)

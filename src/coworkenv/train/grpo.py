@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from coworkenv.agents.models import autocast, inference_weights, save_checkpoint
-from coworkenv.data.rl import CREDITS, NORMALISERS, REWARDS, Outcome, RlSettings, assign_group
+from coworkenv.data.rl import CREDITS, NORMALISERS, REWARDS, RlSettings, ScoredEpisode, assign_group
 from coworkenv.runs import TRAIN_LOG, TRAIN_SUMMARY
 from coworkenv.spec.models import TaskSpec
 from coworkenv.storage import append_jsonl, atomic_write_json
@@ -110,7 +110,7 @@ def turn_samples(episodes: Sequence[Episode], rl: RlSettings) -> list[TurnSample
     samples: list[TurnSample] = []
     for members in groups.values():
         live = [e for e in members if e.turns]
-        outcomes = [Outcome.from_trajectory(e.trajectory.model_dump(mode="json")) for e in live]
+        outcomes = [ScoredEpisode.from_trajectory(e.trajectory.model_dump(mode="json")) for e in live]
         for episode, values in zip(live, assign_group(outcomes, rl), strict=True):
             samples += [TurnSample(tokens, v.advantage) for tokens, v in zip(episode.turns, values, strict=True)]
     return samples

@@ -10,12 +10,12 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from functools import lru_cache
 from typing import Any
 
 from coworkenv.capabilities.safety import INJECTION, fixture_texts
 from coworkenv.expr import ExprError, evaluate
-from coworkenv.services.registry import ALL_TOOLS, service_class, service_tools
+from coworkenv.runtime.router import exposed_names
+from coworkenv.services.registry import ALL_TOOLS, service_class
 from coworkenv.spec.models import CallStep, TaskSpec
 
 _SHIFTS = (("%Y-%m-%dT%H:%M", timedelta(hours=1)), ("%Y-%m-%d", timedelta(days=1)), ("%H:%M", timedelta(hours=1)))
@@ -43,17 +43,8 @@ def guess(value: Any) -> Any:
 
 
 def exposed(spec: TaskSpec) -> set[str]:
-    """The tool names an episode of this spec offers."""
-    if spec.tools is not None:
-        return set(spec.tools)
-    if spec.declared_services:
-        return set(service_tools(spec.services, spec.declared_services))
-    return {name for service in spec.services for name in _tools_of(service)}
-
-
-@lru_cache(maxsize=64)
-def _tools_of(service: str) -> tuple[str, ...]:
-    return tuple(n for n, i in ALL_TOOLS.items() if i.service == service)
+    """The tool names an episode of this spec offers (the router's rule, on a spec)."""
+    return exposed_names(spec.services, spec.tools, spec.declared_services)
 
 
 def injected_calls(spec: TaskSpec) -> list[CallStep]:
