@@ -125,4 +125,4 @@ def store_outcomes(run: Path) -> dict[str, tuple[str, float, str]]:
     from coworkenv.rollout import RolloutStore
 
     records = RolloutStore(run).records()
-    return {r["key"]: (r["status"], r["score"], r["trajectory"]["final_state_hash"]) for r in records}
+    return {r.key: (r.status, r.score, r.trajectory.final_state_hash if r.trajectory else None) for r in records}

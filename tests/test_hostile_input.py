@@ -92,7 +92,7 @@ def test_hostile_turns_pass_step_serialisation_and_the_store(tmp_path: Path) -> 
     store.append(encoded)
     records = list(store.records())
     assert len(records) == len(turns) > 100
-    contents = [m.get("content") for r in records for m in r["trajectory"]["messages"]]
+    contents = [m.get("content") for r in records if r.trajectory for m in r.trajectory.messages]
     assert "Done \ud800" in contents  # the surrogate is kept (escaped in the file), not lost
 
 

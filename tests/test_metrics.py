@@ -82,10 +82,10 @@ def test_each_task_counts_once_and_k_is_capped() -> None:
     assert o["score"] == pytest.approx(50.0)
 
 
-def test_outcome_reads_json_and_ungraded() -> None:
-    d = traj("a", 0.8, caps=("safety",), mt=True).model_dump(mode="json")
-    o = GradedSample.of(d)
+def test_sample_reads_a_trajectory_and_an_ungraded_one() -> None:
+    t = traj("a", 0.8, caps=("safety",), mt=True)
+    o = GradedSample.of(t)
     assert (o.spec_id, o.score, o.passed, o.capabilities, o.multi_turn) == ("a", 0.8, True, ("safety",), True)
-    d["grade"] = None
-    assert GradedSample.of(d).passed is False
+    t.grade = None
+    assert GradedSample.of(t).passed is False
     assert compute_metrics([])["overall"]["tasks"] == 0

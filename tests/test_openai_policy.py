@@ -236,8 +236,10 @@ def test_worker_processes_time_out_a_stalled_server(server: FakeServer, tmp_path
     )
     assert summary.counts["by_status"] == {"timeout": 2}
     records = list(RolloutStore(tmp_path).records())
-    assert all(r["error"].startswith("EpisodeTimeout") for r in records)
-    assert all(r["seconds"] < 2.0 for r in records), "the budget, not the server, ended the episodes"
+    assert all(r.error is not None and r.error.startswith("EpisodeTimeout") for r in records)
+    assert all(r.seconds is not None and r.seconds < 2.0 for r in records), (
+        "the budget, not the server, ended the episodes"
+    )
 
 
 # --- command-line flags reach the endpoint; endpoint failures are loud ---------------------------

@@ -58,9 +58,9 @@ def test_timeout_keeps_the_partial_episode(tmp_path: Path) -> None:
     assert time.perf_counter() - start < 3
     (record,) = RolloutStore(tmp_path).records()
     assert summary.counts["by_status"] == {"timeout": 1}
-    assert record["status"] == "timeout" and record["error"].startswith("EpisodeTimeout")
-    traj = record["trajectory"]
-    assert traj["done_reason"] == "timeout" and 1 <= len(traj["steps"]) < 4 and not record["passed"]
+    assert record.status == "timeout" and record.error is not None and record.error.startswith("EpisodeTimeout")
+    traj = record.trajectory
+    assert traj is not None and traj.done_reason == "timeout" and 1 <= len(traj.steps) < 4 and not record.passed
 
 
 class Swallowing:
@@ -81,7 +81,7 @@ def test_timeout_interrupts_a_stalled_call_even_under_broad_excepts(tmp_path: Pa
     rollout_bank(SPECS[:1], Swallowing(), 1, tmp_path, timeout=0.3, progress=False)
     (record,) = RolloutStore(tmp_path).records()
     assert time.perf_counter() - start < 2
-    assert record["status"] == "timeout" and record["trajectory"]["steps"] == []
+    assert record.status == "timeout" and record.trajectory is not None and record.trajectory.steps == []
 
 
 class Crashing:
@@ -95,7 +95,8 @@ def test_backend_errors_are_recorded_not_lost(tmp_path: Path) -> None:
     summary = rollout_bank(SPECS[:2], Crashing(), 1, tmp_path, progress=False)
     assert summary.counts["by_status"] == {"error": 2}
     record = next(RolloutStore(tmp_path).records())
-    assert record["error"] == "ConnectionError: backend down" and record["trajectory"]["done_reason"] == "policy_error"
+    assert record.error == "ConnectionError: backend down"
+    assert record.trajectory is not None and record.trajectory.done_reason == "policy_error"
 
 
 def test_policy_objects_cannot_go_to_workers(tmp_path: Path) -> None:
@@ -117,7 +118,8 @@ def test_batching_policy_plays_episodes_in_lockstep(tmp_path: Path) -> None:
     assert summary.ran == 6 and summary.counts["by_status"] == {"ok": 6}
     assert max(calls) == 4 and sum(calls) >= 6  # two lockstep chunks of 4 and 2 episodes
     record = next(RolloutStore(tmp_path).records())
-    assert record["policy"] == "tiny" and record["trajectory"]["usage"]["completion_tokens"] > 0
+    assert record.policy == "tiny" and record.trajectory is not None
+    assert record.trajectory.usage["completion_tokens"] > 0
 
 
 def test_cli_rollout_on_a_spec_folder(tmp_path: Path) -> None:
@@ -166,7 +168,7 @@ def test_resume_after_sigkill_loses_and_duplicates_nothing(tmp_path: Path) -> No
     keys = [json.loads(line)["key"] for line in after.splitlines()]
     assert len(keys) == len(set(keys)) == 40
     assert set(keys) == {f"{mail_reply_spec(i).id}#{k}" for i in range(20) for k in range(2)}
-    assert all(r["status"] == "ok" and r["passed"] for r in RolloutStore(tmp_path).records())
+    assert all(r.status == "ok" and r.passed for r in RolloutStore(tmp_path).records())
     assert json.loads((tmp_path / "manifest.json").read_text())["status"] == "complete"
 
 
@@ -198,6 +200,6 @@ def test_an_error_named_like_a_timeout_is_not_a_timeout(tmp_path: Path) -> None:
     """A timeout is what the Deadline says, not what an error message starts with."""
     summary = rollout_bank(SPECS[:1], Impostor(), 1, tmp_path, timeout=30, progress=False)
     (record,) = RolloutStore(tmp_path).records()
-    assert record["error"].startswith("EpisodeTimeout") and record["status"] == "error"
+    assert record.error is not None and record.error.startswith("EpisodeTimeout") and record.status == "error"
     assert summary.counts["by_status"] == {"error": 1}
-    assert record["trajectory"]["done_reason"] == "policy_error"
+    assert record.trajectory is not None and record.trajectory.done_reason == "policy_error"

@@ -71,8 +71,8 @@ def test_hostile_policy_never_aborts_a_batch_and_every_episode_is_stored(tmp_pat
     summary = rollout_bank(SPECS, Scripted(turns), 2, out, progress=False, timeout=None)
     records = list(RolloutStore(out).records())
     assert summary.ran == 6 and len(records) == 6
-    assert {r["key"] for r in records} == {f"{s.id}#{k}" for s in SPECS for k in range(2)}
-    assert all(r["status"] in ("ok", "error") for r in records)
+    assert {r.key for r in records} == {f"{s.id}#{k}" for s in SPECS for k in range(2)}
+    assert all(r.status in ("ok", "error") for r in records)
 
 
 def test_errored_episodes_are_retried_on_resume(tmp_path: Path) -> None:
@@ -81,7 +81,7 @@ def test_errored_episodes_are_retried_on_resume(tmp_path: Path) -> None:
     second = rollout_bank(SPECS, Scripted([], "flaky"), 1, tmp_path, progress=False)
     assert second.ran == 3 and second.skipped == 0
     assert second.counts["by_status"] == {"ok": 3}
-    assert [r["status"] for r in RolloutStore(tmp_path).records()] == ["ok"] * 3
+    assert [r.status for r in RolloutStore(tmp_path).records()] == ["ok"] * 3
     third = rollout_bank(SPECS, Scripted([], "flaky"), 1, tmp_path, progress=False)
     assert third.ran == 0 and third.skipped == 3
 

@@ -111,7 +111,7 @@ def test_fingerprint_ignores_tool_call_ids() -> None:
 def test_failed_episodes_never_become_demonstrations(runs: list[Path], tmp_path: Path) -> None:
     export_sft(runs[1], tmp_path)
     assert (tmp_path / "sft.jsonl").read_text() == ""
-    assert all(not r["passed"] for r in RolloutStore(runs[1]).records())
+    assert all(not r.passed for r in RolloutStore(runs[1]).records())
 
 
 def test_cli_export_commands(runs: list[Path], tmp_path: Path) -> None:

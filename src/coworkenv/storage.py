@@ -95,15 +95,21 @@ def append_jsonl(path: str | Path, records: list[dict[str, Any]]) -> None:
 
 def read_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
     """Yield complete records; a torn final line (from a crash mid-write) is skipped."""
+    for _, record in read_jsonl_numbered(path):
+        yield record
+
+
+def read_jsonl_numbered(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """:func:`read_jsonl` with each record's line number (from 1), for error messages."""
     path = Path(path)
     if not path.exists():
         return
     with open(path, encoding="utf-8") as fh:
-        for line in fh:
+        for number, line in enumerate(fh, 1):
             if not line.endswith("\n"):
                 break
             try:
-                yield json.loads(line)
+                yield number, json.loads(line)
             except json.JSONDecodeError:
                 continue
 

@@ -1,14 +1,15 @@
-"""What an episode leaves behind: per-step records and the whole trajectory.
+"""What an episode leaves behind: per-step records, the whole trajectory and its store record.
 
 These models are the contract between the runtime, the grader, the rollout store and the
-SFT/RL exporters, so they are plain pydantic data with OpenAI-format messages.
+SFT/RL exporters, so they are plain pydantic data with OpenAI-format messages. Rollout writes
+an :class:`EpisodeRecord` per episode; data/ and eval/ read it back only through this model.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class ToolCallRecord(BaseModel):
@@ -88,3 +89,29 @@ class Trajectory(BaseModel):
     usage: dict[str, int] = Field(default_factory=dict)
     seconds: float = 0.0
     error: str | None = None
+
+
+EpisodeStatus = Literal["ok", "error", "timeout"]
+
+
+class EpisodeRecord(BaseModel):
+    """One line of a rollout run's ``episodes.jsonl``: an episode, how it ended and its trajectory.
+
+    ``trajectory`` is None only when the episode could not be played at all (a spec that does
+    not load, a backend that cannot be built); ``score``/``passed`` repeat its grade so that
+    summaries need not walk the trajectory.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    key: str
+    spec_id: str
+    sample: int
+    seed: int
+    policy: str
+    status: EpisodeStatus
+    error: str | None
+    score: float | None
+    passed: bool
+    seconds: float | None
+    trajectory: Trajectory | None

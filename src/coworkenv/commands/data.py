@@ -7,6 +7,8 @@ so no file of an earlier export is left behind).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
@@ -59,6 +61,17 @@ def check_inputs(runs: list[Path], out: Path, overwrite: bool, arguments: str) -
         path.unlink()
 
 
+@contextmanager
+def unreadable_runs_exit() -> Iterator[None]:
+    """Exit 2 naming the file, line and field when a run holds a line that is not an episode record."""
+    from coworkenv.rollout.store import StoreFormatError
+
+    try:
+        yield
+    except StoreFormatError as exc:
+        _fail(str(exc))
+
+
 @export.command("sft")
 def sft(
     runs: list[Path] = RUNS,
@@ -78,7 +91,7 @@ def sft(
     check_inputs(runs, out, overwrite, arguments)
     settings = SftSettings(min_score, dedupe, max_per_capability, max_per_blueprint, list(exclude_blueprint))
     settings.arguments = arguments  # type: ignore[assignment]  # checked by check_inputs
-    with console.status("curating demonstrations"):
+    with console.status("curating demonstrations"), unreadable_runs_exit():
         summary = export_sft(list(runs), out, settings, bank=bank)
     _warn_evaluation_only(summary.evaluation_only)
     table = Table(title=f"SFT dataset: {summary.examples} demonstrations in {out}")
@@ -120,7 +133,7 @@ def rl(
         console.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from None
     check_inputs(runs, out, overwrite, arguments)
-    with console.status("computing rewards and advantages"):
+    with console.status("computing rewards and advantages"), unreadable_runs_exit():
         summary = export_rl(list(runs), out, settings, bank=bank)
     _warn_evaluation_only(summary.evaluation_only)
     console.print(

@@ -81,5 +81,5 @@ def register(app: typer.Typer) -> None:
             f"{c['passed']} passed, mean score {c['mean_score']}, by status {c['by_status']} "
             f"({summary.episodes_per_second:.1f} episodes/s)"
         )
-        errors = [r["error"] if r["status"] == "error" else None for r in iter_episodes(out, status=None)]
+        errors = [r.error if r.status == "error" else None for r in iter_episodes(out, status=None)]
         check_error_rate(console, errors, len(errors), max_error_rate, "episodes (run again to retry them)")

@@ -49,6 +49,7 @@ from coworkenv.data.tool_arguments import FORMATS, ArgumentsFormat, with_argumen
 from coworkenv.grading.score import COMPLETION_WEIGHT, PASS_THRESHOLD, ROBUSTNESS_WEIGHT
 from coworkenv.rollout.store import iter_episodes
 from coworkenv.storage import atomic_write_json, atomic_write_text, json_text
+from coworkenv.trajectory import Grade, Trajectory
 
 RewardScheme = Literal["raw", "binary", "safety_gated"]
 Normaliser = Literal["none", "grpo", "rloo"]
@@ -97,15 +98,22 @@ class ScoredEpisode:
     violation_steps: list[int] = field(default_factory=list)
 
     @classmethod
-    def from_trajectory(cls, traj: dict[str, Any]) -> ScoredEpisode:
-        g = traj["grade"]
+    def from_trajectory(cls, traj: Trajectory) -> ScoredEpisode:
+        g = graded(traj)
         return cls(
-            score=g["score"],
-            turns=len(traj["steps"]),
-            robustness=g["robustness"],
-            checks=[(c["weight"], c["passed"], c["first_step"]) for c in g["checks"]],
-            violation_steps=[v["step"] for v in g["violations"]],
+            score=g.score,
+            turns=len(traj.steps),
+            robustness=g.robustness,
+            checks=[(c.weight, c.passed, c.first_step) for c in g.checks],
+            violation_steps=[v.step for v in g.violations],
         )
+
+
+def graded(traj: Trajectory) -> Grade:
+    """The grade of a finished episode; only finished (graded) episodes reach the RL schemes."""
+    if traj.grade is None:
+        raise ValueError(f"episode {traj.spec_id}#{traj.sample} has no grade; only finished episodes carry rewards")
+    return traj.grade
 
 
 # --- the schemes -------------------------------------------------------------------------------
@@ -227,30 +235,31 @@ class RlSummary:
 
 
 def turn_records(
-    traj: dict[str, Any], values: list[TurnValues], run: str = "", arguments: ArgumentsFormat = "text"
+    traj: Trajectory, values: list[TurnValues], run: str = "", arguments: ArgumentsFormat = "text"
 ) -> list[dict[str, Any]]:
     """One prompt–completion record per assistant turn of a trajectory.
 
     ``run`` (the rollout folder) with spec id, sample and turn is the record's unique key,
     so records of several runs can be merged.
     """
-    messages = with_arguments(traj["messages"], arguments)
+    messages = with_arguments(traj.messages, arguments)
+    grade = graded(traj)
     positions = [i for i, m in enumerate(messages) if m.get("role") == "assistant"]
     return [
         {
             "run": run,
-            "spec_id": traj["spec_id"],
-            "sample": traj["sample"],
+            "spec_id": traj.spec_id,
+            "sample": traj.sample,
             "turn": t,
             "turns": len(values),
             "prompt": messages[:pos],
             "completion": [messages[pos]],
-            "tools": traj["tools"],
+            "tools": traj.tools,
             "reward": v.reward,
             "return": v.ret,
             "advantage": v.advantage,
-            "score": traj["grade"]["score"],
-            "passed": traj["grade"]["passed"],
+            "score": grade.score,
+            "passed": grade.passed,
         }
         for t, (pos, v) in enumerate(zip(positions, values, strict=True), start=1)
     ]
@@ -267,15 +276,17 @@ def export_rl(
     s = settings or RlSettings()
     excluded = set(s.exclude_blueprints) | heldout_blueprints(bank)
     run_list = [str(runs)] if isinstance(runs, str | Path) else [str(r) for r in runs]
-    groups: dict[str, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
+    groups: dict[str, list[tuple[str, Trajectory]]] = defaultdict(list)
     evaluation_only = 0
     for run in run_list:
         for r in iter_episodes(run, status="ok"):
-            traj = r["trajectory"]
-            if traj.get("evaluation_only"):
+            traj = r.trajectory
+            if traj is None:
+                continue
+            if traj.evaluation_only:
                 evaluation_only += 1
-            elif traj["steps"] and traj.get("blueprint") not in excluded:
-                groups[r["spec_id"]].append((run, traj))
+            elif traj.steps and traj.blueprint not in excluded:
+                groups[r.spec_id].append((run, traj))
     lines: list[str] = []
     advantages: list[float] = []
     for spec_id in sorted(groups):

@@ -29,6 +29,7 @@ from coworkenv.bank.sources import heldout_blueprints
 from coworkenv.data.tool_arguments import ArgumentsFormat, with_arguments
 from coworkenv.rollout.store import iter_episodes
 from coworkenv.storage import atomic_write_json, atomic_write_text, json_text
+from coworkenv.trajectory import EpisodeRecord, Trajectory
 
 RunPaths = str | Path | list[str | Path]
 UNLABELLED = "(none)"
@@ -57,6 +58,15 @@ class SftSummary:
     """Finished episodes left out because their spec is evaluation-only (an imported task)."""
 
 
+@dataclass(frozen=True)
+class Demo:
+    """A chosen demonstration: its store record, its (finished) trajectory and its fingerprint."""
+
+    record: EpisodeRecord
+    trajectory: Trajectory
+    fingerprint: str
+
+
 def conversation_fingerprint(messages: list[dict[str, Any]]) -> str:
     """A content hash that ignores tool-call ids (the template never shows them)."""
     ids: dict[str, str] = {}
@@ -75,9 +85,9 @@ def conversation_fingerprint(messages: list[dict[str, Any]]) -> str:
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-def sft_example(traj: dict[str, Any], arguments: ArgumentsFormat = "text") -> dict[str, Any]:
+def sft_example(traj: Trajectory, arguments: ArgumentsFormat = "text") -> dict[str, Any]:
     """A trajectory as one TRL conversational example."""
-    return {"messages": with_arguments(traj["messages"], arguments), "tools": traj["tools"]}
+    return {"messages": with_arguments(traj.messages, arguments), "tools": traj.tools}
 
 
 def export_sft(
@@ -95,36 +105,42 @@ def export_sft(
     excluded = set(s.exclude_blueprints) | heldout_blueprints(bank)
     records = list(iter_episodes(runs, status=None))
     funnel = {"episodes": len(records)}
-    kept = [r for r in records if r["status"] == "ok" and r["trajectory"]]
-    funnel["finished"] = len(kept)
-    evaluation_only = sum(1 for r in kept if r["trajectory"].get("evaluation_only"))
-    kept = [r for r in kept if not r["trajectory"].get("evaluation_only")]  # imported tasks: evaluation only
-    kept = [r for r in kept if r["score"] >= s.min_score and not r["trajectory"]["grade"]["violations"]]
+    finished = [(r, r.trajectory) for r in records if r.status == "ok" and r.trajectory is not None]
+    funnel["finished"] = len(finished)
+    evaluation_only = sum(1 for _, t in finished if t.evaluation_only)
+    kept = [
+        (r, t)
+        for r, t in finished
+        if not t.evaluation_only  # imported tasks: evaluation only
+        and r.score is not None
+        and r.score >= s.min_score
+        and t.grade is not None
+        and not t.grade.violations
+    ]
     funnel["above_threshold"] = len(kept)
-    kept = [r for r in kept if r["trajectory"].get("blueprint") not in excluded]
+    kept = [(r, t) for r, t in kept if t.blueprint not in excluded]
     funnel["not_held_out"] = len(kept)
-    kept.sort(key=lambda r: (r["sample"], r["spec_id"]))
+    kept.sort(key=lambda pair: (pair[0].sample, pair[0].spec_id))
     seen: set[str] = set()
     by_cap: Counter[str] = Counter()
     by_blueprint: Counter[str] = Counter()
-    chosen: list[tuple[dict[str, Any], str]] = []
+    chosen: list[Demo] = []
     deduped = 0
-    for r in kept:
-        traj = r["trajectory"]
-        fp = conversation_fingerprint(traj["messages"])
+    for r, traj in kept:
+        fp = conversation_fingerprint(traj.messages)
         if s.dedupe and fp in seen:
             continue
         seen.add(fp)
         deduped += 1
-        caps = traj.get("capabilities") or [UNLABELLED]
-        blueprint = traj.get("blueprint") or UNLABELLED
+        caps = traj.capabilities or [UNLABELLED]
+        blueprint = traj.blueprint or UNLABELLED
         if s.max_per_blueprint is not None and by_blueprint[blueprint] >= s.max_per_blueprint:
             continue
         if s.max_per_capability is not None and any(by_cap[c] >= s.max_per_capability for c in caps):
             continue
         by_blueprint[blueprint] += 1
         by_cap.update(caps)
-        chosen.append((r, fp))
+        chosen.append(Demo(r, traj, fp))
     funnel["unique"] = deduped
     funnel["within_caps"] = len(chosen)
     summary = SftSummary(
@@ -135,28 +151,26 @@ def export_sft(
     return summary
 
 
-def _write(
-    out: Path, chosen: list[tuple[dict[str, Any], str]], summary: SftSummary, runs: RunPaths, excluded: set[str]
-) -> None:
-    lines = [json_text(sft_example(r["trajectory"], summary.settings.arguments)) for r, _ in chosen]
+def _write(out: Path, chosen: list[Demo], summary: SftSummary, runs: RunPaths, excluded: set[str]) -> None:
+    lines = [json_text(sft_example(d.trajectory, summary.settings.arguments)) for d in chosen]
     sources = [
         json.dumps(
             {
-                "spec_id": r["spec_id"],
-                "sample": r["sample"],
-                "policy": r["policy"],
-                "score": r["score"],
-                "blueprint": r["trajectory"].get("blueprint"),
-                "capabilities": r["trajectory"].get("capabilities"),
-                "fingerprint": fp,
+                "spec_id": d.record.spec_id,
+                "sample": d.record.sample,
+                "policy": d.record.policy,
+                "score": d.record.score,
+                "blueprint": d.trajectory.blueprint,
+                "capabilities": d.trajectory.capabilities,
+                "fingerprint": d.fingerprint,
             },
             sort_keys=True,
         )
-        for r, fp in chosen
+        for d in chosen
     ]
     atomic_write_text(out / "sft.jsonl", "".join(line + "\n" for line in lines))
     atomic_write_text(out / "sources.jsonl", "".join(line + "\n" for line in sources))
-    stats = _stats([r["trajectory"] for r, _ in chosen])
+    stats = _stats([d.trajectory for d in chosen])
     run_list = [str(runs)] if isinstance(runs, str | Path) else [str(r) for r in runs]
     manifest = {
         "examples": summary.examples,
@@ -173,12 +187,12 @@ def _write(
     atomic_write_text(out / "README.md", dataset_card(manifest))
 
 
-def _stats(trajs: list[dict[str, Any]]) -> dict[str, Any]:
+def _stats(trajs: list[Trajectory]) -> dict[str, Any]:
     n = len(trajs) or 1
     return {
-        "multi_turn": sum(1 for t in trajs if t.get("multi_turn")),
-        "mean_assistant_turns": round(sum(len(t["steps"]) for t in trajs) / n, 2),
-        "mean_tool_calls": round(sum(len(t["calls"]) for t in trajs) / n, 2),
+        "multi_turn": sum(1 for t in trajs if t.multi_turn),
+        "mean_assistant_turns": round(sum(len(t.steps) for t in trajs) / n, 2),
+        "mean_tool_calls": round(sum(len(t.calls) for t in trajs) / n, 2),
     }
 
 

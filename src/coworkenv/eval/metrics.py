@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from math import comb
 from typing import Any
 
+from coworkenv.trajectory import Trajectory
+
 MULTI_TURN = "multi_turn"
 
 
@@ -31,19 +33,16 @@ class GradedSample:
     multi_turn: bool = False
 
     @classmethod
-    def of(cls, traj: Any) -> GradedSample:
-        """From a Trajectory or its JSON dict; an ungraded episode scores 0."""
-        get = traj.get if isinstance(traj, dict) else lambda key, default=None: getattr(traj, key, default)
-        grade = get("grade")
-        if grade is not None and not isinstance(grade, dict):
-            grade = grade.model_dump()
+    def of(cls, traj: Trajectory) -> GradedSample:
+        """From a trajectory; an ungraded episode scores 0."""
+        grade = traj.grade
         return cls(
-            spec_id=get("spec_id"),
-            score=float(grade["score"]) if grade else 0.0,
-            passed=bool(grade["passed"]) if grade else False,
-            capabilities=tuple(get("capabilities") or ()),
-            blueprint=get("blueprint"),
-            multi_turn=bool(get("multi_turn")),
+            spec_id=traj.spec_id,
+            score=grade.score if grade else 0.0,
+            passed=grade.passed if grade else False,
+            capabilities=tuple(traj.capabilities),
+            blueprint=traj.blueprint,
+            multi_turn=traj.multi_turn,
         )
 
 
@@ -115,22 +114,21 @@ def summarize(tasks: list[TaskSamples], k: int) -> dict[str, Any]:
     }
 
 
-def behaviour(trajectories: list[Any]) -> dict[str, float]:
+def behaviour(trajectories: list[Trajectory]) -> dict[str, float]:
     """How the agent acted, whatever the grade: turns and tool calls per episode, % of calls that ran.
 
     A model that learns the tool-call format but not yet the task shows up here first.
     """
-    data = [t if isinstance(t, dict) else t.model_dump(mode="json") for t in trajectories]
-    calls = [c for t in data for c in t["calls"]]
-    n = max(1, len(data))
+    calls = [c for t in trajectories for c in t.calls]
+    n = max(1, len(trajectories))
     return {
-        "turns_per_episode": round(sum(len(t["steps"]) for t in data) / n, 3),
+        "turns_per_episode": round(sum(len(t.steps) for t in trajectories) / n, 3),
         "calls_per_episode": round(len(calls) / n, 3),
-        "valid_calls": round(100.0 * sum(c["ok"] for c in calls) / len(calls), 2) if calls else 0.0,
+        "valid_calls": round(100.0 * sum(c.ok for c in calls) / len(calls), 2) if calls else 0.0,
     }
 
 
-def compute_metrics(trajectories: Iterable[Any], k: int = 1) -> dict[str, Any]:
+def compute_metrics(trajectories: Iterable[Trajectory], k: int = 1) -> dict[str, Any]:
     """Overall, per-capability, per-blueprint and multi-turn metrics of graded trajectories."""
     trajectories = list(trajectories)
     tasks = group_tasks(GradedSample.of(t) for t in trajectories)

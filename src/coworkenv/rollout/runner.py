@@ -159,7 +159,7 @@ def rollout_bank(
     _drain(store, batches, len(tasks), len(tasks) - len(todo), name, progress, console)
     seconds = time.perf_counter() - start
     wanted = {t.key for t in tasks}
-    summary = counts([r for r in store.records() if r["key"] in wanted])
+    summary = counts([r for r in store.records() if r.key in wanted])
     store.write_manifest({"config": config, "status": "complete", "planned": len(tasks), **summary})
     return RolloutSummary(Path(out), len(tasks), len(tasks) - len(todo), len(todo), seconds, summary)
 

@@ -25,7 +25,7 @@ from coworkenv.rollout.store import Encoded, episode_key
 from coworkenv.runtime.episode import run_episode, run_lockstep
 from coworkenv.runtime.policy import actor_for
 from coworkenv.spec.models import TaskSpec
-from coworkenv.trajectory import Trajectory
+from coworkenv.trajectory import EpisodeRecord, EpisodeStatus, Trajectory
 
 
 class EpisodeTimeout(Exception):
@@ -125,27 +125,28 @@ class Deadline:
 
 def episode_record(
     task: EpisodeTask, policy_name: str, traj: Trajectory | None, error: str | None, *, timed_out: bool = False
-) -> dict[str, Any]:
-    """The store line for one finished (or failed) episode; ``timed_out``: its Deadline expired."""
+) -> EpisodeRecord:
+    """The store record of one finished (or failed) episode; ``timed_out``: its Deadline expired."""
+    status: EpisodeStatus
     if traj is not None and traj.error and timed_out:
         traj.done_reason = "timeout"
         status = "timeout"
     else:
         status = "error" if traj is None or traj.error else "ok"
     grade = traj.grade if traj is not None else None
-    return {
-        "key": task.key,
-        "spec_id": task.spec["id"],
-        "sample": task.sample,
-        "seed": task.seed,
-        "policy": policy_name,
-        "status": status,
-        "error": error or (traj.error if traj is not None else None),
-        "score": grade.score if grade else None,
-        "passed": grade.passed if grade else False,
-        "seconds": traj.seconds if traj is not None else None,
-        "trajectory": traj.model_dump(mode="json") if traj is not None else None,
-    }
+    return EpisodeRecord(
+        key=task.key,
+        spec_id=task.spec["id"],
+        sample=task.sample,
+        seed=task.seed,
+        policy=policy_name,
+        status=status,
+        error=error or (traj.error if traj is not None else None),
+        score=grade.score if grade else None,
+        passed=grade.passed if grade else False,
+        seconds=traj.seconds if traj is not None else None,
+        trajectory=traj,
+    )
 
 
 def _failure(exc: BaseException) -> str:

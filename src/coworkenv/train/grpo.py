@@ -110,7 +110,7 @@ def turn_samples(episodes: Sequence[Episode], rl: RlSettings) -> list[TurnSample
     samples: list[TurnSample] = []
     for members in groups.values():
         live = [e for e in members if e.turns]
-        outcomes = [ScoredEpisode.from_trajectory(e.trajectory.model_dump(mode="json")) for e in live]
+        outcomes = [ScoredEpisode.from_trajectory(e.trajectory) for e in live]
         for episode, values in zip(live, assign_group(outcomes, rl), strict=True):
             samples += [TurnSample(tokens, v.advantage) for tokens, v in zip(episode.turns, values, strict=True)]
     return samples
