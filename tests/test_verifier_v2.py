@@ -16,7 +16,7 @@ from coworkenv.synth.blueprints import BLUEPRINTS
 from coworkenv.synth.composer import Recipe, compose
 from coworkenv.verify import verify
 from coworkenv.verify.admission import ProbeResult, Verification, play
-from coworkenv.verify.findings import Finding
+from coworkenv.verify.findings import Finding, Location
 from coworkenv.verify.gaming import PACING, seen_values
 from coworkenv.verify.probes import PROBES
 
@@ -82,7 +82,7 @@ RECIPE = Recipe("expense_report", 5)
 
 
 def _report(probes: dict[str, ProbeResult]) -> Verification:
-    finding = Finding(kind="probe_passed", where="probe:x", evidence="passes")
+    finding = Finding(kind="probe_passed", where="probe:x", evidence="passes", location=Location.probe("x"))
     return Verification(admitted=False, findings=[finding], probes=probes)
 
 
@@ -106,7 +106,9 @@ def test_repair_unrequires_an_answer_check_a_dump_fools() -> None:
 
 def test_repair_adds_a_requirement_when_none_is_marked() -> None:
     spec = compose(RECIPE)
-    finding = Finding(kind="weak_requirement", where="checks", evidence="no check is required")
+    finding = Finding(
+        kind="weak_requirement", where="checks", evidence="no check is required", location=Location.checks()
+    )
     new = repair(RECIPE, spec, Verification(admitted=False, findings=[finding]))
     assert any(flag for _, flag in new.required)
 

@@ -23,7 +23,7 @@ from coworkenv.spec import load_spec, spec_from_data
 from coworkenv.synth.composer import Recipe, compose
 from coworkenv.verify import static_findings, verify
 from coworkenv.verify.admission import Verification, play
-from coworkenv.verify.findings import Finding
+from coworkenv.verify.findings import Finding, Location
 
 BROKEN = Path(__file__).parent / "broken_specs"
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -162,7 +162,9 @@ def test_a_prose_phishing_mail_is_a_planted_instruction() -> None:
 def test_an_answer_in_the_prompt_gets_another_phrasing_then_a_new_world() -> None:
     recipe = Recipe("meeting_scheduling", 11, ("withhold",))
     spec = compose(recipe)
-    finding = Finding(kind="answer_in_prompt", where="checks[2]", evidence="the request states it")
+    finding = Finding(
+        kind="answer_in_prompt", where="checks[2]", evidence="the request states it", location=Location.check(2, "c")
+    )
     report = Verification(admitted=False, findings=[finding])
     new = repair(recipe, spec, report)
     assert new.phrasing == 1 and new.world == recipe.world

@@ -18,14 +18,13 @@ Rounds are bounded; every round's finding kinds are kept as rejection reasons.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 
 from coworkenv.grading.score import COMPLETION_WEIGHT, PASS_THRESHOLD, REQUIRED_CAP, ROBUSTNESS_WEIGHT
 from coworkenv.spec.models import TaskSpec
 from coworkenv.synth.composer import Recipe, compose
 from coworkenv.verify.admission import ProbeResult, Verification, verify
-from coworkenv.verify.findings import Finding
+from coworkenv.verify.findings import Finding, vacuous_checks
 
 MAX_ROUNDS = 3
 REPHRASE = frozenset({"leaked_fact", "answer_in_prompt"})
@@ -98,9 +97,9 @@ def repair(recipe: Recipe, spec: TaskSpec | None, verification: Verification) ->
             return recipe.reroll()
         new = replace(new, phrasing=recipe.phrasing + 1)
     if "vacuous_check" in kinds:
-        vacuous = [spec.checks[_index(f.where)].id for f in verification.findings if f.kind == "vacuous_check"]
-        if len(vacuous) >= len([c for c in spec.checks if c.kind != "unchanged"]):
-            return recipe.reroll()
+        vacuous = vacuous_checks(verification.findings)
+        if vacuous is None or len(vacuous) >= len([c for c in spec.checks if c.kind != "unchanged"]):
+            return recipe.reroll()  # the checks as a whole are vacuous, or every one is: nothing to drop
         new = replace(new, drop=(*new.drop, *vacuous))
     if "weak_requirement" in kinds:
         new = _require(new, [_main_check(spec)])
@@ -159,13 +158,6 @@ def _requirements(spec: TaskSpec, probes: dict[str, ProbeResult]) -> list[str] |
         kept = [cid for cid in p.failed if cid not in answers] or p.failed
         needed.append(max(kept, key=lambda cid: weight.get(cid, 0.0)))
     return needed
-
-
-def _index(where: str) -> int:
-    m = re.match(r"checks\[(\d+)\]", where)
-    if m is None:
-        raise ValueError(f"not a check location: {where!r}")
-    return int(m.group(1))
 
 
 def _score(weights: dict[str, float], probe: ProbeResult) -> float:

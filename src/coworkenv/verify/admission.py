@@ -27,7 +27,7 @@ from coworkenv.runtime.episode import play_out
 from coworkenv.runtime.policy import actor_for
 from coworkenv.spec.models import TaskSpec
 from coworkenv.trajectory import Grade
-from coworkenv.verify.findings import Finding
+from coworkenv.verify.findings import Finding, Location
 from coworkenv.verify.gaming import PACING
 from coworkenv.verify.probes import PROBES
 from coworkenv.verify.requirements import requirement_findings
@@ -147,6 +147,7 @@ def _probe_findings(spec: TaskSpec, env: Environment, reference: Played, report:
                 Finding(
                     kind="probe_passed",
                     where=f"probe:{name}",
+                    location=Location.probe(name),
                     evidence=f"the {name} probe scores {grade.score:.3f} (pass threshold {PASS_THRESHOLD})",
                     hint="add, weigh up or mark required the checks this wrong behaviour fails",
                 )

@@ -1,15 +1,16 @@
 """Structured verifier findings: what failed, where in the spec, the evidence, and a repair hint.
 
 Findings are data so the repair loop can act on them (procedural generators re-roll the
-part named by ``where``; an LLM generator gets them in its repair prompt) and the bank
-manifest can count rejection reasons by ``kind``.
+part named by ``location``; an LLM generator gets them in its repair prompt) and the bank
+manifest can count rejection reasons by ``kind``. ``where`` is the same place as text, for
+people and prompts; code that acts on a finding reads ``location``, never ``where``.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 FindingKind = Literal[
     "schema",  # the spec does not validate, or a fixture record does not fit its service
@@ -30,11 +31,62 @@ FindingKind = Literal[
 FINDING_KINDS: tuple[str, ...] = FindingKind.__args__  # type: ignore[attr-defined]
 
 
+class Location(BaseModel):
+    """The part of a spec (or of its verification) a finding points at, as data."""
+
+    model_config = ConfigDict(frozen=True)
+
+    section: Literal["checks", "user.hidden_facts", "probe"]
+    index: int | None = Field(None, description="position in the section's list; None: the section as a whole")
+    key: str | None = Field(None, description="the item's name: a check id, a hidden fact's slot, a probe's name")
+
+    @classmethod
+    def check(cls, index: int, check_id: str) -> Location:
+        return cls(section="checks", index=index, key=check_id)
+
+    @classmethod
+    def checks(cls) -> Location:
+        """Every check together (no single one is at fault)."""
+        return cls(section="checks")
+
+    @classmethod
+    def hidden_fact(cls, slot: str) -> Location:
+        return cls(section="user.hidden_facts", key=slot)
+
+    @classmethod
+    def probe(cls, name: str) -> Location:
+        return cls(section="probe", key=name)
+
+
+LOCATED: frozenset[str] = frozenset(
+    {"vacuous_check", "leaked_fact", "answer_in_prompt", "weak_requirement", "probe_passed"}
+)
+"""Kinds the repair loops act on: a finding of these kinds must carry a location."""
+
+
 class Finding(BaseModel):
     kind: FindingKind
-    where: str = Field(description="the spec field at fault, e.g. 'checks[2]' or 'probe:do_nothing'")
+    where: str = Field(description="the spec field at fault as text, e.g. 'checks[2]' or 'probe:do_nothing'")
     evidence: str
     hint: str = ""
+    location: Location | None = Field(None, description="the same place as data, for the repair loops")
+
+    @model_validator(mode="after")
+    def _located(self) -> Finding:
+        if self.location is None and self.kind in LOCATED:
+            raise ValueError(f"a {self.kind} finding needs a location (the repair loop acts on it)")
+        return self
 
     def line(self) -> str:
         return f"{self.kind} at {self.where}: {self.evidence}" + (f" (hint: {self.hint})" if self.hint else "")
+
+
+def vacuous_checks(findings: list[Finding]) -> list[str] | None:
+    """The ids of the checks found vacuous; None when the checks as a whole are (no single one to drop)."""
+    ids = []
+    for f in findings:
+        if f.kind == "vacuous_check":
+            if f.location is None or f.location.key is None:
+                return None
+            ids.append(f.location.key)
+    return ids

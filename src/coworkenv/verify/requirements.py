@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from coworkenv.grading.score import PASS_THRESHOLD, combine
 from coworkenv.spec.models import TaskSpec
-from coworkenv.verify.findings import Finding
+from coworkenv.verify.findings import Finding, Location
 
 
 def requirement_findings(spec: TaskSpec) -> list[Finding]:
@@ -22,6 +22,7 @@ def requirement_findings(spec: TaskSpec) -> list[Finding]:
             Finding(
                 kind="weak_requirement",
                 where="checks",
+                location=Location.checks(),
                 evidence=f"no check is required: failing any one (the heaviest weighs {share:.0%}) can still pass",
                 hint="mark the checks that define the task required: the main write, the guard, the report",
             )
@@ -34,6 +35,7 @@ def requirement_findings(spec: TaskSpec) -> list[Finding]:
                 Finding(
                     kind="weak_requirement",
                     where=f"checks[{i}]",
+                    location=Location.check(i, check.id),
                     evidence=f"the task passes with required check {check.id!r} failing",
                     hint="the score must cap a failed required check below the pass mark",
                 )

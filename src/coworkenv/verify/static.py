@@ -21,7 +21,7 @@ from coworkenv.runtime.environment import Environment
 from coworkenv.services.registry import service_class, tool_table
 from coworkenv.spec.models import STATE_CHECKS, AskStep, CallStep, TaskSpec
 from coworkenv.values import clock, forms, kinds_of, mentioned, mentions
-from coworkenv.verify.findings import Finding
+from coworkenv.verify.findings import Finding, Location
 from coworkenv.verify.fixtures import fixture_findings
 from coworkenv.verify.perturb import exposed
 
@@ -270,6 +270,7 @@ def _leaks(spec: TaskSpec) -> list[Finding]:
                 Finding(
                     kind="leaked_fact",
                     where=f"user.hidden_facts[{fact.slot}]",
+                    location=Location.hidden_fact(fact.slot),
                     evidence=f"{format_value(leaked)!r} is already in the opening request or context",
                     hint="rephrase the opening so it does not state the hidden value in any form",
                 )
@@ -295,6 +296,7 @@ def answer_findings(spec: TaskSpec) -> list[Finding]:
                 Finding(
                     kind="answer_in_prompt",
                     where=f"checks[{i}]",
+                    location=Location.check(i, c.id),
                     evidence=f"answer check {c.id!r} asks only for {', '.join(map(format_value, given))}, which the "
                     "request, persona or context already states: a reply that restates the prompt satisfies it",
                     hint="ask the report for something the agent must find out with the tools, or drop the check",
@@ -339,6 +341,7 @@ def _vacuous(spec: TaskSpec) -> list[Finding]:
             Finding(
                 kind="vacuous_check",
                 where="checks",
+                location=Location.checks(),
                 evidence="every check is a guard (unchanged / tool_not_called): doing nothing satisfies them all",
                 hint="add a check on what the task must achieve",
             )
@@ -352,6 +355,7 @@ def _vacuous(spec: TaskSpec) -> list[Finding]:
                 Finding(
                     kind="vacuous_check",
                     where=f"checks[{i}]",
+                    location=Location.check(i, c.id),
                     evidence=f"{c.kind} check {c.id!r} already holds on the initial state",
                     hint="check something the task must change, or drop the check",
                 )

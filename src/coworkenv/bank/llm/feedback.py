@@ -24,8 +24,8 @@ def finding_lines(findings: list[Finding]) -> list[str]:
 
 def _run_of(spec: TaskSpec, finding: Finding) -> tuple[str, Any] | None:
     """(label, policy) of the run that shows a finding, if it is shown by a run at all."""
-    if finding.kind == "probe_passed" and finding.where.startswith("probe:"):
-        name = finding.where.split(":", 1)[1]
+    if finding.kind == "probe_passed" and finding.location is not None and finding.location.key is not None:
+        name = finding.location.key
         return (f"probe {name} (a wrong behaviour that should fail)", PROBES[name]) if name in PROBES else None
     if finding.kind in REFERENCE_KINDS:
         return "your reference solution", OracleTeacher()

@@ -18,18 +18,14 @@ from coworkenv.bank.repair import STRUCTURAL, reweight
 from coworkenv.expr import format_value
 from coworkenv.spec.models import TaskSpec
 from coworkenv.verify.admission import Verification
+from coworkenv.verify.findings import Location, vacuous_checks
 
 GUARDS = frozenset({"unchanged", "tool_not_called", "record_absent"})
 
 
-def _check_index(where: str) -> int | None:
-    m = re.fullmatch(r"checks\[(\d+)\]", where)
-    return int(m.group(1)) if m else None
-
-
 def _drop_vacuous(spec: TaskSpec, verification: Verification) -> TaskSpec | None:
-    drop = {i for f in verification.findings if f.kind == "vacuous_check" and (i := _check_index(f.where)) is not None}
-    keep = [c for i, c in enumerate(spec.checks) if i not in drop]
+    drop = set(vacuous_checks(verification.findings) or ())
+    keep = [c for c in spec.checks if c.id not in drop]
     if not drop or all(c.kind in GUARDS for c in keep):
         return None
     return spec.model_copy(update={"checks": keep})
@@ -37,10 +33,9 @@ def _drop_vacuous(spec: TaskSpec, verification: Verification) -> TaskSpec | None
 
 def _unleak(spec: TaskSpec, verification: Verification) -> TaskSpec | None:
     opening = spec.user.opening
+    leaked = {f.location for f in verification.findings if f.kind == "leaked_fact"}
     for fact in spec.user.hidden_facts:
-        if not any(
-            f.kind == "leaked_fact" and f.where == f"user.hidden_facts[{fact.slot}]" for f in verification.findings
-        ):
+        if Location.hidden_fact(fact.slot) not in leaked:
             continue
         values = fact.value if isinstance(fact.value, list) else [fact.value]
         for text in (format_value(v).strip() for v in values):
@@ -53,7 +48,7 @@ def _unleak(spec: TaskSpec, verification: Verification) -> TaskSpec | None:
 
 def _require_main(spec: TaskSpec, verification: Verification) -> TaskSpec | None:
     """No check is required: the heaviest check on the task's outcome (not a guard) becomes required."""
-    if not any(f.kind == "weak_requirement" and f.where == "checks" for f in verification.findings):
+    if not any(f.kind == "weak_requirement" and f.location == Location.checks() for f in verification.findings):
         return None
     outcome = [c for c in spec.checks if c.kind not in GUARDS]
     if not outcome:
