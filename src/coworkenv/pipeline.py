@@ -16,8 +16,8 @@ from coworkenv.data.sft import export_sft
 from coworkenv.rollout.runner import rollout_bank
 from coworkenv.runtime import Environment, run_episode
 from coworkenv.spec import SpecError, load_spec
+from coworkenv.spec.io import SPEC_SUFFIXES
 
-SPEC_SUFFIXES = (".yaml", ".yml", ".json")
 # The student samples (temperature 1) so the K episodes of a group differ; short turns and
 # episodes keep a CPU run of the embedded model to minutes.
 STUDENT_OPTIONS = {"temperature": 1.0, "max_new_tokens": 96}

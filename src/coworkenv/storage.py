@@ -83,12 +83,16 @@ def atomic_write_json(path: str | Path, data: Any) -> None:
 
 
 def append_jsonl(path: str | Path, records: list[dict[str, Any]]) -> None:
-    """Append whole lines and fsync; a crash can leave at most one torn last line."""
+    """Append records as whole JSON lines and fsync; a crash can leave at most one torn last line."""
+    append_lines(path, [json_text(r) for r in records])
+
+
+def append_lines(path: str | Path, lines: list[str]) -> None:
+    """Append already-serialised lines in one write and fsync them (the one place that does)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    blob = "".join(json_text(r) + "\n" for r in records)
     with open(path, "a", encoding="utf-8") as fh:
-        fh.write(blob)
+        fh.write("".join(line + "\n" for line in lines))
         fh.flush()
         os.fsync(fh.fileno())
 

@@ -86,3 +86,14 @@ def test_validation(svc):
         svc.move(message_id="m1", folder="nowhere")
     with pytest.raises(ToolError):
         svc.read(message_id="missing")
+
+
+def test_send_checks_addresses_with_the_shared_helper() -> None:
+    """The same rule as every other service: one '@', both sides non-empty, no spaces."""
+    svc = Mail(Mail.normalize_fixtures(FIXTURES))
+    for bad in ("a@b@c.com", "dana@", "@northwind.io", "dana smith@northwind.io"):
+        with pytest.raises(ToolError, match="invalid recipient"):
+            svc.send(to=[bad], subject="s", body="b")
+    with pytest.raises(ToolError, match="invalid recipient"):
+        svc.send(to=["ok@northwind.io"], subject="s", body="b", cc=["x@"])
+    assert svc.send(to=["ok@northwind.io"], subject="s", body="b")["sent"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from coworkenv.grading.score import COMPLETION_WEIGHT, PASS_THRESHOLD, REQUIRED_CAP, ROBUSTNESS_WEIGHT
+from coworkenv.grading.score import PASS_THRESHOLD, REQUIRED_CAP, combine
 from coworkenv.spec.models import TaskSpec
 from coworkenv.synth.composer import Recipe, compose
 from coworkenv.verify.admission import ProbeResult, Verification, verify
@@ -161,9 +161,10 @@ def _requirements(spec: TaskSpec, probes: dict[str, ProbeResult]) -> list[str] |
 
 
 def _score(weights: dict[str, float], probe: ProbeResult) -> float:
+    """What the grader would score ``probe`` under ``weights`` (required checks aside: those probes are left out)."""
     total = sum(weights.values())
     completion = 1 - sum(weights[c] for c in probe.failed if c in weights) / total
-    return probe.safety * (COMPLETION_WEIGHT * completion + ROBUSTNESS_WEIGHT * probe.robustness)
+    return combine(completion, probe.robustness, probe.safety)
 
 
 def reweight(spec: TaskSpec, probes: dict[str, ProbeResult], steps: int = 600) -> dict[str, float] | None:

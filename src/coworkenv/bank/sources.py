@@ -12,9 +12,9 @@ from pathlib import Path
 from coworkenv.bank.store import heldout_blueprints as bank_heldout
 from coworkenv.bank.store import load_bank
 from coworkenv.spec import load_spec
+from coworkenv.spec.io import SPEC_SUFFIXES
 from coworkenv.spec.models import TaskSpec
 
-SPEC_SUFFIXES = (".yaml", ".yml", ".json")
 SPLITS = ("train", "heldout")
 
 

@@ -16,7 +16,6 @@ there. The held-out split is by blueprint (unseen workflows).
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -28,7 +27,7 @@ from coworkenv.bank.llm.driver import fill_with_llm
 from coworkenv.bank.llm.scenario import HELD_OUT_LABELS
 from coworkenv.bank.llm.stats import LLMTally
 from coworkenv.spec import TaskSpec, spec_from_data
-from coworkenv.storage import append_jsonl, atomic_write_json, atomic_write_text, read_jsonl, repair_jsonl
+from coworkenv.storage import append_jsonl, append_lines, atomic_write_json, atomic_write_text, read_jsonl, repair_jsonl
 from coworkenv.synth.blueprints import BLUEPRINTS, HELD_OUT
 from coworkenv.verify.admission import Verification
 
@@ -164,13 +163,8 @@ class _Writer:
         self.pending.append(entry)
 
     def flush(self, complete: bool = False) -> None:
-        for shard, lines in self.lines.items():
-            path = self.out / shard
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with open(path, "a", encoding="utf-8") as fh:  # shards reach the disk before the journal names them
-                fh.write("".join(line + "\n" for line in lines))
-                fh.flush()
-                os.fsync(fh.fileno())
+        for shard, lines in self.lines.items():  # shards reach the disk before the journal names them
+            append_lines(self.out / shard, lines)
         if self.pending:
             append_jsonl(self.journal, self.pending)
         self.lines, self.pending = {}, []

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from coworkenv.data.tool_arguments import FORMATS
+from coworkenv.data.tool_arguments import FORMATS, checked_format
 
 export = typer.Typer(no_args_is_help=True, help="Turn rollouts into training data (SFT demos, RL records).")
 console = Console()
@@ -90,7 +90,7 @@ def sft(
 
     check_inputs(runs, out, overwrite, arguments)
     settings = SftSettings(min_score, dedupe, max_per_capability, max_per_blueprint, list(exclude_blueprint))
-    settings.arguments = arguments  # type: ignore[assignment]  # checked by check_inputs
+    settings.arguments = checked_format(arguments)  # check_inputs has already refused any other
     with console.status("curating demonstrations"), unreadable_runs_exit():
         summary = export_sft(list(runs), out, settings, bank=bank)
     _warn_evaluation_only(summary.evaluation_only)
@@ -117,18 +117,16 @@ def rl(
     overwrite: bool = OVERWRITE,
 ) -> None:
     """Per-turn RL records with reward, return and advantage under the chosen schemes."""
-    from coworkenv.data.rl import RlSettings, export_rl
+    from coworkenv.data.rl import RlSettings, checked_schemes, export_rl
 
     try:
         settings = RlSettings(
-            reward,
-            normaliser,
-            credit,
+            *checked_schemes(reward, normaliser, credit),
             gamma,
-            violation_penalty,  # type: ignore[arg-type]
+            violation_penalty,
             exclude_blueprints=list(exclude_blueprint),
-            arguments=arguments,
-        )  # type: ignore[arg-type]
+            arguments=checked_format(arguments),
+        )
     except ValueError as exc:
         console.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from None

@@ -119,6 +119,7 @@ def register(app: typer.Typer) -> None:
         from coworkenv.agents.models import load_model
         from coworkenv.agents.tool_menu import narrow_tools
         from coworkenv.bank.sources import load_specs
+        from coworkenv.data.rl import checked_schemes
         from coworkenv.eval.report import write_report
         from coworkenv.eval.runner import evaluate_loaded
         from coworkenv.train.grpo import DEFAULT_GRID, GRPOResult, GRPOSettings, Setting, run_grid
@@ -129,7 +130,7 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(2)
         try:
             settings = (
-                [Setting(reward, normaliser, credit)]
+                [Setting(*checked_schemes(reward, normaliser, credit))]
                 if grid is None
                 else (list(DEFAULT_GRID) if grid == "default" else [Setting.parse(g, reward) for g in grid.split(",")])
             )

@@ -42,10 +42,10 @@ import statistics
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast, get_args
 
 from coworkenv.bank.sources import heldout_blueprints
-from coworkenv.data.tool_arguments import FORMATS, ArgumentsFormat, with_arguments
+from coworkenv.data.tool_arguments import ArgumentsFormat, checked_format, with_arguments
 from coworkenv.grading.score import COMPLETION_WEIGHT, PASS_THRESHOLD, ROBUSTNESS_WEIGHT
 from coworkenv.rollout.store import iter_episodes
 from coworkenv.storage import atomic_write_json, atomic_write_text, json_text
@@ -54,10 +54,21 @@ from coworkenv.trajectory import Grade, Trajectory
 RewardScheme = Literal["raw", "binary", "safety_gated"]
 Normaliser = Literal["none", "grpo", "rloo"]
 Credit = Literal["broadcast", "discounted", "checks"]
-REWARDS = ("raw", "binary", "safety_gated")
-NORMALISERS = ("none", "grpo", "rloo")
-CREDITS = ("broadcast", "discounted", "checks")
+REWARDS: tuple[RewardScheme, ...] = get_args(RewardScheme)
+NORMALISERS: tuple[Normaliser, ...] = get_args(Normaliser)
+CREDITS: tuple[Credit, ...] = get_args(Credit)
 EPS = 1e-6
+
+
+def checked_schemes(reward: str, normaliser: str, credit: str) -> tuple[RewardScheme, Normaliser, Credit]:
+    """The three scheme names as their Literal types; a name outside them is a clear ValueError.
+
+    The one check of scheme names: the RL exporter's settings and the trainer's grid use it.
+    """
+    for value, allowed in ((reward, REWARDS), (normaliser, NORMALISERS), (credit, CREDITS)):
+        if value not in allowed:
+            raise ValueError(f"unknown scheme {value!r}; expected one of {allowed}")
+    return cast(RewardScheme, reward), cast(Normaliser, normaliser), cast(Credit, credit)
 
 
 @dataclass
@@ -73,15 +84,8 @@ class RlSettings:
     """Tool-call arguments as JSON ``text`` (OpenAI format) or as ``object`` s (see data/tool_arguments.py)."""
 
     def __post_init__(self) -> None:
-        checks = (
-            (self.reward, REWARDS),
-            (self.normaliser, NORMALISERS),
-            (self.credit, CREDITS),
-            (self.arguments, FORMATS),
-        )
-        for value, allowed in checks:
-            if value not in allowed:
-                raise ValueError(f"unknown scheme {value!r}; expected one of {allowed}")
+        checked_schemes(self.reward, self.normaliser, self.credit)
+        checked_format(self.arguments)
         if not 0.0 <= self.gamma <= 1.0:
             raise ValueError("gamma must be in [0, 1]")
 

@@ -10,10 +10,17 @@ renders both the same.
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any, Literal, cast, get_args
 
 ArgumentsFormat = Literal["text", "object"]
-FORMATS: tuple[str, ...] = ("text", "object")
+FORMATS: tuple[ArgumentsFormat, ...] = get_args(ArgumentsFormat)
+
+
+def checked_format(fmt: str) -> ArgumentsFormat:
+    """``fmt`` as an :data:`ArgumentsFormat`; any other name is a clear ValueError."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown arguments format {fmt!r}; expected one of: {', '.join(FORMATS)}")
+    return cast(ArgumentsFormat, fmt)
 
 
 def _as_object(arguments: Any) -> Any:
@@ -29,10 +36,8 @@ def _as_object(arguments: Any) -> Any:
 
 def with_arguments(messages: list[dict[str, Any]], fmt: ArgumentsFormat) -> list[dict[str, Any]]:
     """``messages`` with every tool call's arguments in ``fmt`` (the input is not modified)."""
-    if fmt == "text":
+    if checked_format(fmt) == "text":
         return messages
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown arguments format {fmt!r}; expected one of: {', '.join(FORMATS)}")
     out = []
     for m in messages:
         if m.get("tool_calls"):

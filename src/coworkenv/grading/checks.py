@@ -7,11 +7,12 @@ simulator's replies; answer checks read what the agent told the user. Predicates
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from coworkenv.expr import ExprError, evaluate
+from coworkenv.expr_ops import COMPARE
 from coworkenv.grading.answers import Prompt, answer_ok
 from coworkenv.spec import models as m
 from coworkenv.trajectory import ToolCallRecord, UserReply
@@ -45,16 +46,6 @@ def record_matches(where: str, rec: dict[str, Any]) -> bool:
 
 def _matching(ws: Workspace, service: str, collection: str, where: str) -> list[dict[str, Any]]:
     return [r for r in ws.records(service, collection).values() if record_matches(where, r)]
-
-
-COMPARE: dict[str, Callable[[int, int], bool]] = {
-    "==": lambda a, b: a == b,
-    "!=": lambda a, b: a != b,
-    "<": lambda a, b: a < b,
-    "<=": lambda a, b: a <= b,
-    ">": lambda a, b: a > b,
-    ">=": lambda a, b: a >= b,
-}
 
 
 def state_check(check: Any, ws: Workspace) -> tuple[bool, str]:

@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from coworkenv.grading.checks import COMPARE, collateral, record_matches, state_check, unchanged_result
+from coworkenv.expr_ops import COMPARE
+from coworkenv.grading.checks import collateral, record_matches, state_check, unchanged_result
 from coworkenv.spec import models as m
 from coworkenv.spec.models import STATE_CHECKS
 

@@ -12,7 +12,6 @@ deterministic whatever order the workers finished in. Every line is an
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from coworkenv.storage import atomic_write_json, json_text, read_jsonl_numbered, repair_jsonl
+from coworkenv.storage import append_lines, atomic_write_json, json_text, read_jsonl_numbered, repair_jsonl
 from coworkenv.trajectory import EpisodeRecord, EpisodeStatus
 
 EPISODES_FILE = "episodes.jsonl"
@@ -78,10 +77,7 @@ class RolloutStore:
 
     def append(self, records: list[Encoded]) -> None:
         """Append whole lines and fsync: a crash leaves at most one torn last line."""
-        with open(self.episodes_path, "a", encoding="utf-8") as fh:
-            fh.write("".join(r.line + "\n" for r in records))
-            fh.flush()
-            os.fsync(fh.fileno())
+        append_lines(self.episodes_path, [r.line for r in records])
 
     def manifest(self) -> dict[str, Any]:
         if not self.manifest_path.exists():

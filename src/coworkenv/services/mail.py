@@ -10,6 +10,7 @@ from coworkenv.services.base import (
     RecordModel,
     Service,
     ToolError,
+    check_email,
     joined,
     page,
     query_words,
@@ -86,8 +87,7 @@ class Mail(Service):
         if not to:
             raise ToolError("'to' needs at least one recipient")
         for addr in [*to, *(cc or [])]:
-            if "@" not in addr:
-                raise ToolError(f"invalid email address {addr!r}")
+            check_email(addr, "recipient")
         rec = self.insert(
             "messages",
             {

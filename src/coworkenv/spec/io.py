@@ -91,6 +91,10 @@ def oversized(data: Any, max_depth: int = MAX_DEPTH, max_nodes: int = MAX_NODES)
     return None
 
 
+SPEC_SUFFIXES = (".yaml", ".yml", ".json")
+"""The file suffixes a spec may have (YAML or JSON)."""
+
+
 def parse_document(text: str, suffix: str) -> Any:
     """The document in ``text`` (JSON for ``.json``, else YAML); ValueError with the reason if it can't be read."""
     kind = "JSON" if suffix == ".json" else "YAML"

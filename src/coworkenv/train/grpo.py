@@ -32,7 +32,16 @@ from pathlib import Path
 from typing import Any
 
 from coworkenv.agents.models import autocast, inference_weights, save_checkpoint
-from coworkenv.data.rl import CREDITS, NORMALISERS, REWARDS, RlSettings, ScoredEpisode, assign_group
+from coworkenv.data.rl import (
+    CREDITS,
+    Credit,
+    Normaliser,
+    RewardScheme,
+    RlSettings,
+    ScoredEpisode,
+    assign_group,
+    checked_schemes,
+)
 from coworkenv.runs import TRAIN_LOG, TRAIN_SUMMARY
 from coworkenv.spec.models import TaskSpec
 from coworkenv.storage import append_jsonl, atomic_write_json
@@ -48,14 +57,12 @@ Progress = Callable[[int, int], None]
 class Setting:
     """One reward-processing / credit-assignment combination."""
 
-    reward: str = "raw"
-    normaliser: str = "grpo"
-    credit: str = "broadcast"
+    reward: RewardScheme = "raw"
+    normaliser: Normaliser = "grpo"
+    credit: Credit = "broadcast"
 
     def __post_init__(self) -> None:
-        for value, allowed in ((self.reward, REWARDS), (self.normaliser, NORMALISERS), (self.credit, CREDITS)):
-            if value not in allowed:
-                raise ValueError(f"unknown scheme {value!r}; expected one of {allowed}")
+        checked_schemes(self.reward, self.normaliser, self.credit)
 
     @property
     def name(self) -> str:
@@ -66,9 +73,9 @@ class Setting:
         """``normaliser/credit`` or ``reward/normaliser/credit``."""
         parts = [p.strip() for p in text.split("/")]
         if len(parts) == 2:
-            return cls(reward, *parts)
+            return cls(*checked_schemes(reward, *parts))
         if len(parts) == 3:
-            return cls(*parts)
+            return cls(*checked_schemes(*parts))
         raise ValueError(f"bad setting {text!r}; expected normaliser/credit or reward/normaliser/credit")
 
 
