@@ -10,6 +10,10 @@ import typer
 from rich.console import Console
 from rich.progress import Progress
 
+from coworkenv.train.settings import SFTSettings
+
+SFT = SFTSettings()
+"""The trainer's defaults, shown and used by ``train sft`` as they are."""
 MODEL_HELP = "tiny | embedded | <checkpoint folder> | hf:<path-or-id>"
 DTYPE_HELP = "weights' dtype, e.g. bfloat16 (faster on CPUs with bf16); default fp32 with bf16 autocast on GPU"
 
@@ -37,22 +41,28 @@ def register(app: typer.Typer) -> None:
         ),
         out: Path = typer.Option(..., "--out", help="checkpoint folder (also gets train_log.jsonl)"),
         lora: bool = typer.Option(False, "--lora", help="train LoRA adapters (merged into the saved checkpoint)"),
-        epochs: float = typer.Option(2.0, min=0.0),
-        max_steps: int = typer.Option(-1, "--max-steps", help="stop after this many steps (-1: epochs decide)"),
-        lr: float = typer.Option(5e-5, "--lr", min=0.0),
-        batch_size: int = typer.Option(4, "--batch-size", min=1),
-        grad_accum: int = typer.Option(1, "--grad-accum", min=1),
-        max_length: int = typer.Option(2048, "--max-length", min=16),
+        epochs: float = typer.Option(SFT.epochs, min=0.0),
+        max_steps: int = typer.Option(
+            SFT.max_steps, "--max-steps", help="stop after this many steps (-1: epochs decide)"
+        ),
+        lr: float = typer.Option(SFT.learning_rate, "--lr", min=0.0),
+        batch_size: int = typer.Option(SFT.batch_size, "--batch-size", min=1),
+        grad_accum: int = typer.Option(SFT.grad_accum, "--grad-accum", min=1),
+        max_length: int = typer.Option(SFT.max_length, "--max-length", min=16),
         val_fraction: float = typer.Option(
-            0.1, "--val-fraction", min=0.0, max=0.5, help="demos held out; the checkpoint is the lowest validation loss"
+            SFT.val_fraction,
+            "--val-fraction",
+            min=0.0,
+            max=0.5,
+            help="demos held out; the checkpoint is the lowest validation loss",
         ),
         device: str = typer.Option("auto", help="auto | cpu | cuda"),
         dtype: str | None = typer.Option(None, help=DTYPE_HELP),
-        seed: int = typer.Option(0),
+        seed: int = typer.Option(SFT.seed),
     ) -> None:
         """Supervised fine-tuning with TRL's SFTTrainer, loss on the assistant's tokens only."""
         from coworkenv.agents.models import load_model
-        from coworkenv.train.sft import SFTSettings, load_sft_records, train_sft
+        from coworkenv.train.sft import load_sft_records, train_sft
 
         console = Console()
         if data.is_dir():

@@ -10,13 +10,13 @@ the project's own episode loop runs on it unchanged.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from coworkenv.interop.catalog import Catalog
+from coworkenv.runtime.asynchronous import AsyncMethods
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.environment import Observation as RuntimeObservation
 from coworkenv.spec import spec_from_data
@@ -35,7 +35,7 @@ class Observation(BaseModel):
     info: dict[str, Any] = Field(default_factory=dict, description="done_reason; the grade once done")
 
 
-class Env:
+class Env(AsyncMethods[Observation]):
     """One environment with the typed observation. Thread-compatible, not thread-safe: one episode at a time."""
 
     def __init__(self, spec: TaskSpec, seed: int = 0, *, max_turns: int | None = None) -> None:
@@ -82,16 +82,6 @@ class Env:
 
     def trajectory(self, policy: str = "", sample: int = 0) -> Trajectory:
         return self.runtime.trajectory(policy=policy, sample=sample)
-
-    async def areset(self) -> Observation:
-        return self.reset()
-
-    async def astep(self, turn: Any) -> Observation:
-        await asyncio.sleep(0)
-        return self.step(turn)
-
-    async def agrade(self) -> Grade:
-        return self.grade()
 
     def _observe(self, obs: RuntimeObservation) -> Observation:
         grade = self.runtime.grade()

@@ -9,7 +9,6 @@ injected where the spec says, and every episode ends (turn and tool-call limits)
 
 from __future__ import annotations
 
-import asyncio
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +17,7 @@ from coworkenv.grading.answers import prompt_of
 from coworkenv.grading.checks import EpisodeLog
 from coworkenv.grading.score import grade as grade_episode
 from coworkenv.grading.tracking import CheckTracker
+from coworkenv.runtime.asynchronous import AsyncMethods
 from coworkenv.runtime.policy_monitor import RuleMonitor
 from coworkenv.runtime.router import CallResult, ToolRouter, exposed_tools
 from coworkenv.runtime.turn import parse_turn
@@ -57,7 +57,7 @@ def system_prompt(spec: TaskSpec) -> str:
     return "\n".join(lines)
 
 
-class Environment:
+class Environment(AsyncMethods[Observation]):
     """One executable environment. ``seed`` drives optional random transient errors."""
 
     def __init__(
@@ -160,16 +160,6 @@ class Environment:
         if self.done:
             self._grade = grade
         return grade
-
-    async def areset(self) -> Observation:
-        return self.reset()
-
-    async def astep(self, turn: Any) -> Observation:
-        await asyncio.sleep(0)
-        return self.step(turn)
-
-    async def agrade(self) -> Grade:
-        return self.grade()
 
     def trajectory(self, policy: str = "", sample: int = 0) -> Trajectory:
         """The episode as a Trajectory. Built without re-validation (every field is given, from values this

@@ -26,29 +26,9 @@ from coworkenv.runs import TRAIN_LOG, TRAIN_SUMMARY
 from coworkenv.storage import append_jsonl, atomic_write_json, read_jsonl
 from coworkenv.train.roundtrip import check_round_trip
 from coworkenv.train.selection import best_weights_callback, eval_interval, split_validation
+from coworkenv.train.settings import SFTSettings
 
 Progress = Callable[[int, int], None]
-
-
-@dataclass
-class SFTSettings:
-    epochs: float = 2.0
-    max_steps: int = -1
-    learning_rate: float = 5e-5
-    batch_size: int = 4
-    grad_accum: int = 1
-    max_length: int = 2048
-    warmup: float = 0.05
-    """linear warm-up: a fraction of the steps when below 1, else a step count."""
-    lora: bool = False
-    lora_r: int = 16
-    lora_alpha: int = 32
-    seed: int = 0
-    logging_steps: int = 1
-    val_fraction: float = 0.1
-    """demos held out to measure validation loss; the checkpoint kept is the best on them."""
-    evals: int = 4
-    """validation passes over the run (and one at the end)."""
 
 
 @dataclass
