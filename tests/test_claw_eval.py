@@ -16,7 +16,6 @@ from coworkenv.interop.catalog import Catalog
 from coworkenv.interop.claw_import import ClawEvalError, import_task, task_folders
 from coworkenv.interop.client import EnvClient
 from coworkenv.interop.env import Env
-from coworkenv.interop.http_server import create_app, running
 from coworkenv.verify.static import static_findings
 
 SAMPLE = Path(__file__).parent.parent.parent.parent / "shared" / "claw-eval-sample"
@@ -116,6 +115,9 @@ def test_cli_import_then_eval_all(tmp_path: Path) -> None:
 
 
 def test_export_points_tool_endpoints_at_the_http_server(tmp_path: Path) -> None:
+    pytest.importorskip("fastapi", reason="the HTTP server needs the serve extra")
+    from coworkenv.interop.http_server import create_app, running
+
     result = CliRunner().invoke(
         app, ["export", "claw-eval", str(EXAMPLES), "--out", str(tmp_path), "--url", "http://h.test:9"]
     )

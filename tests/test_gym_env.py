@@ -5,6 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+pytest.importorskip("gymnasium", reason="needs the gym extra")
+
 import gymnasium
 from gymnasium.utils.env_checker import check_env
 

@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("fastapi", reason="needs the serve extra")
+pytest.importorskip("uvicorn", reason="needs the serve extra")
+
 from coworkenv.interop.catalog import Catalog
 from coworkenv.interop.client import EnvClient, RemoteError
 from coworkenv.interop.env import Env
@@ -191,7 +194,7 @@ def test_cli_serves_until_stopped_and_refuses_open_binding_without_token() -> No
 def test_rollout_against_the_server_matches_local(tmp_path: Path) -> None:
     import json
 
-    from coworkenv.rollout import rollout_bank
+    from coworkenv.rollout import RunOptions, rollout_bank
 
     def outcomes(folder: Path) -> dict[str, tuple]:
         lines = [json.loads(x) for x in (folder / "episodes.jsonl").read_text().splitlines()]
@@ -199,10 +202,19 @@ def test_rollout_against_the_server_matches_local(tmp_path: Path) -> None:
 
     with running(create_app(CATALOG)) as base:
         rollout_bank(EXAMPLES, "oracle", 2, tmp_path / "local", progress=False)
-        rollout_bank(EXAMPLES, "oracle", 2, tmp_path / "remote", workers=2, env_server=base, progress=False)
+        rollout_bank(
+            EXAMPLES, "oracle", 2, tmp_path / "remote", workers=2, options=RunOptions(env_server=base), progress=False
+        )
         assert EnvClient(base).health()["sessions"] == 0  # every session was closed
         with pytest.raises(ValueError, match="--env-server"):
-            rollout_bank(EXAMPLES, "oracle", 1, tmp_path / "x", env_server=base, fault_rate=0.1, progress=False)
+            rollout_bank(
+                EXAMPLES,
+                "oracle",
+                1,
+                tmp_path / "x",
+                options=RunOptions(env_server=base, fault_rate=0.1),
+                progress=False,
+            )
     local, remote = outcomes(tmp_path / "local"), outcomes(tmp_path / "remote")
     assert len(local) == 28 and local == remote
     assert all(score == 1.0 and status == "ok" for score, _, status in remote.values())

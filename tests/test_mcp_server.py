@@ -7,6 +7,10 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
+pytest.importorskip("mcp", reason="needs the serve extra")
+
 import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters

@@ -222,7 +222,7 @@ def test_oracle_grades_the_same_with_the_llm_user(server: FakeServer) -> None:
 
 
 def test_worker_processes_time_out_a_stalled_server(server: FakeServer, tmp_path: Any) -> None:
-    from coworkenv.rollout import RolloutStore, rollout_bank
+    from coworkenv.rollout import RolloutStore, RunOptions, rollout_bank
 
     server.script(Reply(body=completion({"content": "late"}), delay=3.0))
     summary = rollout_bank(
@@ -231,7 +231,7 @@ def test_worker_processes_time_out_a_stalled_server(server: FakeServer, tmp_path
         1,
         tmp_path,
         workers=2,
-        timeout=0.5,
+        options=RunOptions(timeout=0.5),
         progress=False,
     )
     assert summary.counts["by_status"] == {"timeout": 2}

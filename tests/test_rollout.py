@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from coworkenv.cli import app
-from coworkenv.rollout import RolloutStore, rollout_bank
+from coworkenv.rollout import RolloutStore, RunOptions, rollout_bank
 from coworkenv.rollout.store import StoreMismatch
 from coworkenv.runtime.turn import AssistantTurn
 from rollout_specs import SlowOracle, mail_reply_spec, store_outcomes, write_specs
@@ -36,7 +36,7 @@ def test_process_pool_matches_inline(tmp_path: Path) -> None:
 
 
 def test_max_turns_caps_episodes_below_the_spec_limit(tmp_path: Path) -> None:
-    rollout_bank(SPECS[:2], "oracle", 1, tmp_path, max_turns=1, progress=False)
+    rollout_bank(SPECS[:2], "oracle", 1, tmp_path, options=RunOptions(max_turns=1), progress=False)
     records = [json.loads(line) for line in (tmp_path / "episodes.jsonl").read_text().splitlines()]
     assert [len(r["trajectory"]["steps"]) for r in records] == [1, 1]
     assert {r["trajectory"]["done_reason"] for r in records} == {"max_turns"}
@@ -54,7 +54,7 @@ def test_rerun_skips_done_episodes_and_extends_samples(tmp_path: Path) -> None:
 
 def test_timeout_keeps_the_partial_episode(tmp_path: Path) -> None:
     start = time.perf_counter()
-    summary = rollout_bank(SPECS[:1], SlowOracle(0.3), 1, tmp_path, timeout=0.5, progress=False)
+    summary = rollout_bank(SPECS[:1], SlowOracle(0.3), 1, tmp_path, options=RunOptions(timeout=0.5), progress=False)
     assert time.perf_counter() - start < 3
     (record,) = RolloutStore(tmp_path).records()
     assert summary.counts["by_status"] == {"timeout": 1}
@@ -78,7 +78,7 @@ class Swallowing:
 
 def test_timeout_interrupts_a_stalled_call_even_under_broad_excepts(tmp_path: Path) -> None:
     start = time.perf_counter()
-    rollout_bank(SPECS[:1], Swallowing(), 1, tmp_path, timeout=0.3, progress=False)
+    rollout_bank(SPECS[:1], Swallowing(), 1, tmp_path, options=RunOptions(timeout=0.3), progress=False)
     (record,) = RolloutStore(tmp_path).records()
     assert time.perf_counter() - start < 2
     assert record.status == "timeout" and record.trajectory is not None and record.trajectory.steps == []
@@ -198,7 +198,7 @@ class Impostor:
 
 def test_an_error_named_like_a_timeout_is_not_a_timeout(tmp_path: Path) -> None:
     """A timeout is what the Deadline says, not what an error message starts with."""
-    summary = rollout_bank(SPECS[:1], Impostor(), 1, tmp_path, timeout=30, progress=False)
+    summary = rollout_bank(SPECS[:1], Impostor(), 1, tmp_path, options=RunOptions(timeout=30), progress=False)
     (record,) = RolloutStore(tmp_path).records()
     assert record.error is not None and record.error.startswith("EpisodeTimeout") and record.status == "error"
     assert summary.counts["by_status"] == {"error": 1}

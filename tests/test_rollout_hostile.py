@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from coworkenv.cli import app
-from coworkenv.rollout import RolloutStore, rollout_bank
+from coworkenv.rollout import RolloutStore, RunOptions, rollout_bank
 from rollout_specs import mail_reply_spec, write_specs
 from test_hostile_input import ARGUMENT_TEXTS, CONTENTS
 
@@ -68,7 +68,7 @@ hostile_turn = st.one_of(
 @given(st.lists(hostile_turn, min_size=1, max_size=4))
 def test_hostile_policy_never_aborts_a_batch_and_every_episode_is_stored(tmp_path: Path, turns: list[Any]) -> None:
     out = tmp_path / f"run{time.monotonic_ns()}"
-    summary = rollout_bank(SPECS, Scripted(turns), 2, out, progress=False, timeout=None)
+    summary = rollout_bank(SPECS, Scripted(turns), 2, out, progress=False, options=RunOptions(timeout=None))
     records = list(RolloutStore(out).records())
     assert summary.ran == 6 and len(records) == 6
     assert {r.key for r in records} == {f"{s.id}#{k}" for s in SPECS for k in range(2)}

@@ -6,6 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+
+pytest.importorskip("torch", reason="needs the train extra")
+pytest.importorskip("transformers", reason="needs the train extra")
+
 import torch
 from typer.testing import CliRunner
 

@@ -6,6 +6,9 @@ import json
 import warnings
 
 import pytest
+
+pytest.importorskip("transformers", reason="needs the train extra")
+
 from transformers.utils import get_json_schema
 
 from coworkenv.agents import OracleTeacher

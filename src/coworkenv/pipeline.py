@@ -14,6 +14,7 @@ from coworkenv.bank.store import synthesize_bank
 from coworkenv.data.rl import export_rl
 from coworkenv.data.sft import export_sft
 from coworkenv.rollout.runner import rollout_bank
+from coworkenv.rollout.worker import RunOptions
 from coworkenv.runtime import Environment, run_episode
 from coworkenv.spec import SpecError, load_spec
 from coworkenv.spec.io import SPEC_SUFFIXES
@@ -126,9 +127,8 @@ def main_job(
             samples,
             out / "runs" / "student",
             seed=seed,
-            max_turns=STUDENT_MAX_TURNS,
+            options=RunOptions(timeout=None, max_turns=STUDENT_MAX_TURNS),
             policy_options=STUDENT_OPTIONS,
-            timeout=None,
             console=console,
         )
         summary["student"] = run.counts

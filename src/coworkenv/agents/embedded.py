@@ -72,6 +72,7 @@ def embedded_tokenizer(path: Path | None = None) -> Any:
     ``tokenizer.json`` loads in about one. The cache folder name carries the weights' hash
     and a format version, so a stale cache is never read.
     """
+    # lazy: an optional extra (train); the core and the CLI must run without it
     from transformers import PreTrainedTokenizerFast
 
     path = path or embedded_gguf_path()
@@ -99,6 +100,7 @@ def clear_quantizer(model: Any) -> Any:
 
 def load_embedded(dtype: Any = None, device: str | None = None) -> tuple[Any, Any]:
     """Load Gemma 3 270M (dequantised; ~60 s on CPU) with the project's chat template."""
+    # lazy: an optional extra (train); the core and the CLI must run without it
     from transformers import AutoModelForCausalLM
 
     path = embedded_gguf_path()

@@ -103,6 +103,7 @@ def recover_merges(tokens: list[str]) -> list[tuple[str, str]]:
 
 def build_gemma_tokenizer(meta: dict[str, Any]) -> Any:
     """A ``PreTrainedTokenizerFast`` for a Gemma GGUF vocabulary (SentencePiece BPE with byte fallback)."""
+    # lazy: an optional extra (train); the core and the CLI must run without it
     from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
     from transformers import PreTrainedTokenizerFast
 

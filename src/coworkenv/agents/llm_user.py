@@ -73,6 +73,7 @@ class LLMUserEnvironment(Environment):
         timeout: float = 30.0,
         **kwargs: Any,
     ) -> None:
+        # lazy: an optional extra (openai); the core and the CLI must run without it
         from openai import OpenAI
 
         self.client = OpenAI(base_url=base_url, api_key=api_key or "EMPTY", timeout=timeout, max_retries=2)

@@ -17,6 +17,7 @@ from coworkenv.agents.transformers_policy import load_hf
 
 def pick_device(device: str = "auto") -> str:
     """``auto`` -> cuda when present, else cpu."""
+    # lazy: an optional extra (train); the core and the CLI must run without it
     import torch
 
     if device == "auto":
@@ -33,6 +34,7 @@ def train_dtype(device: str, dtype: str | None = None) -> Any:
     is about 5x faster in bf16 than in fp32 on an AVX512-BF16 EPYC), at the cost that
     updates below bf16's resolution are lost: use larger learning rates there.
     """
+    # lazy: an optional extra (train); the core and the CLI must run without it
     import torch
 
     return getattr(torch, dtype) if dtype is not None else torch.float32
@@ -42,6 +44,7 @@ def autocast(model: Any) -> Any:
     """bf16 mixed precision on GPU (fp32 master weights); a no-op elsewhere."""
     import contextlib
 
+    # lazy: an optional extra (train); the core and the CLI must run without it
     import torch
 
     device = next(model.parameters()).device
@@ -58,6 +61,7 @@ def inference_weights(model: Any) -> Any:
     """
     import copy
 
+    # lazy: an optional extra (train); the core and the CLI must run without it
     import torch
 
     p = next(model.parameters())

@@ -92,6 +92,7 @@ class OpenAIPolicy:
         extra_body: dict[str, Any] | None = None,
         concurrency: int = 1,
     ) -> None:
+        # lazy: an optional extra (openai); the core and the CLI must run without it
         from openai import OpenAI
 
         if concurrency < 1:
@@ -144,6 +145,7 @@ class OpenAIPolicy:
 
     def _complete(self, request: dict[str, Any]) -> tuple[Any, int]:
         """One completion, retrying transient failures; the last error propagates."""
+        # lazy: an optional extra (openai); the core and the CLI must run without it
         import openai
 
         transient = (openai.RateLimitError, openai.APITimeoutError, openai.APIConnectionError, EmptyReply)

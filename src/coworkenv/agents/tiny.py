@@ -40,6 +40,7 @@ def make_tiny_tokenizer(corpus: list[str] | None = None, vocab_size: int = 1024)
 
     Byte-level BPE: any text encodes (no unknown tokens), and decode(encode(x)) == x.
     """
+    # lazy: an optional extra (train); the core and the CLI must run without it
     from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -69,6 +70,7 @@ def make_tiny_tokenizer(corpus: list[str] | None = None, vocab_size: int = 1024)
 
 def make_tiny_model(tokenizer: Any, hidden: int = 64, layers: int = 2, seed: int = 0) -> Any:
     """A randomly initialised Gemma 3 text model (same architecture family as the embedded one)."""
+    # lazy: an optional extra (train); the core and the CLI must run without it
     import torch
     from transformers import Gemma3ForCausalLM, Gemma3TextConfig
 

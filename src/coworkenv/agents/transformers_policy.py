@@ -111,6 +111,7 @@ class TransformersPolicy:
 
     def generate(self, prompts: list[str]) -> list[tuple[str, dict[str, int]]]:
         """Completion text (cut at the first stop token) and token usage per prompt."""
+        # lazy: an optional extra (train); the core and the CLI must run without it
         import torch
 
         enc = self.tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
@@ -144,6 +145,7 @@ class TransformersPolicy:
 
 def resolve_dtype(dtype: Any) -> Any:
     """``"bfloat16"`` -> ``torch.bfloat16``; None keeps the checkpoint's own (float32 on CPU)."""
+    # lazy: an optional extra (train); the core and the CLI must run without it
     import torch
 
     if dtype is None or not isinstance(dtype, str):
@@ -155,6 +157,7 @@ def resolve_dtype(dtype: Any) -> Any:
 
 
 def default_device(device: str | None) -> str:
+    # lazy: an optional extra (train); the core and the CLI must run without it
     import torch
 
     return device or ("cuda" if torch.cuda.is_available() else "cpu")
@@ -162,6 +165,7 @@ def default_device(device: str | None) -> str:
 
 def load_tokenizer(path_or_id: str) -> Any:
     """A checkpoint's tokenizer with the project's chat template (what training's round-trip check reloads)."""
+    # lazy: an optional extra (train); the core and the CLI must run without it
     from transformers import AutoTokenizer
 
     return prepare_tokenizer(AutoTokenizer.from_pretrained(path_or_id))
@@ -169,6 +173,7 @@ def load_tokenizer(path_or_id: str) -> Any:
 
 def load_hf(path_or_id: str, dtype: Any = None, device: str | None = None) -> tuple[Any, Any]:
     """Load a local (or cached) transformers model and tokenizer with the project's chat template."""
+    # lazy: an optional extra (train); the core and the CLI must run without it
     from transformers import AutoModelForCausalLM
 
     tokenizer = load_tokenizer(path_or_id)

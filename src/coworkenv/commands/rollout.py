@@ -45,7 +45,7 @@ def register(app: typer.Typer) -> None:
         """
         from rich.markup import escape
 
-        from coworkenv.rollout import rollout_bank
+        from coworkenv.rollout import RunOptions, rollout_bank
         from coworkenv.rollout.policies import sampling_options
         from coworkenv.rollout.runner import RolloutError
         from coworkenv.rollout.store import StoreMismatch, iter_episodes
@@ -61,16 +61,18 @@ def register(app: typer.Typer) -> None:
                 out,
                 workers=workers,
                 ray_address=ray,
-                timeout=timeout or None,
+                options=RunOptions(
+                    timeout=timeout or None,
+                    user=user,
+                    fault_rate=fault_rate,
+                    max_turns=max_turns,
+                    env_server=env_server,
+                    env_token=env_token,
+                ),
                 seed=seed,
-                user=user,
-                fault_rate=fault_rate,
-                max_turns=max_turns,
                 split=split,
                 policy_options=options,
                 console=console,
-                env_server=env_server,
-                env_token=env_token,
             )
         except (StoreMismatch, ValueError, RolloutError) as exc:
             console.print(f"[red]{escape(str(exc))}[/red]")

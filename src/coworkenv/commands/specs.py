@@ -1,4 +1,4 @@
-"""CLI commands on spec files: ``validate`` (static checks), ``verify`` (the admission rule), ``run``.
+"""CLI commands on spec files: ``schema``, ``validate`` (static checks), ``verify`` (the admission rule), ``run``.
 
 Each takes spec files as data: a file that does not parse, or whose fixtures do not fit
 the service model, is reported as ``file: field: message`` and the command goes on with
@@ -17,6 +17,7 @@ from rich.markup import escape
 
 from coworkenv.rollout.policies import POLICY_SPECS
 from coworkenv.spec import SpecError, TaskSpec, load_spec
+from coworkenv.spec.io import spec_json_schema
 from coworkenv.verify.findings import Finding
 
 console = Console()
@@ -165,8 +166,14 @@ def run(
         raise typer.Exit(1)
 
 
+def schema() -> None:
+    """Print the JSON Schema of a TaskSpec."""
+    typer.echo(json.dumps(spec_json_schema(), indent=2))
+
+
 def register(app: typer.Typer) -> None:
     """Add the spec-file commands to the main app."""
+    app.command()(schema)
     app.command()(validate)
     app.command()(verify)
     app.command()(run)

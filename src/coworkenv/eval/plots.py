@@ -16,9 +16,11 @@ HEADLINE = ("score", "pass@1", "pass@k", "pass^k")
 
 
 def _pyplot() -> Any:
+    # lazy: an optional extra (report); the core and the CLI must run without it
     import matplotlib
 
     matplotlib.use("Agg")
+    # lazy: an optional extra (report); the core and the CLI must run without it
     import matplotlib.pyplot as plt
 
     return plt
@@ -46,6 +48,7 @@ def _grouped_bars(ax: Any, groups: list[str], series: dict[str, list[float]]) ->
 
 
 def _steps_axis(ax: Any, title: str) -> None:
+    # lazy: an optional extra (report); the core and the CLI must run without it
     from matplotlib.ticker import MaxNLocator
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))

@@ -44,6 +44,7 @@ def local_policy(
     cache: str | None = None,
 ) -> Any:
     """A batched TransformersPolicy over a loaded model, with torch's sampling seeded."""
+    # lazy: an optional extra (train); the core and the CLI must run without it
     import torch
 
     torch.manual_seed(seed)

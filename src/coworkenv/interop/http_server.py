@@ -223,6 +223,7 @@ def check_binding(host: str, token: str | None) -> None:
 
 
 def serve(app: FastAPI, host: str = "127.0.0.1", port: int = 8000, token: str | None = None) -> None:
+    # lazy: an optional extra (serve); the core and the CLI must run without it
     import uvicorn
 
     check_binding(host, token)
@@ -238,6 +239,7 @@ def running(app: Any, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
     import socket
     import threading
 
+    # lazy: an optional extra (serve); the core and the CLI must run without it
     import uvicorn
 
     # proto=TCP lets asyncio set TCP_NODELAY on accepted sockets (with proto 0 it skips it, and every

@@ -134,6 +134,7 @@ def run(spec: TaskSpec, transport: str = "stdio", host: str = "127.0.0.1", port:
     """Serve until the client disconnects (stdio) or the process is stopped (http, at ``/mcp``)."""
     server = build_server(spec, seed)
     if transport == "stdio":
+        # lazy: an optional extra (serve); the core and the CLI must run without it
         import anyio
         from mcp.server.stdio import stdio_server
 
@@ -143,6 +144,7 @@ def run(spec: TaskSpec, transport: str = "stdio", host: str = "127.0.0.1", port:
 
         anyio.run(main)
     elif transport == "http":
+        # lazy: an optional extra (serve); the core and the CLI must run without it
         import uvicorn
 
         uvicorn.run(server.streamable_http_app(host=host), host=host, port=port, log_level="warning")

@@ -83,33 +83,27 @@ def rollout_bank(
     samples: int = 1,
     out: str | Path = "runs/rollout",
     *,
+    options: RunOptions = RunOptions(),
+    seed: int = 0,
+    split: str | None = None,
     workers: int = 1,
     ray_address: str | None = None,
-    timeout: float | None = 300.0,
-    seed: int = 0,
-    user: str | None = None,
-    fault_rate: float = 0.0,
-    max_turns: int | None = None,
-    split: str | None = None,
     chunk_size: int | None = None,
     batch_size: int = 16,
     policy_options: dict[str, Any] | None = None,
     progress: bool = True,
     console: Any = None,
-    env_server: str | None = None,
-    env_token: str | None = None,
 ) -> RolloutSummary:
     """Run ``samples`` episodes of ``policy`` on every spec of ``bank`` into the store at ``out``.
 
     ``bank`` is a bank folder, a folder or file of specs, or a list of TaskSpec; ``policy``
     is a spec string for :func:`coworkenv.rollout.policies.make_policy` (required for workers
-    and Ray) or, inline only, a ready policy object. ``timeout`` is each episode's budget in
-    seconds (None: unlimited); ``max_turns`` caps episodes below the specs' own turn limits.
-    Episodes already in the store are skipped; re-running after
-    a crash or SIGKILL finishes the rest. ``env_server`` (a ``coworkenv serve http`` URL) plays
-    every episode in a session there instead of in-process.
+    and Ray) or, inline only, a ready policy object. ``options`` are how each episode runs
+    (:class:`RunOptions`: its time budget, user, fault rate, turn cap, or a ``coworkenv serve
+    http`` server to play it on); the rest is what to run and where. Episodes already in the
+    store are skipped; re-running after a crash or SIGKILL finishes the rest.
     """
-    if env_server and (user or fault_rate):
+    if options.env_server and (options.user or options.fault_rate):
         raise ValueError("--env-server runs the server's scripted user without random faults; drop --user/--fault-rate")
     from_specs = not isinstance(bank, str | Path)
     specs = list(bank) if from_specs else load_specs(bank, split)
@@ -125,11 +119,11 @@ def rollout_bank(
     config = {
         "policy": name,
         "seed": seed,
-        "user": user,
-        "fault_rate": fault_rate,
-        "max_turns": max_turns,
+        "user": options.user,
+        "fault_rate": options.fault_rate,
+        "max_turns": options.max_turns,
         "samples": samples,
-        "timeout": timeout,
+        "timeout": options.timeout,
         "bank": None if from_specs else str(bank),  # a list of specs may grow between runs; a folder may not change
         "specs": len(specs),
         "split": split,
@@ -138,14 +132,6 @@ def rollout_bank(
     tasks = plan_tasks(specs, samples, seed)
     todo = [t for t in tasks if t.key not in done]
     store.write_manifest({"config": config, "status": "running", "planned": len(tasks)})
-    options = RunOptions(
-        timeout=timeout,
-        user=user,
-        fault_rate=fault_rate,
-        max_turns=max_turns,
-        env_server=env_server,
-        env_token=env_token,
-    )
     size = chunk_size or auto_chunk_size(name, len(todo), workers)
     chunks = chunked(todo, size)
     opts = policy_options or {}
@@ -239,6 +225,7 @@ def _ray(
 ) -> Iterator[Records]:
     """One Ray actor per worker (``workers=0``: one per CPU of the cluster); ``address`` is
     ``local`` (start Ray here) or a cluster address (``auto`` inside a Ray job)."""
+    # lazy: an optional extra (ray); the core and the CLI must run without it
     import ray
     from ray.util import ActorPool
 

@@ -53,6 +53,10 @@ class EpisodeTask:
 
 @dataclass(frozen=True)
 class RunOptions:
+    """How each episode runs: its time budget in seconds (None: unlimited), the user (an LLM
+    phrasing the scripted one), random transient faults, a turn cap below the spec's own, and
+    a ``coworkenv serve http`` server (and token) to play it on instead of in-process."""
+
     timeout: float | None = 300.0
     user: str | None = None
     fault_rate: float = 0.0

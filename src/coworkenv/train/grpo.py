@@ -168,6 +168,7 @@ def train_grpo(
     ``deadline`` (a ``time.perf_counter()`` value) ends training early, after at least one step,
     when another step as long as the last would pass it: a run sized for a device budget finishes.
     """
+    # lazy: an optional extra (train); the core and the CLI must run without it
     import torch
 
     s = settings or GRPOSettings()

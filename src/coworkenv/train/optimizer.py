@@ -15,6 +15,7 @@ class MasterWeightsAdamW:
     """
 
     def __init__(self, params: Any, lr: float) -> None:
+        # lazy: an optional extra (train); the core and the CLI must run without it
         import torch
 
         self.params = [p for p in params if p.requires_grad]
@@ -26,6 +27,7 @@ class MasterWeightsAdamW:
             p.grad = None
 
     def step(self) -> None:
+        # lazy: an optional extra (train); the core and the CLI must run without it
         import torch
 
         pairs = [(p, m) for p, m in zip(self.params, self.masters, strict=True) if m is not p]

@@ -27,6 +27,7 @@ class TurnSample:
 
 def _batch(samples: Sequence[TurnSample], pad_id: int, max_length: int, device: Any) -> dict[str, Any]:
     """Left-padded prompt+completion ids, so every completion ends at the right edge."""
+    # lazy: an optional extra (train); the core and the CLI must run without it
     import torch
     from trl.trainer.utils import pad
 
@@ -53,6 +54,7 @@ def _batch(samples: Sequence[TurnSample], pad_id: int, max_length: int, device: 
 
 def completion_logps(model: Any, batch: dict[str, Any]) -> Any:
     """Log-probabilities of the completion tokens, computing logits only where they are needed."""
+    # lazy: an optional extra (train); the core and the CLI must run without it
     from trl.trainer.utils import selective_log_softmax
 
     width = batch["targets"].shape[1]
@@ -80,6 +82,7 @@ def policy_gradient_step(
     max_grad_norm: float = 1.0,
 ) -> dict[str, float]:
     """One optimizer step on ``samples``; turns with zero advantage only matter for the KL term."""
+    # lazy: an optional extra (train); the core and the CLI must run without it
     import torch
 
     use_kl = kl_coef > 0 and ref_model is not None

@@ -44,6 +44,7 @@ def eval_interval(n_train: int, batch: int, grad_accum: int, epochs: float, max_
 
 def best_weights_callback(log_path: Path) -> Any:
     """A TrainerCallback that logs each validation loss and keeps a CPU copy of the best weights."""
+    # lazy: an optional extra (train); the core and the CLI must run without it
     from transformers import TrainerCallback
 
     class BestWeights(TrainerCallback):

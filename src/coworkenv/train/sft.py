@@ -53,6 +53,7 @@ def load_sft_records(path: Path) -> list[dict[str, Any]]:
 
 def _dataset(records: list[dict[str, Any]]) -> Any:
     """A datasets.Dataset; tools travel as JSON text so Arrow does not merge their schemas."""
+    # lazy: an optional extra (train); the core and the CLI must run without it
     from datasets import Dataset, disable_progress_bars
 
     disable_progress_bars()
@@ -88,6 +89,7 @@ def _normalise(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _log_callback(log_path: Path, progress: Progress | None) -> Any:
+    # lazy: an optional extra (train); the core and the CLI must run without it
     from transformers import TrainerCallback
 
     class LogToRun(TrainerCallback):
@@ -146,6 +148,7 @@ def train_sft(
     progress: Progress | None = None,
 ) -> SFTResult:
     """Fine-tune ``model`` on ``records`` and save the checkpoint and logs into ``out``."""
+    # lazy: an optional extra (train); the core and the CLI must run without it
     from transformers import PrinterCallback
     from trl import SFTConfig, SFTTrainer
 
@@ -162,6 +165,7 @@ def train_sft(
     config = SFTConfig(**_config_kwargs(s, scratch.name, on_gpu, every))
     peft_config = None
     if s.lora:
+        # lazy: an optional extra (train); the core and the CLI must run without it
         from peft import LoraConfig
 
         peft_config = LoraConfig(

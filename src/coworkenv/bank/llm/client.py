@@ -58,6 +58,7 @@ class LLMClient:
         backoff_base: float = 1.0,
         backoff_cap: float = 60.0,
     ) -> None:
+        # lazy: an optional extra (openai); the core and the CLI must run without it
         from openai import OpenAI
 
         self.model, base_url = parse_llm_spec(spec)
@@ -101,6 +102,7 @@ class LLMClient:
         )
 
     def _create(self, request: dict[str, Any]) -> tuple[Any, int]:
+        # lazy: an optional extra (openai); the core and the CLI must run without it
         import openai
 
         transient = (openai.RateLimitError, openai.APITimeoutError, openai.APIConnectionError)
