@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: quickstart test lint bench clean
+.PHONY: quickstart test lint typecheck bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,9 +24,13 @@ $(VENV)/.full: pyproject.toml | $(BIN)/python
 quickstart: $(VENV)/.core
 	$(BIN)/coworkenv quickstart
 
-lint: $(VENV)/.full
+lint: $(VENV)/.full typecheck
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
+
+# mypy --strict on the typed core (runtime, grading, spec); settings in pyproject.toml
+typecheck: $(VENV)/.full
+	$(BIN)/mypy
 
 test: lint
 	$(BIN)/pytest -q

@@ -63,7 +63,8 @@ def parse_turn(raw: Any, step: int) -> tuple[AssistantTurn, list[str]]:
         if not isinstance(rc, dict):
             problems.append(f"tool call {i} is not an object")
             continue
-        fn = rc.get("function") if isinstance(rc.get("function"), dict) else rc
+        function = rc.get("function")
+        fn = function if isinstance(function, dict) else rc
         name = fn.get("name")
         args = fn.get("arguments", "{}")
         if not isinstance(name, str) or not name:

@@ -347,8 +347,8 @@ class TaskSpec(_Model):
             )
         for service, collections in self.services.items():
             for collection, records in collections.items():
-                ids = [r.get("id") for r in records]
-                if not all(isinstance(i, str) and i for i in ids) or len(set(ids)) != len(ids):
+                record_ids = [r.get("id") for r in records]
+                if not all(isinstance(i, str) and i for i in record_ids) or len(set(record_ids)) != len(record_ids):
                     raise ValueError(f"services.{service}.{collection}: every record needs a unique text 'id'")
         return self
 
