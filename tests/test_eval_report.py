@@ -7,6 +7,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from coworkenv.agents.models import load_model
@@ -48,6 +49,7 @@ def _training(folder: Path, kind: str, setting: str, key: str, values: list[floa
 
 
 def test_report_renders_evals_trainings_and_rl_settings(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib", reason="the report's plots need the report extra")
     write_eval(tmp_path / "base", "base", compute_metrics(_trajs([0.0, 0.2, 0.8, 0.1])), model="tiny", split="heldout")
     write_eval(tmp_path / "sft", "sft", compute_metrics(_trajs([1.0, 0.9, 0.8, 0.1])), model="tiny", split="heldout")
     _training(tmp_path / "sft", "sft", "", "loss", [3.0, 2.0, 1.5])
@@ -74,6 +76,8 @@ def test_report_of_an_empty_folder_says_so(tmp_path: Path) -> None:
 
 
 def test_cli_eval_writes_metrics_trajectories_and_report(tmp_path: Path) -> None:
+    for extra in ("torch", "tokenizers", "matplotlib"):
+        pytest.importorskip(extra, reason="a local model and the report's plots need the train and report extras")
     bank = tmp_path / "specs"
     for i in range(3):
         save_spec(lookup_spec(i), bank / f"lookup-{i}.json")
@@ -93,6 +97,8 @@ def test_cli_eval_writes_metrics_trajectories_and_report(tmp_path: Path) -> None
 
 
 def test_lockstep_batches_a_local_model_over_every_episode() -> None:
+    pytest.importorskip("torch", reason="a local model needs the train extra")
+    pytest.importorskip("tokenizers", reason="a local model needs the train extra")
     model, tokenizer = load_model("tiny", "cpu")
     batches: list[int] = []
 

@@ -32,7 +32,8 @@ ORDER: list[tuple[str, ...]] = [
     ("data",),
     ("runs",),
     ("train", "eval"),
-    ("commands", "pipeline", "gym"),
+    ("pipeline",),  # the main job, which the quickstart command runs
+    ("commands", "gym"),
     ("cli", "__init__"),
 ]
 RANK = {name: rank for rank, names in enumerate(ORDER) for name in names}

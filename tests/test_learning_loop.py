@@ -54,6 +54,7 @@ def test_demos_and_eval_prompts_render_the_same_menu() -> None:
 
 
 def test_compact_signatures_mark_optional_arguments_and_keep_the_first_clause() -> None:
+    pytest.importorskip("tokenizers", reason="the tiny tokenizer needs the train extra")
     from coworkenv.agents.chat_format import render_prompt
     from coworkenv.agents.tiny import make_tiny_tokenizer
 

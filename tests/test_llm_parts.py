@@ -109,6 +109,18 @@ def test_cli_rejects_a_bad_generator_spec(tmp_path) -> None:
     assert result.exit_code == 2 and "expected openai:<model>@<base_url>" in result.output
 
 
+def test_cli_without_the_openai_sdk_names_the_extra(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Printed whole: the brackets of the extra are not eaten as console markup."""
+    import sys
+
+    from coworkenv.cli import app
+
+    monkeypatch.setitem(sys.modules, "openai", None)  # importing it now raises ImportError
+    args = ["synth", "--llm", "openai:m@http://127.0.0.1:9", "--n", "1", "--out", str(tmp_path)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2 and "pip install 'coworkenv[openai]'" in result.output
+
+
 def test_a_spec_that_crashes_the_verifier_is_a_finding(monkeypatch: pytest.MonkeyPatch) -> None:
     from coworkenv.bank.llm import loop
     from coworkenv.bank.llm.job import brief_for

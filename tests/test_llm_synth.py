@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("openai", reason="the LLM generator needs the openai extra")
+
 from coworkenv.bank.llm import driver
 from coworkenv.bank.llm.audit import read_audit
 from coworkenv.bank.llm.client import LLMClient

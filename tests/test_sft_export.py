@@ -62,6 +62,7 @@ def test_curation_funnel_and_trl_format(runs: list[Path], tmp_path: Path) -> Non
 
 
 def test_examples_render_with_the_project_template(runs: list[Path], tmp_path: Path) -> None:
+    pytest.importorskip("tokenizers", reason="the tiny tokenizer needs the train extra")
     from coworkenv.agents.tiny import make_tiny_tokenizer
 
     export_sft(runs, tmp_path)

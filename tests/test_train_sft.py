@@ -5,6 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+pytest.importorskip("torch", reason="SFT needs the train extra")
+pytest.importorskip("trl", reason="SFT needs the train extra")
+pytest.importorskip("datasets", reason="SFT needs the train extra")
+pytest.importorskip("tokenizers", reason="SFT needs the train extra")
+
 from typer.testing import CliRunner
 
 from coworkenv.agents.models import load_model

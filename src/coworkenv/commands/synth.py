@@ -151,7 +151,7 @@ def register(app: typer.Typer) -> None:
             console.print(f"[red]--llm: {exc} (run from a source checkout of coworkenv)[/red]")
             raise typer.Exit(2) from None
         except ImportError:
-            console.print("[red]--llm needs the openai SDK: pip install 'coworkenv[openai]'[/red]")
+            console.print("[red]--llm needs the openai SDK: pip install 'coworkenv\\[openai]'[/red]")
             raise typer.Exit(2) from None
         except ValueError as exc:
             console.print(f"[red]--llm: {exc}[/red]")

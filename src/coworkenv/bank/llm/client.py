@@ -58,10 +58,10 @@ class LLMClient:
         backoff_base: float = 1.0,
         backoff_cap: float = 60.0,
     ) -> None:
+        self.model, base_url = parse_llm_spec(spec)  # a bad spec is reported whether or not the SDK is there
         # lazy: an optional extra (openai); the core and the CLI must run without it
         from openai import OpenAI
 
-        self.model, base_url = parse_llm_spec(spec)
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.max_retries = max_retries
