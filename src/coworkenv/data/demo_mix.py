@@ -80,7 +80,7 @@ def oracle_mix(specs: Sequence[TaskSpec], s: MixSettings | None = None) -> list[
         for k in range(variant_count(spec, s)):
             traj = run_episode(Environment(menu_variant(spec, s.menu, k, s.extra_distractors)), OracleTeacher())
             if traj.grade is not None and traj.grade.passed:
-                record = sft_example(traj.model_dump(mode="json"))
+                record = sft_example(traj)
                 demos.append({**record, "group": spec.id, "capabilities": list(spec.capabilities)} | _flag(spec))
     return demos
 
