@@ -43,6 +43,17 @@ class Deal(RecordModel):
     owner: str = ""
 
 
+class AccountContact(RecordModel):
+    """A person at a customer account (unlike the company directory, the people the account team talks to)."""
+
+    account_id: str
+    name: str
+    email: str = ""
+    role: str = ""
+    phone: str = ""
+    primary: bool = False
+
+
 class Activity(RecordModel):
     account_id: str
     kind: Kind
@@ -54,11 +65,19 @@ def _search_text(a: dict[str, Any]) -> str:
     return joined(a["name"], a["industry"])
 
 
+def _role_text(c: dict[str, Any]) -> str:
+    return c["role"]
+
+
+def _contact_order(c: dict[str, Any]) -> tuple[Any, ...]:
+    return (c["account_id"], not c["primary"], c["name"], c["id"])
+
+
 class Crm(Service):
     name = "crm"
     description = "the customer relationship manager: accounts, deals and activities"
-    records = {"accounts": Account, "deals": Deal, "activities": Activity}
-    id_prefix = {"accounts": "acc", "deals": "deal", "activities": "act"}
+    records = {"accounts": Account, "deals": Deal, "activities": Activity, "contacts": AccountContact}
+    id_prefix = {"accounts": "acc", "deals": "deal", "activities": "act", "contacts": "ctc"}
 
     @tool("read")
     def search_accounts(
@@ -86,7 +105,7 @@ class Crm(Service):
 
     @tool("read")
     def get_account(self, account_id: str) -> dict[str, Any]:
-        """Get one account with its deals and its five most recent activities."""
+        """Get one account with its deals, its contact people and its five most recent activities."""
         acc = self.get("accounts", account_id)
         deals = sorted(
             self.lookup("deals", "account_id", account_id),
@@ -97,7 +116,35 @@ class Crm(Service):
             key=lambda a: (a["date"], a["id"]),
             reverse=True,
         )
-        return {**acc, "deals": deals, "recent_activities": acts[:5]}
+        people = sorted(self.lookup("contacts", "account_id", account_id), key=_contact_order)
+        return {**acc, "deals": deals, "contacts": people, "recent_activities": acts[:5]}
+
+    @tool("read")
+    def find_contacts(
+        self,
+        account_id: str | None = None,
+        email: str | None = None,
+        role: Annotated[str | None, Field(description="words of the role, e.g. 'procurement'")] = None,
+        limit: Limit = 10,
+        offset: Offset = 0,
+    ) -> dict[str, Any]:
+        """Find the contact people of customer accounts: of one account, by email, or by words of their role."""
+        if account_id is not None:
+            self.get("accounts", account_id)
+            rows = self.lookup("contacts", "account_id", account_id)
+        elif email is not None:
+            rows = self.lookup("contacts", "email", email.strip().lower(), lower=True)
+        else:
+            rows = list(self.db["contacts"].values())
+        words = query_words(role or "")
+        hits = [
+            c
+            for c in rows
+            if (email is None or c["email"].lower() == email.strip().lower())
+            and self.matches(words, c, "roles", _role_text)
+        ]
+        hits.sort(key=_contact_order)
+        return page(hits, limit, offset, key="contacts")
 
     @tool("read")
     def list_deals(

@@ -32,6 +32,7 @@ class Expense(RecordModel):
     approver: str | None = None
     receipt: bool = False
     rejection_reason: str | None = None
+    preapproved_by: str | None = None
 
 
 class Rule(RecordModel):
@@ -39,6 +40,12 @@ class Rule(RecordModel):
     limit: float
     needs_receipt: bool = False
     description: str = ""
+    preapproval_above: float | None = None
+    """Expenses of this category above this amount are submitted only once pre-approved (None: never needed)."""
+
+
+def _needs_preapproval(rule: dict[str, Any] | None, exp: dict[str, Any]) -> bool:
+    return rule is not None and rule["preapproval_above"] is not None and exp["amount"] > rule["preapproval_above"]
 
 
 class Expenses(Service):
@@ -123,13 +130,34 @@ class Expenses(Service):
 
     @tool("write")
     def submit(self, expense_id: str) -> dict[str, Any]:
-        """Submit a draft expense for processing (a receipt is required where the category's rule says so)."""
+        """Submit a draft expense for processing (a receipt, or a pre-approval, is required where the category's
+        rule says so).
+        """
         exp = self._transition(expense_id, ("draft",), "submit")
         rule = self._rule(exp["category"])
         if rule is not None and rule["needs_receipt"] and not exp["receipt"]:
             raise ToolError(f"category {exp['category']!r} needs a receipt before submitting")
+        if _needs_preapproval(rule, exp) and exp["preapproved_by"] is None:
+            raise ToolError(
+                f"{exp['category']} expenses over {rule['preapproval_above']:g} need a pre-approval before submitting"
+                " (expenses_preapprove)"
+            )
         self.update("expenses", expense_id, {"status": "submitted"})
         return {"id": expense_id, "status": "submitted"}
+
+    @tool("write")
+    def preapprove(
+        self, expense_id: str, approver: Annotated[str, Field(description="the approver's email")]
+    ) -> dict[str, Any]:
+        """Record a manager's pre-approval of a draft expense (its category's rule may require one to submit)."""
+        check_email(approver, "approver")
+        exp = self._transition(expense_id, ("draft",), "pre-approve")
+        if approver.lower() == exp["employee"].lower():
+            raise ToolError("an employee cannot pre-approve their own expense")
+        if not _needs_preapproval(self._rule(exp["category"]), exp):
+            raise ToolError(f"expense {expense_id!r} needs no pre-approval under the {exp['category']!r} rule")
+        self.update("expenses", expense_id, {"preapproved_by": approver})
+        return {"id": expense_id, "status": "draft", "preapproved_by": approver}
 
     @tool("write")
     def request_approval(

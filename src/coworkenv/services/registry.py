@@ -16,13 +16,16 @@ from coworkenv.services.contacts import Contacts
 from coworkenv.services.crm import Crm
 from coworkenv.services.declared import declared_class
 from coworkenv.services.documents import Documents
+from coworkenv.services.drive import Drive
 from coworkenv.services.expenses import Expenses
+from coworkenv.services.hr import Hr
 from coworkenv.services.mail import Mail
+from coworkenv.services.payments import Payments
 from coworkenv.services.tickets import Tickets
 from coworkenv.spec.declared import ServiceDecl
 
 SERVICES: dict[str, type[Service]] = {
-    cls.name: cls for cls in (Mail, Calendar, Contacts, Documents, Tickets, Crm, Chat, Expenses)
+    cls.name: cls for cls in (Mail, Calendar, Contacts, Documents, Tickets, Crm, Chat, Expenses, Payments, Hr, Drive)
 }
 ALL_TOOLS: dict[str, ToolInfo] = {name: info for cls in SERVICES.values() for name, info in cls.tools().items()}
 Declared = Mapping[str, ServiceDecl] | None

@@ -12,6 +12,7 @@ from coworkenv.services.base import (
     RecordModel,
     Service,
     ToolError,
+    check_date,
     check_datetime,
     check_email,
     joined,
@@ -37,6 +38,10 @@ class Ticket(RecordModel):
     created: str = ""
     tags: list[str] = []
     comments: list[str] = []
+    due: str = ""
+    """YYYY-MM-DD, or "" for no due date."""
+    customer: str = ""
+    """The customer account the ticket is for (a name, or a CRM account id), "" for internal work."""
 
 
 class OncallShift(RecordModel):
@@ -47,7 +52,8 @@ class OncallShift(RecordModel):
 
 
 def _summary(t: dict[str, Any]) -> dict[str, Any]:
-    out = {k: t[k] for k in ("id", "title", "status", "priority", "assignee", "team", "created", "tags")}
+    keys = ("id", "title", "status", "priority", "assignee", "team", "created", "tags", "due", "customer")
+    out = {k: t[k] for k in keys}
     out["comments"] = len(t["comments"])
     return out
 
@@ -77,14 +83,18 @@ class Tickets(Service):
         assignee: str | None = None,
         team: str | None = None,
         tag: str | None = None,
+        customer: str | None = None,
+        due_before: Annotated[str | None, Field(description="only tickets due on or before, YYYY-MM-DD")] = None,
         limit: Limit = 10,
         offset: Offset = 0,
     ) -> dict[str, Any]:
-        """Search tickets by words in title, description or comments; filter by status, priority, assignee, team, tag.
-        Newest first.
+        """Search tickets by words in title, description or comments; filter by status, priority, assignee, team, tag,
+        customer or due date. Newest first.
         """
         who = assignee.lower() if assignee else None
         words = query_words(query)
+        cust = customer.lower() if customer else None
+        due = check_date(due_before, "due_before") if due_before else None
         hits = [
             t
             for t in self.db["tickets"].values()
@@ -93,6 +103,8 @@ class Tickets(Service):
             and (who is None or (t["assignee"] or "").lower() == who)
             and (team is None or t["team"].lower() == team.lower())
             and (tag is None or tag in t["tags"])
+            and (cust is None or t["customer"].lower() == cust)
+            and (due is None or "" < t["due"] <= due)
             and self.matches(words, t, "search", _search_text)
         ]
         hits.sort(key=lambda t: (t["created"], t["id"]), reverse=True)
@@ -114,8 +126,10 @@ class Tickets(Service):
         priority: Priority = "medium",
         assignee: str | None = None,
         tags: list[str] | None = None,
+        due: Annotated[str | None, Field(description="due date, YYYY-MM-DD")] = None,
+        customer: Annotated[str | None, Field(description="the customer it is for")] = None,
     ) -> dict[str, Any]:
-        """Open a new ticket for a team, optionally assigned to someone (email)."""
+        """Open a new ticket for a team, optionally assigned to someone (email), due on a date, for a customer."""
         if not title.strip():
             raise ToolError("title must not be empty")
         if not team.strip():
@@ -133,6 +147,8 @@ class Tickets(Service):
                 "assignee": assignee,
                 "created": "now",
                 "tags": tags or [],
+                "due": check_date(due, "due") if due else "",
+                "customer": (customer or "").strip(),
             },
         )
         return {"created": True, "id": rec["id"], "ticket": _summary(rec)}
@@ -143,16 +159,19 @@ class Tickets(Service):
         ticket_id: str,
         status: Status | None = None,
         priority: Priority | None = None,
+        due: Annotated[str | None, Field(description="new due date, YYYY-MM-DD")] = None,
     ) -> dict[str, Any]:
-        """Change a ticket's status and/or priority."""
+        """Change a ticket's status, priority and/or due date."""
         self.get("tickets", ticket_id)
         changes: dict[str, Any] = {}
+        if due is not None:
+            changes["due"] = check_date(due, "due")
         if status is not None:
             changes["status"] = _choice(status, STATUSES, "status")
         if priority is not None:
             changes["priority"] = _choice(priority, PRIORITIES, "priority")
         if not changes:
-            raise ToolError("nothing to update: give status and/or priority")
+            raise ToolError("nothing to update: give status, priority and/or due")
         rec = self.update("tickets", ticket_id, changes)
         return {"updated": True, "ticket": _summary(rec)}
 
