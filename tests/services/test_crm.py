@@ -38,6 +38,30 @@ FIXTURES = {
         {"id": "d3", "account_id": "a2", "name": "Pilot", "amount": 5000, "close_date": "2026-07-01"},
     ],
     "activities": [{"id": "x1", "account_id": "a1", "kind": "call", "summary": "Kickoff", "date": "2026-02-01"}],
+    "contacts": [
+        {
+            "id": "c1",
+            "account_id": "a1",
+            "name": "Kenji Ito",
+            "email": "kenji@acme.example",
+            "role": "Procurement Lead",
+        },
+        {
+            "id": "c2",
+            "account_id": "a1",
+            "name": "Ada Park",
+            "email": "ada@acme.example",
+            "role": "CTO",
+            "primary": True,
+        },
+        {
+            "id": "c3",
+            "account_id": "a2",
+            "name": "Lee Moss",
+            "email": "lee@globex.example",
+            "role": "Head of Procurement",
+        },
+    ],
 }
 
 
@@ -55,6 +79,7 @@ def test_tools(check_tools):
             "crm_list_deals": "read",
             "crm_update_deal": "write",
             "crm_log_activity": "write",
+            "crm_find_contacts": "read",
         },
     )
 
@@ -92,3 +117,14 @@ def test_validation(svc):
         svc.log_activity(account_id="a9", kind="call", summary="x", date="2026-03-05")
     with pytest.raises(ToolError, match="kind"):
         svc.log_activity(account_id="a1", kind="fax", summary="x", date="2026-03-05")
+
+
+def test_contact_people(svc):
+    assert [c["id"] for c in svc.get_account(account_id="a1")["contacts"]] == ["c2", "c1"]  # the primary first
+    assert [c["id"] for c in svc.find_contacts(account_id="a1")["contacts"]] == ["c2", "c1"]
+    assert [c["id"] for c in svc.find_contacts(role="procurement")["contacts"]] == ["c1", "c3"]
+    assert [c["id"] for c in svc.find_contacts(account_id="a2", role="procurement")["contacts"]] == ["c3"]
+    assert [c["id"] for c in svc.find_contacts(email=" LEE@globex.example")["contacts"]] == ["c3"]
+    assert svc.find_contacts(email="nobody@x.example")["contacts"] == []
+    with pytest.raises(ToolError, match="no accounts record"):
+        svc.find_contacts(account_id="a9")

@@ -38,6 +38,7 @@ FIXTURES = {
     "rules": [
         {"id": "r1", "category": "travel", "limit": 500, "needs_receipt": True},
         {"id": "r2", "category": "meals", "limit": 75},
+        {"id": "r3", "category": "hardware", "limit": 2000, "preapproval_above": 1000},
     ],
 }
 
@@ -58,6 +59,7 @@ def test_tools(check_tools):
             "expenses_request_approval": "write",
             "expenses_approve": "write",
             "expenses_reject": "write",
+            "expenses_preapprove": "write",
             "expenses_list_rules": "read",
         },
     )
@@ -68,7 +70,7 @@ def test_reads(svc):
     assert [e["id"] for e in svc.list_expenses(category="meals", status="approved")["expenses"]] == ["e3"]
     res = svc.list_expenses(limit=1, offset=2)
     assert [e["id"] for e in res["expenses"]] == ["e1"] and res["next_offset"] is None and res["total"] == 3
-    assert [r["category"] for r in svc.list_rules()["rules"]] == ["meals", "travel"]
+    assert [r["category"] for r in svc.list_rules()["rules"]] == ["hardware", "meals", "travel"]
 
 
 def test_workflow_copy_on_write(svc):
@@ -101,3 +103,21 @@ def test_validation(svc):
     travel = svc.create_expense(employee=ANA, amount=200, category="travel", description="Hotel", date="2026-03-05")
     with pytest.raises(ToolError, match="receipt"):
         svc.submit(expense_id=travel["id"])
+
+
+def test_submission_needs_preapproval_where_the_rule_says_so(svc):
+    big = svc.create_expense(employee=ANA, amount=1500, category="hardware", description="Laptop", date="2026-03-06")
+    with pytest.raises(ToolError, match="need a pre-approval before submitting"):
+        svc.submit(expense_id=big["id"])
+    assert svc.db["expenses"][big["id"]]["status"] == "draft"
+    with pytest.raises(ToolError, match="own expense"):
+        svc.preapprove(expense_id=big["id"], approver=ANA)
+    svc.preapprove(expense_id=big["id"], approver=MGR)
+    assert svc.submit(expense_id=big["id"])["status"] == "submitted"
+    assert svc.db["expenses"][big["id"]]["preapproved_by"] == MGR
+    with pytest.raises(ToolError, match="status 'submitted'"):
+        svc.preapprove(expense_id=big["id"], approver=MGR)
+    small = svc.create_expense(employee=ANA, amount=900, category="hardware", description="Dock", date="2026-03-06")
+    with pytest.raises(ToolError, match="needs no pre-approval"):
+        svc.preapprove(expense_id=small["id"], approver=MGR)
+    assert svc.submit(expense_id=small["id"])["status"] == "submitted"  # under the threshold: as before
