@@ -55,6 +55,7 @@ EXPECTED = {
     "duplicate_write_passes": ("probe_passed", "probe:duplicate_write[4]"),
     "bare_done_passes": ("probe_passed", "probe:vague_answer"),
     "report_dump_passes": ("probe_passed", "probe:report_dump"),
+    "payment_invoices_unguarded": ("probe_passed", "probe:collateral_write"),
 }
 
 

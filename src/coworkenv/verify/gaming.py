@@ -24,7 +24,7 @@ _SEEN_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 _SEEN_NAME = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\b[A-Z]{2,}-\d+\b|\b[a-z]+-\d+\b|\b[A-Z][a-z]+(?: [A-Z][a-z]+)*")
 
 
-_ADDS = ("_create", "_send", "_reply", "_post", "_log_activity")
+_ADDS = ("_create", "_send", "_reply", "_post", "_log_activity", "_record_invoice", "_submit_leave", "_request_swap")
 """Tool name parts of the writes that add a record (doing one twice leaves two)."""
 
 
