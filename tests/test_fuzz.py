@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -16,13 +15,12 @@ from coworkenv.rollout.store import Encoded
 from coworkenv.rollout.worker import EpisodeTask, episode_record
 from coworkenv.runtime import AssistantTurn, Environment, ToolCall
 from coworkenv.services import ALL_TOOLS
-from coworkenv.spec import SpecError, TaskSpec, load_spec, spec_from_data
+from coworkenv.spec import SpecError, TaskSpec, spec_from_data
 from minispec import tiny_data
-from test_hostile_input import ARGUMENT_TEXTS, CONTENTS
+from test_hostile_input import ARGUMENT_TEXTS, CONTENTS, WORKPLACE
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-EXAMPLE = load_spec(Path(__file__).parent.parent / "examples" / "expense_over_limit_approval.yaml")
-ENV = Environment(EXAMPLE)  # policies over state, three services; reset before every example
+ENV = Environment(WORKPLACE)  # policies over state, every service; reset before every example
 
 scalars = st.none() | st.booleans() | st.integers(-(10**12), 10**12) | st.floats(allow_nan=True) | st.text(max_size=30)
 json_values = st.recursive(
@@ -45,6 +43,22 @@ plausible = st.sampled_from(
         "2025-13-40",
         "archive",
         "receipt",
+        "inv-109",
+        "inv-104",
+        "ven-10",
+        "po-108",
+        "dana.whitfield@northwind.io",
+        "lv-01",
+        "rot-03",
+        "swp-1",
+        "wei.zhang@northwind.io",
+        "2025-03-24T09:00",
+        "platform",
+        "vacation",
+        "fld-01",
+        "file-01",
+        "editor",
+        "maya.lind@kestrelcreative.example",
         642.8,
         600,
         -1,

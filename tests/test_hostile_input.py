@@ -13,10 +13,22 @@ import pytest
 from coworkenv.rollout.store import Encoded, RolloutStore
 from coworkenv.rollout.worker import EpisodeTask, episode_record
 from coworkenv.runtime import Environment
-from coworkenv.spec import load_spec
+from coworkenv.spec import TaskSpec, load_spec
 from coworkenv.storage import atomic_write_json, atomic_write_text, json_text, read_jsonl
 
-EXAMPLE = load_spec(Path(__file__).parent.parent / "examples" / "expense_over_limit_approval.yaml")
+EXAMPLES = Path(__file__).parent.parent / "examples"
+EXAMPLE = load_spec(EXAMPLES / "expense_over_limit_approval.yaml")
+
+
+def workplace_spec() -> TaskSpec:
+    """The expense example with the payments, HR and drive examples' fixtures added: every service's tools."""
+    services = dict(EXAMPLE.services)
+    for name in ("ap_invoice_match_and_pay", "oncall_trade_for_leave", "drive_offboard_agency"):
+        services.update(load_spec(EXAMPLES / f"{name}.yaml").services)
+    return EXAMPLE.model_copy(update={"services": services})
+
+
+WORKPLACE = workplace_spec()
 
 
 def _nested(depth: int, leaf: str = "1") -> str:
@@ -72,9 +84,11 @@ def hostile_turns(tools: list[str]) -> list[tuple[str, Any]]:
     return turns
 
 
-def test_hostile_turns_pass_step_serialisation_and_the_store(tmp_path: Path) -> None:
-    env = Environment(EXAMPLE)
-    turns = hostile_turns(sorted(env.router.tools))
+@pytest.mark.parametrize("spec", [EXAMPLE, WORKPLACE], ids=["expenses", "workplace"])
+def test_hostile_turns_pass_step_serialisation_and_the_store(tmp_path: Path, spec: TaskSpec) -> None:
+    env = Environment(spec)
+    fresh = {n for n, info in env.router.tools.items() if spec is EXAMPLE or info.service not in EXAMPLE.services}
+    turns = hostile_turns(sorted(fresh))
     store = RolloutStore(tmp_path)
     store.open({"policy": "hostile"})
     escaped: list[str] = []

@@ -121,6 +121,7 @@ def test_swap_keeps_the_rota_covered(svc):
         ("submit_leave", {"employee": ANA, "kind": "vacation", "start": "04/10", "end": "2026-04-06"}, "YYYY-MM-DD"),
         ("submit_leave", {"employee": ANA, "kind": "vacation", "start": "2026-03-07", "end": "2026-03-08"}, "no work"),
         ("submit_leave", {"employee": "ana", "kind": "vacation", "start": "2026-04-06", "end": "2026-04-06"}, "email"),
+        ("submit_leave", {"employee": ANA, "kind": "vacation", "start": "0001-01-01", "end": "9999-12-31"}, "at most"),
         ("deny_leave", {"request_id": "l1", "approver": MGR, "reason": " "}, "empty"),
         ("cancel_leave", {"request_id": "nope"}, "no leave record"),
         ("view_rota", {"rota": "db"}, "no rota 'db'; rotas: sre"),
@@ -136,3 +137,25 @@ def test_validation(svc, method, args, match):
     with pytest.raises(ToolError, match=match):
         getattr(svc, method)(**args)
     assert {k: dict(v) for k, v in svc.db.items()} == before
+
+
+@pytest.mark.parametrize(
+    ("collection", "record", "where"),
+    [
+        ("leave", {"employee": ANA, "kind": "vacation", "start": "next week", "end": "2026-03-02", "days": 1}, "start"),
+        ("rota", {"rota": "sre", "person": ANA, "start": "2026-03-02T09:00", "end": "Monday"}, "end"),
+    ],
+)
+def test_fixture_dates_are_checked(collection, record, where):
+    with pytest.raises(ValueError, match=rf"hr\.{collection}\[0\]\.{where}"):
+        Hr.normalize_fixtures({collection: [{"id": "x", **record}]})
+
+
+def test_leave_on_the_last_day_of_the_calendar_does_not_overflow(svc):
+    svc.store("leave", "l9", {**svc.db["leave"]["l1"], "id": "l9", "start": "9999-12-30", "end": "9999-12-31"})
+    svc.store("rota", "s9", {"id": "s9", "rota": "sre", "person": CAL, "start": "9999-12-31T09:00",
+                             "end": "9999-12-31T18:00"})  # fmt: skip
+    swap = svc.request_swap(shift_id="s9", to_person=ANA)
+    svc.accept_swap(swap_id=swap["id"])
+    with pytest.raises(ToolError, match="on leave then"):
+        svc.accept_swap(swap_id=svc.request_swap(shift_id="s9", to_person=CAL)["id"])

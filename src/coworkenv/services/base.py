@@ -352,5 +352,14 @@ def check_datetime(value: str, field: str = "time") -> str:
         return _bad(value, field, "YYYY-MM-DDTHH:MM")
 
 
+def as_validator(check: Callable[[str, str], str], value: str, field: str) -> str:
+    """Run a ``check_*`` helper inside a pydantic validator: its ToolError becomes the ValueError pydantic reports,
+    so a bad fixture is named by collection, record and field."""
+    try:
+        return check(value, field)
+    except ToolError as exc:
+        raise ValueError(str(exc)) from None
+
+
 def _bad(value: Any, field: str, fmt: str) -> str:
     raise ToolError(f"invalid {field} {value!r}: expected {fmt}")

@@ -19,6 +19,7 @@ from coworkenv.services.base import (
     RecordModel,
     Service,
     ToolError,
+    as_validator,
     check_email,
     joined,
     page,
@@ -53,10 +54,7 @@ class Permission(RecordModel):
     @field_validator("person")
     @classmethod
     def _email(cls, v: str) -> str:
-        try:
-            return check_email(v, "person")
-        except ToolError as exc:
-            raise ValueError(str(exc)) from None
+        return as_validator(check_email, v, "person")
 
 
 def _file_text(f: dict[str, Any]) -> str:

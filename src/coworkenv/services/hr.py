@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, ValidationInfo, field_validator
 
 from coworkenv.services.base import (
     Limit,
@@ -20,6 +20,7 @@ from coworkenv.services.base import (
     RecordModel,
     Service,
     ToolError,
+    as_validator,
     check_date,
     check_datetime,
     check_email,
@@ -31,6 +32,7 @@ LeaveKind = Literal["vacation", "sick", "personal"]
 LeaveStatus = Literal["pending", "approved", "denied", "cancelled"]
 SwapStatus = Literal["pending", "accepted", "declined"]
 HOLDING = ("pending", "approved")
+MAX_LEAVE_DAYS = 366
 
 
 class Employee(RecordModel):
@@ -57,12 +59,22 @@ class LeaveRequest(RecordModel):
     approver: str | None = None
     reason: str | None = None
 
+    @field_validator("start", "end")
+    @classmethod
+    def _day(cls, v: str, info: ValidationInfo) -> str:
+        return as_validator(check_date, v, str(info.field_name))
+
 
 class Shift(RecordModel):
     rota: str
     person: str
     start: str
     end: str
+
+    @field_validator("start", "end")
+    @classmethod
+    def _time(cls, v: str, info: ValidationInfo) -> str:
+        return as_validator(check_datetime, v, str(info.field_name))
 
 
 class Swap(RecordModel):
@@ -87,9 +99,9 @@ def _overlaps(a_start: str, a_end: str, b_start: str, b_end: str) -> bool:
 
 
 def _leave_span(req: dict[str, Any]) -> tuple[str, str]:
-    """A leave's dates as the half-open time span the rota's shifts use."""
-    end = (date.fromisoformat(req["end"]) + timedelta(days=1)).isoformat()
-    return f"{req['start']}T00:00", f"{end}T00:00"
+    """A leave's dates as the half-open time span the rota's shifts use ("T24:00" sorts after the day's last
+    minute and before the next day, and cannot overflow on 9999-12-31)."""
+    return f"{req['start']}T00:00", f"{req['end']}T24:00"
 
 
 class Hr(Service):
@@ -155,6 +167,8 @@ class Hr(Service):
         first, last = check_date(start, "start"), check_date(end, "end")
         if last < first:
             raise ToolError("end must not be before start")
+        if (date.fromisoformat(last) - date.fromisoformat(first)).days > MAX_LEAVE_DAYS:
+            raise ToolError(f"a leave request spans at most {MAX_LEAVE_DAYS} days")
         days = workdays(first, last)
         if days == 0:
             raise ToolError(f"{first}..{last} has no working days")
