@@ -1,4 +1,4 @@
-"""The benchmark workspace: a spec over all eight services with N records per main collection.
+"""The benchmark workspace: a spec over every service with N records per main collection.
 
 Text comes from small seeded pools (Faker), so every run builds the same workspace and a
 10,000-record one builds in seconds. Checks cover every state kind, so grading and check
@@ -88,6 +88,57 @@ def fixtures(n: int, t: Text) -> dict[str, Any]:
             "expenses": [{"id": f"exp-{i}", "employee": t.pick(p), "amount": round(r.uniform(5, 900), 2),
                           "category": r.choice(["meals", "travel", "software"]), "description": t.pick(t.sentences),
                           "date": t.day(), "status": r.choice(["draft", "submitted", "approved"])} for i in range(n)]},
+        "payments": payments(n, t),
+        "hr": hr(n, t),
+        "drive": drive(n, t),
+    }
+
+
+def payments(n: int, t: Text) -> dict[str, Any]:
+    """Vendors, one purchase order per vendor and one invoice per order (within its amount), small approver table."""
+    r = t.rng
+    amounts = [float(r.randint(1, 90) * 100) for _ in range(n)]
+    return {
+        "vendors": [{"id": f"ven-{i}", "name": t.pick(t.companies), "category": r.choice(TEAMS)} for i in range(n)],
+        "purchase_orders": [{"id": f"po-{i}", "vendor_id": f"ven-{i}", "description": t.pick(t.sentences),
+                             "amount": amounts[i], "requester": t.pick(t.people), "created": t.day()}
+                            for i in range(n)],
+        "invoices": [{"id": f"inv-{i}", "vendor_id": f"ven-{i}", "number": f"N-{i}", "amount": amounts[i],
+                      "po_id": f"po-{i}", "due_date": t.day(), "status": "received" if i % 3 else "approved"}
+                     for i in range(n)],
+        "approvers": [{"id": "apr-0", "email": "boss@corp.io", "limit": 1e9},
+                      *({"id": f"apr-{i}", "email": p, "limit": 500.0} for i, p in enumerate(t.people[:9], 1))],
+    }
+
+
+def hr(n: int, t: Text) -> dict[str, Any]:
+    """Employees managed by boss@corp.io, a balance each, leave in April, weekly shifts over five rotas."""
+    r = t.rng
+    emails = [f"e{i}@corp.io" for i in range(n)]
+    return {
+        "employees": [{"id": f"emp-{i}", "email": e, "name": t.pick(t.names), "manager": "boss@corp.io"}
+                      for i, e in enumerate(emails)],
+        "balances": [{"id": f"bal-{i}", "employee": e, "kind": "vacation", "days": 20.0} for i, e in enumerate(emails)],
+        "leave": [{"id": f"lv-{i}", "employee": r.choice(emails), "kind": "vacation",
+                   "start": (d := f"2025-04-{r.randint(1, 28):02d}"), "end": d, "days": 1.0,
+                   "status": r.choice(["pending", "approved"])} for i in range(n)],
+        "rota": [{"id": f"rot-{i}", "rota": TEAMS[i % 5], "person": emails[i],
+                  "start": f"2025-{1 + (i // 5) % 12:02d}-{1 + (i // 60) % 28:02d}T09:00",
+                  "end": f"2025-{1 + (i // 5) % 12:02d}-{1 + (i // 60) % 28:02d}T21:00"} for i in range(n)],
+    }
+
+
+def drive(n: int, t: Text) -> dict[str, Any]:
+    """Folders under earlier folders, files in them, and grants on either."""
+    r = t.rng
+    return {
+        "folders": [{"id": f"fld-{i}", "name": f"folder {i}", "parent_id": f"fld-{r.randrange(i)}" if i else None}
+                    for i in range(n)],
+        "files": [{"id": f"file-{i}", "name": t.pick(t.sentences), "folder_id": f"fld-{r.randrange(n)}",
+                   "content": t.pick(t.paragraphs)} for i in range(n)],
+        "permissions": [{"id": f"perm-{i}", "item_id": r.choice([f"fld-{r.randrange(n)}", f"file-{r.randrange(n)}"]),
+                         "person": t.pick(t.people), "role": r.choice(["viewer", "commenter", "editor"])}
+                        for i in range(n)],
     }
 
 
@@ -102,7 +153,8 @@ CHECKS = [
      "record_id": "tkt-1", "field": "status", "value": "resolved"},
     *({"id": f"keep_{s}_{c}", "kind": "unchanged", "service": s, "collection": c, "allow": "r.id == 'x'"}
       for s, c in (("mail", "messages"), ("calendar", "events"), ("contacts", "contacts"),
-                   ("documents", "documents"), ("expenses", "expenses"), ("crm", "activities"))),
+                   ("documents", "documents"), ("expenses", "expenses"), ("crm", "activities"),
+                   ("payments", "invoices"), ("hr", "leave"), ("drive", "permissions"))),
     {"id": "searched", "kind": "tool_called", "tool": "mail_search", "where": "contains(args.query, 'q')"},
     {"id": "total", "kind": "answer_number", "value": 1234.5},
 ]
@@ -115,6 +167,9 @@ READS: list[tuple[str, dict[str, Any]]] = [
     ("crm_get_account", {"account_id": "acc-3"}),
     ("calendar_get_event", {"event_id": "evt-4"}),
     ("expenses_get_expense", {"expense_id": "exp-6"}),
+    ("payments_get_invoice", {"invoice_id": "inv-4"}),
+    ("hr_get_balance", {"employee": "e3@corp.io"}),
+    ("drive_list_access", {"item_id": "file-5"}),
 ]
 SEARCHES: list[tuple[str, dict[str, Any]]] = [
     ("mail_search", {"query": "quarterly report"}),
@@ -122,6 +177,8 @@ SEARCHES: list[tuple[str, dict[str, Any]]] = [
     ("documents_search", {"query": "growth", "folder": "/Finance"}),
     ("tickets_search", {"query": "payment"}),
     ("chat_search_messages", {"query": "team"}),
+    ("payments_search_vendors", {"query": "group"}),
+    ("drive_search_files", {"query": "growth"}),
 ]
 WRITES: list[tuple[str, dict[str, Any]]] = [
     ("mail_send", {"to": ["a@corp.io"], "subject": "Quarterly numbers", "body": "Attached."}),
@@ -134,12 +191,15 @@ WRITES: list[tuple[str, dict[str, Any]]] = [
     ("chat_post_message", {"channel": "general", "text": "Deploy done."}),
     ("expenses_create_expense", {"employee": "a@corp.io", "amount": 42.0, "category": "meals",
                                  "description": "Lunch", "date": "2025-03-11"}),
+    ("payments_approve_invoice", {"invoice_id": "inv-1", "approver": "boss@corp.io"}),
+    ("hr_submit_leave", {"employee": "e1@corp.io", "kind": "vacation", "start": "2026-01-05", "end": "2026-01-06"}),
+    ("drive_share", {"item_id": "file-2", "person": "new@corp.io", "role": "viewer"}),
 ]
 # fmt: on
 
 
 def workload_spec(n: int, seed: int = 0) -> TaskSpec:
-    """A spec over all eight services with ``n`` records per main collection."""
+    """A spec over every service with ``n`` records per main collection."""
     data = {
         "id": f"workload-{n}",
         "title": "benchmark workload",
