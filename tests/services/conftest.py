@@ -7,7 +7,7 @@ from collections.abc import Callable
 import jsonschema
 import pytest
 
-from coworkenv.services.base import Service
+from coworkenv.services.base import Service, ToolError
 
 
 def _check_tools(cls: type[Service], expected: dict[str, str]) -> None:
@@ -27,3 +27,16 @@ def _check_tools(cls: type[Service], expected: dict[str, str]) -> None:
 @pytest.fixture
 def check_tools() -> Callable[[type[Service], dict[str, str]], None]:
     return _check_tools
+
+
+def _rejected(svc: Service, method: str, args: dict, match: str) -> None:
+    """The tool raises a ToolError saying ``match`` and leaves every collection as it was."""
+    before = {k: dict(v) for k, v in svc.db.items()}
+    with pytest.raises(ToolError, match=match):
+        getattr(svc, method)(**args)
+    assert {k: dict(v) for k, v in svc.db.items()} == before
+
+
+@pytest.fixture
+def rejected() -> Callable[[Service, str, dict, str], None]:
+    return _rejected

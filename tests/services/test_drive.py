@@ -91,11 +91,8 @@ def test_a_cycle_in_fixtures_does_not_hang(svc):
         ("list_folder", {"folder_id": "d1"}, "no folders record"),
     ],
 )
-def test_validation(svc, method, args, match):
-    before = {k: dict(v) for k, v in svc.db.items()}
-    with pytest.raises(ToolError, match=match):
-        getattr(svc, method)(**args)
-    assert {k: dict(v) for k, v in svc.db.items()} == before
+def test_validation(svc, rejected, method, args, match):
+    rejected(svc, method, args, match)
 
 
 def test_fixture_permissions_name_people_by_email():

@@ -132,11 +132,8 @@ def test_swap_keeps_the_rota_covered(svc):
         ("accept_swap", {"swap_id": "nope"}, "no swaps record"),
     ],
 )  # fmt: skip
-def test_validation(svc, method, args, match):
-    before = {k: dict(v) for k, v in svc.db.items()}
-    with pytest.raises(ToolError, match=match):
-        getattr(svc, method)(**args)
-    assert {k: dict(v) for k, v in svc.db.items()} == before
+def test_validation(svc, rejected, method, args, match):
+    rejected(svc, method, args, match)
 
 
 @pytest.mark.parametrize(

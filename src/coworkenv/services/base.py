@@ -18,7 +18,7 @@ from datetime import date, datetime
 from functools import cache, lru_cache
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model
 
 Record = dict[str, Any]
 Limit = Annotated[int, Field(ge=1, le=50, description="page size")]
@@ -359,6 +359,14 @@ def as_validator(check: Callable[[str, str], str], value: str, field: str) -> st
         return check(value, field)
     except ToolError as exc:
         raise ValueError(str(exc)) from None
+
+
+IsoDate = Annotated[str, AfterValidator(lambda v: as_validator(check_date, v, "date"))]
+"""A record field holding a date ``YYYY-MM-DD`` (a fixture with anything else is refused, naming the field)."""
+IsoDateTime = Annotated[str, AfterValidator(lambda v: as_validator(check_datetime, v, "time"))]
+"""A record field holding a date-time, normalised to ``YYYY-MM-DDTHH:MM``."""
+Email = Annotated[str, AfterValidator(lambda v: as_validator(check_email, v, "email"))]
+"""A record field holding an email address."""
 
 
 def _bad(value: Any, field: str, fmt: str) -> str:

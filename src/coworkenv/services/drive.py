@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from coworkenv.services.base import (
+    Email,
     Limit,
     Offset,
     RecordModel,
     Service,
     ToolError,
-    as_validator,
     check_email,
     joined,
     page,
@@ -48,13 +48,8 @@ class File(RecordModel):
 
 class Permission(RecordModel):
     item_id: str
-    person: str
+    person: Email
     role: Role
-
-    @field_validator("person")
-    @classmethod
-    def _email(cls, v: str) -> str:
-        return as_validator(check_email, v, "person")
 
 
 def _file_text(f: dict[str, Any]) -> str:

@@ -68,6 +68,16 @@ class Expenses(Service):
             )
         return exp
 
+    def _approver_check(
+        self, expense_id: str, approver: str, allowed: tuple[str, ...], action: str, verb: str | None = None
+    ) -> dict[str, Any]:
+        """The expense, if it is in an ``allowed`` status and ``approver`` is an address other than the employee's."""
+        check_email(approver, "approver")
+        exp = self._transition(expense_id, allowed, action)
+        if approver.lower() == exp["employee"].lower():
+            raise ToolError(f"an employee cannot {verb or action} their own expense")
+        return exp
+
     @tool("read")
     def list_expenses(
         self,
@@ -150,10 +160,7 @@ class Expenses(Service):
         self, expense_id: str, approver: Annotated[str, Field(description="the approver's email")]
     ) -> dict[str, Any]:
         """Record a manager's pre-approval of a draft expense (its category's rule may require one to submit)."""
-        check_email(approver, "approver")
-        exp = self._transition(expense_id, ("draft",), "pre-approve")
-        if approver.lower() == exp["employee"].lower():
-            raise ToolError("an employee cannot pre-approve their own expense")
+        exp = self._approver_check(expense_id, approver, ("draft",), "pre-approve")
         if not _needs_preapproval(self._rule(exp["category"]), exp):
             raise ToolError(f"expense {expense_id!r} needs no pre-approval under the {exp['category']!r} rule")
         self.update("expenses", expense_id, {"preapproved_by": approver})
@@ -164,10 +171,7 @@ class Expenses(Service):
         self, expense_id: str, approver: Annotated[str, Field(description="the approver's email")]
     ) -> dict[str, Any]:
         """Ask someone (usually the employee's manager) to approve a submitted expense."""
-        check_email(approver, "approver")
-        exp = self._transition(expense_id, ("submitted",), "request approval for")
-        if approver.lower() == exp["employee"].lower():
-            raise ToolError("an employee cannot approve their own expense")
+        self._approver_check(expense_id, approver, ("submitted",), "request approval for", "approve")
         self.update("expenses", expense_id, {"status": "pending_approval", "approver": approver})
         return {"id": expense_id, "status": "pending_approval", "approver": approver}
 

@@ -12,15 +12,16 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field
 
 from coworkenv.services.base import (
+    IsoDate,
+    IsoDateTime,
     Limit,
     Offset,
     RecordModel,
     Service,
     ToolError,
-    as_validator,
     check_date,
     check_datetime,
     check_email,
@@ -51,30 +52,20 @@ class Balance(RecordModel):
 class LeaveRequest(RecordModel):
     employee: str
     kind: LeaveKind
-    start: str
-    end: str
+    start: IsoDate
+    end: IsoDate
     days: float
     status: LeaveStatus = "pending"
     note: str = ""
     approver: str | None = None
     reason: str | None = None
 
-    @field_validator("start", "end")
-    @classmethod
-    def _day(cls, v: str, info: ValidationInfo) -> str:
-        return as_validator(check_date, v, str(info.field_name))
-
 
 class Shift(RecordModel):
     rota: str
     person: str
-    start: str
-    end: str
-
-    @field_validator("start", "end")
-    @classmethod
-    def _time(cls, v: str, info: ValidationInfo) -> str:
-        return as_validator(check_datetime, v, str(info.field_name))
+    start: IsoDateTime
+    end: IsoDateTime
 
 
 class Swap(RecordModel):
