@@ -21,6 +21,7 @@ from coworkenv.rollout.policies import make_policy
 from coworkenv.runtime import run_episode
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
+N_EXAMPLES = len(list(EXAMPLES.glob("*.yaml")))
 CATALOG = Catalog.load([EXAMPLES])
 EXTERNAL = "external_quote_confirmation"
 
@@ -33,7 +34,7 @@ def url() -> Iterator[str]:
 
 def test_health_environments_and_openapi(url: str) -> None:
     client = EnvClient(url)
-    assert client.health()["environments"] == len(CATALOG) == 14
+    assert client.health()["environments"] == len(CATALOG) == N_EXAMPLES
     listed = client.environments()
     assert [e["id"] for e in listed] == CATALOG.ids()
     assert "reference" not in listed[0] and "user" not in listed[0]
@@ -156,7 +157,7 @@ def test_token_is_required_beyond_loopback_and_enforced() -> None:
             with pytest.raises(RemoteError) as err:
                 EnvClient(base, token=token).environments()
             assert err.value.status == 401
-        assert len(EnvClient(base, token="s3cret").environments()) == 14
+        assert len(EnvClient(base, token="s3cret").environments()) == N_EXAMPLES
 
 
 def test_cli_serves_until_stopped_and_refuses_open_binding_without_token() -> None:
@@ -181,7 +182,7 @@ def test_cli_serves_until_stopped_and_refuses_open_binding_without_token() -> No
         deadline = time.monotonic() + 60
         while True:
             try:
-                assert EnvClient(f"http://127.0.0.1:{port}").health()["environments"] == 14
+                assert EnvClient(f"http://127.0.0.1:{port}").health()["environments"] == N_EXAMPLES
                 break
             except OSError:
                 assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.stderr else ""
@@ -216,5 +217,5 @@ def test_rollout_against_the_server_matches_local(tmp_path: Path) -> None:
                 progress=False,
             )
     local, remote = outcomes(tmp_path / "local"), outcomes(tmp_path / "remote")
-    assert len(local) == 28 and local == remote
+    assert len(local) == 2 * N_EXAMPLES and local == remote
     assert all(score == 1.0 and status == "ok" for score, _, status in remote.values())
