@@ -38,6 +38,10 @@ def untouched(ws: Workspace) -> None:
     pass
 
 
+def reject_desc(ws: Workspace) -> None:
+    ws.services["expenses"].update("expenses", "e1", {"description": "Client dinner, 640.00 USD over the limit"})
+
+
 STATE_CASES: list[tuple[str, Any, Callable[[Workspace], None], bool]] = [
     ("exists: new record", exp(kind="record_exists", where="r.amount == 38.5"), file_taxi, True),
     ("exists: none", exp(kind="record_exists", where="r.amount == 38.5"), untouched, False),
@@ -52,6 +56,24 @@ STATE_CASES: list[tuple[str, Any, Callable[[Workspace], None], bool]] = [
     ("count >=", exp(kind="count", op=">=", value=3), file_taxi, True),
     ("count <", exp(kind="count", op="<", value=2), untouched, False),
     ("count !=", exp(kind="count", op="!=", where="r.status == 'draft'", value=0), file_taxi, True),
+    ("matches: new record", exp(kind="field_matches", field="description", pattern=r"^ta[x]i$"), file_taxi, True),
+    ("matches: no such text", exp(kind="field_matches", field="description", pattern=r"^taxi$"), untouched, False),
+    (
+        "matches: only records where holds",
+        exp(kind="field_matches", where="r.status == 'approved'", field="description", pattern="dinner"),
+        untouched,
+        False,
+    ),
+    ("matches: non-text field as text", exp(kind="field_matches", field="amount", pattern=r"^38\.5$"), file_taxi, True),
+    ("number: numeric field", exp(kind="field_number", field="amount", value=38.5), file_taxi, True),
+    (
+        "number: outside tolerance",
+        exp(kind="field_number", field="amount", value=38.0, tolerance=0.1),
+        file_taxi,
+        False,
+    ),
+    ("number: in text", exp(kind="field_number", field="description", value=640), reject_desc, True),
+    ("number: missing field", exp(kind="field_number", field="nope", value=640), reject_desc, False),
     ("unchanged: nothing happened", exp(kind="unchanged"), untouched, True),
     ("unchanged: collateral change", exp(kind="unchanged"), reject_e1, False),
     ("unchanged: insert not allowed", exp(kind="unchanged", allow="r.id == 'e1'"), file_taxi, False),
@@ -117,6 +139,32 @@ EPISODE_CASES: list[tuple[str, Any, EpisodeLog, bool]] = [
         "called: failed calls do not count",
         check(kind="tool_called", tool="mail_send"),
         EpisodeLog(calls=[FAILED_SEND]),
+        False,
+    ),
+    ("max calls: within", check(kind="max_calls", tool="mail_read", max=1), EpisodeLog(calls=[READ_M1]), True),
+    ("max calls: over", check(kind="max_calls", tool="mail_read", max=1), EpisodeLog(calls=[READ_M1, READ_M1]), False),
+    (
+        "max calls: zero and only matching calls count",
+        check(kind="max_calls", tool="mail_read", max=0, where="args.message_id == 'm2'"),
+        EpisodeLog(calls=[READ_M1]),
+        True,
+    ),
+    (
+        "max calls: failed calls do not count",
+        check(kind="max_calls", tool="mail_send", max=0),
+        EpisodeLog(calls=[FAILED_SEND]),
+        True,
+    ),
+    (
+        "contains: any-of group",
+        check(kind="answer_contains", values=[["Tom", "tom@corp.io"], "taxi"]),
+        EpisodeLog(answers=[(3, "Filed the taxi for tom@corp.io")]),
+        True,
+    ),
+    (
+        "contains: no alternative of a group",
+        check(kind="answer_contains", values=[["Tom", "tom@corp.io"], "taxi"]),
+        EpisodeLog(answers=[(3, "Filed the taxi for Ann")]),
         False,
     ),
     ("not called", check(kind="tool_not_called", tool="mail_send"), EpisodeLog(calls=[READ_M1]), True),

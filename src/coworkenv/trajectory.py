@@ -33,7 +33,7 @@ class Violation(BaseModel):
 
 class UserReply(BaseModel):
     step: int
-    kind: Literal["fact", "confirmation", "follow_up", "fallback", "end"]
+    kind: Literal["fact", "confirmation", "follow_up", "context", "fallback", "end"]
     slots: list[str] = Field(default_factory=list)
     approved: bool | None = None
 

@@ -10,11 +10,14 @@ fails, the scripted text is used, so an episode never breaks because of the simu
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import date
 from typing import Any
 
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.user import Reply, ScriptedUser
 from coworkenv.spec.models import TaskSpec, UserScript
+from coworkenv.trajectory import ToolCallRecord
 
 PROMPT = """You play {persona}, talking with an AI assistant that works for you.
 The assistant just wrote:
@@ -30,15 +33,17 @@ Reply with the message only."""
 class LLMUser(ScriptedUser):
     """The scripted user's decisions, phrased by a chat model."""
 
-    def __init__(self, script: UserScript, client: Any, model: str, temperature: float = 0.7) -> None:
-        super().__init__(script)
+    def __init__(
+        self, script: UserScript, client: Any, model: str, temperature: float = 0.7, today: date | None = None
+    ) -> None:
+        super().__init__(script, today)
         self.client = client
         self.model = model
         self.temperature = temperature
         self.failures = 0
 
-    def respond(self, text: str) -> Reply:
-        reply = super().respond(text)
+    def respond(self, text: str, state: dict[str, Any] | None = None, calls: Sequence[ToolCallRecord] = ()) -> Reply:
+        reply = super().respond(text, state, calls)
         if reply.kind == "end" or not reply.text:
             return reply
         values = [str(f.value) for f in self.script.hidden_facts if f.slot in reply.slots]
@@ -82,5 +87,5 @@ class LLMUserEnvironment(Environment):
 
     def reset(self) -> Any:
         obs = super().reset()
-        self.user = LLMUser(self.spec.user, self.client, self.user_model)
+        self.user = LLMUser(self.spec.user, self.client, self.user_model, today=self.user.today)
         return obs

@@ -85,10 +85,12 @@ def prompt_of(spec: m.TaskSpec) -> Prompt:
 
 
 def given_values(check: m.AnswerContains | m.AnswerNumber, prompt: Prompt) -> list[Any]:
-    """The check's values the prompt already states (a reply can name them without any work)."""
+    """The check's values the prompt already states (a reply can name them without any work): of an
+    any-of group, the first alternative the prompt states (one is enough to satisfy the group)."""
     if check.kind == "answer_number":
         return [check.value] if prompt.gives_number(check.value, check.tolerance) else []
-    return [v for v in check.values if prompt.gives(v)]
+    given = (next((v for v in group if prompt.gives(v)), None) for group in check.groups)
+    return [v for v in given if v is not None]
 
 
 def answer_ok(check: m.AnswerContains | m.AnswerNumber, text: str, prompt: Prompt | None = None) -> bool:
@@ -98,4 +100,4 @@ def answer_ok(check: m.AnswerContains | m.AnswerNumber, text: str, prompt: Promp
     if check.kind == "answer_number":
         return any(abs(x - check.value) <= check.tolerance for x in numbers_in(text))
     low = text.lower()
-    return all(str(v).lower() in low for v in check.values)
+    return all(any(str(v).lower() in low for v in group) for group in check.groups)

@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING, Any
 from coworkenv.expr import ExprError, evaluate
 from coworkenv.expr_ops import COMPARE
 from coworkenv.grading.answers import Prompt, answer_ok
+from coworkenv.patterns import pattern_search
 from coworkenv.spec import models as m
 from coworkenv.trajectory import ToolCallRecord, UserReply
+from coworkenv.values import numbers_in
 
 if TYPE_CHECKING:  # the runtime imports grading; grading only reads its workspace
     from coworkenv.runtime.workspace import Workspace
@@ -64,9 +66,24 @@ def state_check(check: Any, ws: Workspace) -> tuple[bool, str]:
     if isinstance(check, m.Count):
         n = len(_matching(ws, check.service, check.collection, check.where))
         return COMPARE[check.op](n, check.value), f"count={n}"
+    if isinstance(check, m.FieldMatches | m.FieldNumber):
+        hits = [r for r in _matching(ws, check.service, check.collection, check.where) if text_holds(check, r)]
+        return bool(hits), f"{len(hits)} record(s) whose {check.field} states it"
     if isinstance(check, m.Unchanged):
         return _unchanged(check, ws)
     raise TypeError(f"not a state check: {check.kind}")
+
+
+def text_holds(check: m.FieldMatches | m.FieldNumber, rec: dict[str, Any]) -> bool:
+    """Whether a record's field finds the check's pattern, or states its number within the tolerance."""
+    value = rec.get(check.field)
+    if isinstance(check, m.FieldMatches):
+        return pattern_search(check.pattern, value)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        found = [float(value)]
+    else:
+        found = numbers_in(value) if isinstance(value, str) else []
+    return any(abs(x - check.value) <= check.tolerance for x in found)
 
 
 def _unchanged(check: m.Unchanged, ws: Workspace) -> tuple[bool, str]:
@@ -108,6 +125,10 @@ def episode_check(check: Any, log: EpisodeLog) -> tuple[bool, int | None, str]:
     if isinstance(check, m.ToolNotCalled):
         hits = _calls(log, check.tool, check.where)
         return not hits, log.last_step if not hits else None, f"{len(hits)} call(s)"
+    if isinstance(check, m.MaxCalls):
+        hits = _calls(log, check.tool, check.where)
+        ok = len(hits) <= check.max
+        return ok, log.last_step if ok else None, f"{len(hits)} call(s), at most {check.max}"
     if isinstance(check, m.Order):
         first, then = _calls(log, check.first, None), _calls(log, check.then, None)
         ok = bool(first and then) and first[0].step <= then[0].step and _before(log, first[0], then[0])

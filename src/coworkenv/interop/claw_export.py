@@ -26,7 +26,7 @@ def _component(check: Any, total: float) -> dict[str, Any]:
     weight = round(check.weight / total, 6)
     if check.kind == "tool_called" and not check.where:
         body = {"type": "tool_called", "tool_name": check.tool, "min_calls": check.min_times}
-    elif check.kind == "answer_contains":
+    elif check.kind == "answer_contains" and all(isinstance(v, str) for v in check.values):  # no any-of group
         body = {"type": "keywords_present", "keywords": list(check.values), "require": "all"}
     else:
         body = {"type": "coworkenv_check", "check": check.model_dump(mode="json", exclude_none=True)}

@@ -18,14 +18,16 @@ from coworkenv.grading.checks import EpisodeLog
 from coworkenv.grading.score import grade as grade_episode
 from coworkenv.grading.tracking import CheckTracker
 from coworkenv.runtime.asynchronous import AsyncMethods
+from coworkenv.runtime.events import EventScheduler, Firing
 from coworkenv.runtime.policy_monitor import RuleMonitor
 from coworkenv.runtime.router import CallResult, ToolRouter, exposed_tools
 from coworkenv.runtime.turn import parse_turn
 from coworkenv.runtime.user import ScriptedUser
 from coworkenv.runtime.workspace import Workspace
 from coworkenv.services.base import ToolError, ToolInfo
-from coworkenv.spec.models import TRANSIENT_ERROR, Event, TaskSpec
+from coworkenv.spec.models import TRANSIENT_ERROR, TaskSpec
 from coworkenv.trajectory import Grade, StepRecord, ToolCallRecord, Trajectory, UserReply, Violation
+from coworkenv.values import clock
 
 NOTICE = "[environment]"
 
@@ -77,6 +79,7 @@ class Environment(AsyncMethods[Observation]):
         self.workspace = Workspace(spec.services, spec.declared_services)
         self.router = ToolRouter(self.workspace, exposed_tools(list(spec.services), spec.tools, spec.declared_services))
         self.monitor = RuleMonitor(spec.policies)
+        self.scheduler = EventScheduler(spec.events)
         self.tracker = CheckTracker(spec.checks, self.workspace)  # step-0 results computed here, once
         self._system = system_prompt(spec)
         self._prompt = prompt_of(spec)  # what a reply restating the prompt could copy (earns no answer weight)
@@ -87,7 +90,7 @@ class Environment(AsyncMethods[Observation]):
     def reset(self) -> Observation:
         self.workspace.reset()
         self.tracker.reset()
-        self.user = ScriptedUser(self.spec.user)
+        self.user = ScriptedUser(self.spec.user, clock(self.spec.context))
         self.rng = random.Random(self.seed)
         self.messages: list[dict[str, Any]] = [
             {"role": "system", "content": self._system},
@@ -97,7 +100,8 @@ class Environment(AsyncMethods[Observation]):
         self.log = EpisodeLog(prompt=self._prompt)
         self.violations: list[Violation] = []
         self.tool_counts: dict[str, int] = {}
-        self.fired: set[str] = set()
+        self.scheduler.reset()
+        self.fired = self.scheduler.fired
         self.confirmed = False
         self.usage: dict[str, int] = {}
         self.done = False
@@ -225,10 +229,9 @@ class Environment(AsyncMethods[Observation]):
         )
         wrote = outcome.ok and info is not None and info.kind == "write"
         notices: list[dict[str, Any]] = []
-        if outcome.ok:
-            for event in self.spec.events:
-                if event.on_tool == name and event.id not in self.fired:
-                    notices.extend(self._apply_event(event, record))
+        if outcome.ok and args is not None:
+            for firing in self.scheduler.on_call(name, args, step):
+                notices.extend(self._apply_event(firing, record))
         return _tool_msg(call_id, name, outcome.content()), wrote, notices
 
     def _checked_call(self, info: ToolInfo, args: dict[str, Any], record: StepRecord) -> CallResult:
@@ -253,7 +256,7 @@ class Environment(AsyncMethods[Observation]):
         return None
 
     def _user_reply(self, text: str, record: StepRecord) -> list[dict[str, Any]]:
-        reply = self.user.respond(text)
+        reply = self.user.respond(text, self.workspace.state, self.log.calls)
         record.user = UserReply(step=record.index, kind=reply.kind, slots=reply.slots, approved=reply.approved)
         self.log.replies.append(record.user)
         self.confirmed = bool(reply.approved)
@@ -264,22 +267,17 @@ class Environment(AsyncMethods[Observation]):
 
     def _fire_events(self, after_step: int) -> list[dict[str, Any]]:
         record = self.steps[-1] if self.steps else None
-        notices: list[dict[str, Any]] = []
-        for event in self.spec.events:
-            if event.id not in self.fired and event.after_step == after_step:
-                notices.extend(self._apply_event(event, record))
-        return notices
+        return [n for firing in self.scheduler.at_step(after_step) for n in self._apply_event(firing, record)]
 
-    def _apply_event(self, event: Event, record: StepRecord | None) -> list[dict[str, Any]]:
-        self.fired.add(event.id)
-        for mutation in event.mutations:
+    def _apply_event(self, firing: Firing, record: StepRecord | None) -> list[dict[str, Any]]:
+        for mutation in firing.mutations:
             try:
                 self.workspace.apply(mutation)
             except (ToolError, KeyError):  # the agent may have deleted the record the event targets
                 continue
         if record is not None:
-            record.events.append(event.id)
-        return [_notice(f"Notification: {event.notify}")] if event.notify else []
+            record.events.append(firing.event.id)
+        return [_notice(f"Notification: {firing.notify}")] if firing.notify else []
 
     def _record_state_checks(self, step: int) -> None:
         self.tracker.record(step)

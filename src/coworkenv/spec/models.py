@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from coworkenv.patterns import pattern_problem
 from coworkenv.spec.declared import ServiceDecl
 
 Record = dict[str, Any]
@@ -47,6 +48,11 @@ class Confirmation(_Model):
     )
     approve: bool = True
     reply: str = "Yes, please go ahead."
+    after: list[str] | None = Field(
+        None,
+        description="hidden-fact slots the user must have given first: asked earlier, the user narrows the request "
+        "(answers with the first missing fact) instead of approving",
+    )
 
 
 class FollowUp(_Model):
@@ -55,13 +61,34 @@ class FollowUp(_Model):
     message: str
 
 
+class ContextReply(_Model):
+    """An answer that depends on what the agent already did: given to a question naming ``keywords``
+    while ``when`` (an expression over ``state``, the workspace, and ``calls``, the calls made) holds."""
+
+    keywords: list[str] = Field(min_length=1, description="words that mark a question this reply answers")
+    when: str = Field(description="expression over 'state' (service -> collection -> id -> record) and 'calls'")
+    reply: str
+
+
 class UserScript(_Model):
     persona: str = "a busy colleague"
     opening: str
     hidden_facts: list[HiddenFact] = Field(default_factory=list)
     confirmations: list[Confirmation] = Field(default_factory=list)
     follow_ups: list[FollowUp] = Field(default_factory=list)
+    context_replies: list[ContextReply] | None = Field(
+        None, description="replies chosen by the workspace state and the calls made; the first that applies answers"
+    )
     fallback_reply: str = "I don't have more details on that. Please use what you have."
+
+    @model_validator(mode="after")
+    def _narrowing_slots(self) -> UserScript:
+        slots = {f.slot for f in self.hidden_facts}
+        for i, conf in enumerate(self.confirmations):
+            missing = [s for s in conf.after or [] if s not in slots]
+            if missing:
+                raise ValueError(f"confirmations[{i}].after: no hidden fact with slot {missing[0]!r}")
+        return self
 
 
 # --- workflow rules, events, faults ---------------------------------------------------------
@@ -114,11 +141,21 @@ class Mutation(_Model):
 
 
 class Event(_Model):
-    """A scheduled change of the workspace during the episode."""
+    """A scheduled change of the workspace during the episode.
+
+    An ``on_tool`` event may filter the triggering calls (``when``), wait ``after`` steps,
+    fire again on every matching call (``once: false``), and template its mutations and
+    notice from the triggering call's arguments (``${args.thread_id}``).
+    """
 
     id: str
     after_step: int | None = Field(None, ge=0, description="fire once this many steps are done")
-    on_tool: str | None = Field(None, description="fire right after the first call of this tool")
+    on_tool: str | None = Field(None, description="fire right after the first successful call of this tool")
+    when: str | None = Field(
+        None, description="on_tool only: an expression over the call's 'args'; other calls don't trigger"
+    )
+    after: int | None = Field(None, ge=1, le=1000, description="on_tool only: fire this many steps after the trigger")
+    once: bool | None = Field(None, description="fire at most once (the default); false: on every matching call")
     mutations: list[Mutation] = Field(min_length=1)
     notify: str | None = Field(None, description="a notice shown to the agent when it fires")
 
@@ -126,7 +163,32 @@ class Event(_Model):
     def _one_trigger(self) -> Event:
         if (self.after_step is None) == (self.on_tool is None):
             raise ValueError("give exactly one trigger: 'after_step' or 'on_tool'")
+        if self.on_tool is None:
+            given = [n for n in ("when", "after") if getattr(self, n) is not None] + (
+                ["once"] if self.once is False else []
+            )
+            if given:
+                raise ValueError(
+                    f"'{given[0]}' needs an 'on_tool' trigger (an after_step event has no triggering call)"
+                )
+            if _templated([self.notify, [m.model_dump() for m in self.mutations]]):
+                raise ValueError("templated values ('${...}') need an 'on_tool' trigger: there is no call to read")
         return self
+
+    @property
+    def repeats(self) -> bool:
+        return self.once is False
+
+
+def _templated(value: Any) -> bool:
+    """Whether a value holds a ``${...}`` reference anywhere (strings inside lists and dicts)."""
+    if isinstance(value, str):
+        return "${" in value
+    if isinstance(value, list):
+        return any(_templated(v) for v in value)
+    if isinstance(value, dict):
+        return any(_templated(v) for v in value.values())
+    return False
 
 
 TRANSIENT_ERROR = "503 Service Unavailable: temporary failure, please retry"
@@ -184,6 +246,39 @@ class Count(_Check):
     value: int
 
 
+class FieldMatches(_Check):
+    """Some record (matching ``where``) has a text ``field`` the regular expression ``pattern`` finds.
+
+    Patterns run on RE2 (linear time, no backtracking); see :mod:`coworkenv.patterns`.
+    """
+
+    kind: Literal["field_matches"] = "field_matches"
+    service: str
+    collection: str
+    where: str = Field("true", description="expression over the record as 'r'")
+    field: str
+    pattern: str = Field(min_length=1, description="RE2 syntax, searched case-insensitively")
+
+    @model_validator(mode="after")
+    def _compiles(self) -> FieldMatches:
+        problem = pattern_problem(self.pattern)
+        if problem:
+            raise ValueError(f"pattern: {problem}")
+        return self
+
+
+class FieldNumber(_Check):
+    """Some record (matching ``where``) has a text ``field`` that states ``value`` within ``tolerance``."""
+
+    kind: Literal["field_number"] = "field_number"
+    service: str
+    collection: str
+    where: str = Field("true", description="expression over the record as 'r'")
+    field: str
+    value: float = Field(allow_inf_nan=False)
+    tolerance: float = Field(0.01, ge=0, allow_inf_nan=False)
+
+
 class Unchanged(_Check):
     """No collateral damage: records not matched by ``allow`` are as they started."""
 
@@ -204,6 +299,15 @@ class ToolNotCalled(_Check):
     kind: Literal["tool_not_called"] = "tool_not_called"
     tool: str
     where: str | None = None
+
+
+class MaxCalls(_Check):
+    """An upper bound: at most ``max`` successful calls of ``tool`` (matching ``where``). A guard."""
+
+    kind: Literal["max_calls"] = "max_calls"
+    tool: str
+    where: str | None = Field(None, description="expression over the call's 'args'")
+    max: int = Field(ge=0, le=1000)
 
 
 class Order(_Check):
@@ -228,8 +332,22 @@ class ConfirmedBefore(_Check):
 
 class AnswerContains(_Check):
     kind: Literal["answer_contains"] = "answer_contains"
-    values: list[str] = Field(min_length=1)
+    values: list[str | list[str]] = Field(
+        min_length=1, description="each item must be stated; a list is an any-of group: one of its alternatives"
+    )
     scope: Literal["final", "any"] = "any"
+
+    @model_validator(mode="after")
+    def _groups(self) -> AnswerContains:
+        for i, group in enumerate(self.values):
+            if isinstance(group, list) and not group:
+                raise ValueError(f"values[{i}]: an any-of group needs at least one alternative")
+        return self
+
+    @property
+    def groups(self) -> list[list[str]]:
+        """Every item as a group of alternatives (a plain value is a group of one)."""
+        return [g if isinstance(g, list) else [g] for g in self.values]
 
 
 class AnswerNumber(_Check):
@@ -244,9 +362,12 @@ Check = Annotated[
     | RecordAbsent
     | FieldEquals
     | Count
+    | FieldMatches
+    | FieldNumber
     | Unchanged
     | ToolCalled
     | ToolNotCalled
+    | MaxCalls
     | Order
     | AskedUser
     | ConfirmedBefore
@@ -254,7 +375,9 @@ Check = Annotated[
     | AnswerNumber,
     Field(discriminator="kind"),
 ]
-STATE_CHECKS = ("record_exists", "record_absent", "field_equals", "count", "unchanged")
+STATE_CHECKS = ("record_exists", "record_absent", "field_equals", "count", "field_matches", "field_number", "unchanged")
+GUARD_CHECKS = ("unchanged", "tool_not_called", "max_calls", "record_absent")
+"""Checks that say what must *not* happen: they hold until the agent errs, so may hold at the start."""
 
 
 # --- the reference solution ---------------------------------------------------------------

@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -72,13 +72,20 @@ class Played:
     done_reason: str
     records: int = 0
     """How many records the workspace holds at the end (a duplicate create adds one)."""
+    fired_at: dict[str, int] = field(default_factory=dict)
+    """The step each event first fired at (where the pacing probes put their extra look)."""
 
 
 def play(env: Environment, policy: Any) -> Played:
     """One episode without building a Trajectory (the verifier plays about ten per spec)."""
     play_out(env, actor_for(policy, env.spec))  # a probe that crashes simply fails its episode
     records = sum(len(recs) for colls in env.workspace.state.values() for recs in colls.values())
-    return Played(env.grade(), env.workspace.state_hash(), env.messages, set(env.fired), env.done_reason, records)
+    fired_at: dict[str, int] = {}
+    for step in env.steps:
+        for event in step.events:
+            fired_at.setdefault(event, step.index)
+    grade, state = env.grade(), env.workspace.state_hash()
+    return Played(grade, state, env.messages, set(env.fired), env.done_reason, records, fired_at)
 
 
 def verify(spec: TaskSpec) -> Verification:
@@ -175,7 +182,7 @@ _PACES = {
 def _pacing_findings(spec: TaskSpec, env: Environment, reference: Played) -> list[Finding]:
     """Correct agents that take an extra look around an event's trigger must grade as the reference does."""
     out: list[Finding] = []
-    for name, policy in PACING.variants(spec):
+    for name, policy in PACING.variants(spec, reference.fired_at):
         grade = play(env, policy).grade
         if grade.score != reference.grade.score:
             where = name[len("pacing[") : -1]

@@ -101,17 +101,18 @@ class Distractor(VariantProbe):
 class GuardedAction(VariantProbe):
     """Does what a rule or guard check forbids (pays although told not to), one rule at a time.
 
-    ``forbid`` rules and ``tool_not_called`` guards: the job plus a call that does what they
-    forbid. ``require_*`` rules, where a spec has several (``violate_policy`` breaks them all
-    at once): the job without the confirmation or the prior step of that one rule.
+    ``forbid`` rules and guard checks (``tool_not_called``, ``max_calls``, a ``record_absent``
+    that holds at the start): the job plus the calls that do what they forbid. ``require_*``
+    rules, where a spec has several (``violate_policy`` breaks them all at once): the job
+    without the confirmation or the prior step of that one rule.
     """
 
     name = "guarded_action"
 
     def variants(self, spec: TaskSpec) -> list[tuple[str, Any]]:
         out = []
-        for where, step in guarded_calls(spec):
-            out.append((f"{self.name}[{where}]", scripted(spec, before_last_answer(list(spec.reference), [step]))))
+        for where, steps in guarded_calls(spec):
+            out.append((f"{self.name}[{where}]", scripted(spec, before_last_answer(list(spec.reference), steps))))
         requiring = [p for p in spec.policies if p.rule != "forbid"]
         for policy in requiring if len(requiring) > 1 else []:
             steps = _without_requirement(spec.reference, policy.tool, policy.prior_tool)
@@ -203,31 +204,54 @@ class Hurry:
 
 class Pacing(VariantProbe):
     """Correct agents paced differently around an event's trigger: an extra look before or after it,
-    or two independent calls in one turn before it (faster by one step)."""
+    or two independent calls in one turn before it (faster by one step).
+
+    ``fired_at`` (event id -> the step it fired at in the reference run) places ``on_tool`` events:
+    the reference's first call *matching the event's ``when``* triggers it, and a delayed event
+    (``after: N``) is a step-counted one from its trigger on, paced like an ``after_step`` event.
+    """
 
     name = "pacing"
 
-    def variants(self, spec: TaskSpec) -> list[tuple[str, Any]]:
+    def variants(self, spec: TaskSpec, fired_at: dict[str, int] | None = None) -> list[tuple[str, Any]]:
         look = _look(spec)
         out: list[tuple[str, Any]] = []
         for i, event in enumerate(spec.events):
-            at = _trigger(spec, event.after_step, event.on_tool)
-            if at is None:
+            window = _window(spec, i, fired_at or {})
+            if window is None:
                 continue
+            start, at = window
             if look is not None:
                 for label, pos in (("before", at), ("after", at + 1)):
                     steps = [*spec.reference[:pos], look, *spec.reference[pos:]]
                     out.append((f"{self.name}[events[{i}].{label}]", scripted(spec, steps)))
-            pair = _mergeable(spec, at) if event.after_step is not None else None
+            counted = event.after_step is not None or bool(event.after)
+            pair = _mergeable(spec, at, start) if counted else None
             if pair is not None:
                 out.append((f"{self.name}[events[{i}].faster]", Hurry(spec, pair)))
         return out
 
 
-def _mergeable(spec: TaskSpec, before: int) -> int | None:
-    """The first reference step before ``before`` that can share a turn with the next (it saves nothing)."""
+def _window(spec: TaskSpec, i: int, fired_at: dict[str, int]) -> tuple[int, int] | None:
+    """Where event ``i`` is counted from and where it fires, as reference step indices."""
+    event = spec.events[i]
+    last = len(spec.reference) - 1
+    if event.after_step is not None:
+        return 0, min(max(event.after_step - 1, 0), last)
+    if event.when is None and not event.after:
+        at = _trigger(spec, event.on_tool)
+        return None if at is None else (0, at)
+    fired = fired_at.get(event.id)
+    if fired is None:  # it never fired in the reference run: admission reports that already
+        return None
+    at = min(max(fired - 1, 0), last)
+    return min(at, max(at - (event.after or 0) + 1, 0)), at
+
+
+def _mergeable(spec: TaskSpec, before: int, start: int = 0) -> int | None:
+    """The first reference step in ``[start, before)`` that can share a turn with the next (it saves nothing)."""
     steps = spec.reference
-    for i in range(min(before, len(steps) - 1)):
+    for i in range(start, min(before, len(steps) - 1)):
         a, b = steps[i], steps[i + 1]
         if isinstance(a, CallStep) and isinstance(b, CallStep) and a.save_as is None and a.say is None:
             return i
@@ -243,11 +267,9 @@ def _look(spec: TaskSpec) -> CallStep | None:
     return None
 
 
-def _trigger(spec: TaskSpec, after_step: int | None, on_tool: str | None) -> int | None:
-    """The index of the reference step at which an event fires."""
-    if on_tool is not None:
-        return next((i for i, s in enumerate(spec.reference) if isinstance(s, CallStep) and s.call == on_tool), None)
-    return min(max((after_step or 0) - 1, 0), len(spec.reference) - 1)
+def _trigger(spec: TaskSpec, on_tool: str | None) -> int | None:
+    """The index of the reference step at which an unfiltered, undelayed ``on_tool`` event fires."""
+    return next((i for i, s in enumerate(spec.reference) if isinstance(s, CallStep) and s.call == on_tool), None)
 
 
 GAMING_PROBES: tuple[Probe, ...] = (

@@ -16,9 +16,10 @@ from pydantic import BaseModel
 
 from coworkenv.capabilities.safety import INJECTION, fixture_texts
 from coworkenv.expr import ExprError, evaluate
+from coworkenv.grading.checks import record_matches
 from coworkenv.runtime.router import exposed_names
-from coworkenv.services.registry import ALL_TOOLS, service_class
-from coworkenv.spec.models import CallStep, TaskSpec
+from coworkenv.services.registry import ALL_TOOLS, service_class, tool_table
+from coworkenv.spec.models import CallStep, MaxCalls, RecordAbsent, TaskSpec
 
 _SHIFTS = (("%Y-%m-%dT%H:%M", timedelta(hours=1)), ("%Y-%m-%d", timedelta(days=1)), ("%H:%M", timedelta(hours=1)))
 
@@ -157,17 +158,60 @@ def is_write(tool: str) -> bool:
     return info is not None and info.kind == "write"
 
 
-def guarded_calls(spec: TaskSpec) -> list[tuple[str, CallStep]]:
-    """For each ``forbid`` rule and ``tool_not_called`` guard: a call that does what it forbids."""
+def guarded_calls(spec: TaskSpec) -> list[tuple[str, list[CallStep]]]:
+    """For each ``forbid`` rule and guard check: calls that do what it forbids.
+
+    ``tool_not_called``: one call of the tool; ``max_calls``: enough calls to pass the bound;
+    a ``record_absent`` that holds on the fixtures: a call that makes a matching record.
+    """
     tools = exposed(spec)
-    guards = [(f"policies:{p.id}", p.tool) for p in spec.policies if p.rule == "forbid"]
-    guards += [(f"checks:{c.id}", c.tool) for c in spec.checks if c.kind == "tool_not_called"]
+    guards = [(f"policies:{p.id}", p.tool, 1) for p in spec.policies if p.rule == "forbid"]
+    guards += [(f"checks:{c.id}", c.tool, 1) for c in spec.checks if c.kind == "tool_not_called"]
+    guards += [(f"checks:{c.id}", c.tool, _over(spec, c)) for c in spec.checks if c.kind == "max_calls"]
     out = []
-    for where, tool in guards:
+    for where, tool, times in guards:
         step = _call_of(spec, tool) if tool in tools else None
-        if step is not None:
-            out.append((where, step))
+        if step is not None and times <= spec.max_tool_calls:
+            out.append((where, [step] * times))
+    for c in spec.checks:
+        if c.kind == "record_absent":
+            step = absent_breaker(spec, c, tools)
+            if step is not None:
+                out.append((f"checks:{c.id}", [step]))
     return out
+
+
+def _over(spec: TaskSpec, check: MaxCalls) -> int:
+    """Calls to add to the reference's so that ``check``'s bound is passed (its literal calls counted)."""
+    made = sum(
+        1
+        for s in spec.reference
+        if isinstance(s, CallStep)
+        and s.call == check.tool
+        and (check.where is None or "${" in repr(s.args) or _holds(check.where, {"args": s.args}))
+    )
+    return max(check.max + 1 - made, 1)
+
+
+def absent_breaker(spec: TaskSpec, check: RecordAbsent, tools: set[str]) -> CallStep | None:
+    """For a ``record_absent`` guard (no fixture record matches): a planted call in its service, else the
+    damaging write that turns a fixture record into one it forbids."""
+    records = spec.services.get(check.service, {}).get(check.collection, [])
+    if any(record_matches(check.where, r) for r in records):
+        return None  # it asks for a removal, not a guard
+    table = tool_table(spec.declared_services)
+    planted = next(
+        (c for c in injected_calls(spec) if getattr(table.get(c.call), "service", None) == check.service), None
+    )
+    if planted is not None:
+        return planted
+    damage = DAMAGE.get((check.service, check.collection))
+    if damage is None or damage.tool not in tools:
+        return None
+    for rec in records:
+        if record_matches(check.where, {**rec, damage.field: damage.value}):
+            return CallStep(call=damage.tool, args={damage.id_arg: rec["id"], **damage.extra})
+    return None
 
 
 def _call_of(spec: TaskSpec, tool: str) -> CallStep | None:
@@ -185,6 +229,8 @@ def _call_of(spec: TaskSpec, tool: str) -> CallStep | None:
 
 
 MAX_DISTRACTORS = 2
+SELECTING = ("field_equals", "record_exists", "record_absent", "count", "field_matches", "field_number")
+"""The checks about particular records: a distractor run re-points the reference at a look-alike."""
 _KEYS = ("id", "email", "name")
 
 
@@ -198,7 +244,7 @@ def distractor_swaps(spec: TaskSpec) -> list[tuple[str, dict[str, str]]]:
     out: list[tuple[str, dict[str, str]]] = []
     done: set[str] = set()
     for i, check in enumerate(spec.checks):
-        if check.kind not in ("field_equals", "record_exists", "record_absent", "count") or len(out) >= MAX_DISTRACTORS:
+        if check.kind not in SELECTING or len(out) >= MAX_DISTRACTORS:
             continue
         text = repr(check.model_dump())
         found = _subject(spec, text)
@@ -254,9 +300,11 @@ def _likeness(a: dict[str, Any], b: dict[str, Any]) -> float:
 
 
 def _allowed(allow: str | None, rec: dict[str, Any]) -> bool:
-    if allow is None:
-        return False
+    return allow is not None and _holds(allow, {"r": rec})
+
+
+def _holds(expr: str, ctx: dict[str, Any]) -> bool:
     try:
-        return bool(evaluate(allow, {"r": rec}))
+        return bool(evaluate(expr, ctx))
     except ExprError:
         return False

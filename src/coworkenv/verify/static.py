@@ -2,9 +2,11 @@
 
 Every tool, service, collection, record, slot and result name the spec refers to must
 exist; expressions must parse; no hidden fact may already be in the opening request;
-no check may hold on the initial state (guards excepted: ``unchanged`` and
-``tool_not_called`` say what must *not* happen, so they hold until the agent errs — but a
-spec made only of guards is vacuous);
+no check may hold on the initial state (guards excepted: ``unchanged``,
+``tool_not_called``, ``max_calls`` and ``record_absent`` say what must *not* happen, so they
+hold until the agent errs — but a spec made only of guards is vacuous); event filters and
+templates read only the triggering call's arguments, and context replies only the state
+and the calls;
 and every capability the spec claims must have its ingredients.
 """
 
@@ -19,15 +21,17 @@ from coworkenv.grading.answers import given_values, prompt_of
 from coworkenv.grading.checks import EpisodeLog, episode_check, state_check
 from coworkenv.runtime.environment import Environment
 from coworkenv.services.registry import service_class, tool_table
-from coworkenv.spec.models import STATE_CHECKS, AskStep, CallStep, TaskSpec
+from coworkenv.spec.models import GUARD_CHECKS, STATE_CHECKS, AskStep, CallStep, TaskSpec
 from coworkenv.values import clock, forms, kinds_of, mentioned, mentions
 from coworkenv.verify.findings import Finding, Location
 from coworkenv.verify.fixtures import fixture_findings
-from coworkenv.verify.perturb import exposed
+from coworkenv.verify.perturb import absent_breaker, exposed
+from coworkenv.verify.reads import context_reads, event_reads
 
 _TOOL_FIELDS = {
     "tool_called": ("tool",),
     "tool_not_called": ("tool",),
+    "max_calls": ("tool",),
     "order": ("first", "then"),
     "confirmed_before": ("tool",),
 }
@@ -110,6 +114,7 @@ def _tools(spec: TaskSpec, tools: set[str]) -> list[Finding]:
         out += _expr(p.when, f"policies[{i}].when") + _expr(p.prior_when, f"policies[{i}].prior_when")
     for i, e in enumerate(spec.events):
         out += _tool(tools, e.on_tool, f"events[{i}].on_tool")
+    out += event_reads(spec, tools) + context_reads(spec)
     for i, f in enumerate(spec.faults):
         out += _tool(tools, f.tool, f"faults[{i}].tool")
     return out
@@ -147,6 +152,19 @@ def _checks(spec: TaskSpec) -> list[Finding]:
                     hint="check a record that exists, or use record_exists for a new one",
                 )
             )
+        if (
+            c.kind in ("field_matches", "field_number")
+            and not out
+            and c.field not in _fields(spec, c.service, c.collection)
+        ):
+            out.append(
+                Finding(
+                    kind="unresolved_reference",
+                    where=f"{where}.field",
+                    evidence=f"{c.service}.{c.collection} records have no field {c.field!r}",
+                    hint=f"fields: {', '.join(_fields(spec, c.service, c.collection))}",
+                )
+            )
         if c.kind == "asked_user" and c.slot not in slots:
             out.append(
                 Finding(
@@ -154,6 +172,10 @@ def _checks(spec: TaskSpec) -> list[Finding]:
                 )
             )
     return out
+
+
+def _fields(spec: TaskSpec, service: str, collection: str) -> list[str]:
+    return list(service_class(service, spec.declared_services).records[collection].model_fields)
 
 
 def _reference(spec: TaskSpec, tools: set[str]) -> list[Finding]:
@@ -328,9 +350,6 @@ def _capabilities(spec: TaskSpec) -> list[Finding]:
     return out
 
 
-GUARD_CHECKS = ("unchanged", "tool_not_called")
-
-
 def _vacuous(spec: TaskSpec) -> list[Finding]:
     """Checks that already hold before the agent does anything (on the state after reset)."""
     env = Environment(spec)
@@ -342,13 +361,14 @@ def _vacuous(spec: TaskSpec) -> list[Finding]:
                 kind="vacuous_check",
                 where="checks",
                 location=Location.checks(),
-                evidence="every check is a guard (unchanged / tool_not_called): doing nothing satisfies them all",
+                evidence=f"every check is a guard ({' / '.join(GUARD_CHECKS)}): doing nothing satisfies them all",
                 hint="add a check on what the task must achieve",
             )
         ]
+    tools = exposed(spec)
     for i, c in enumerate(spec.checks):
-        if c.kind in GUARD_CHECKS:
-            continue
+        if c.kind in GUARD_CHECKS and (c.kind != "record_absent" or absent_breaker(spec, c, tools) is not None):
+            continue  # a record_absent guard counts as one only where the guarded_action probe can break it
         holds = state_check(c, env.workspace)[0] if c.kind in STATE_CHECKS else episode_check(c, log)[0]
         if holds:
             out.append(
@@ -357,7 +377,8 @@ def _vacuous(spec: TaskSpec) -> list[Finding]:
                     where=f"checks[{i}]",
                     location=Location.check(i, c.id),
                     evidence=f"{c.kind} check {c.id!r} already holds on the initial state",
-                    hint="check something the task must change, or drop the check",
+                    hint="check something the task must change, guard against something an agent can do, "
+                    "or drop the check",
                 )
             )
     return out

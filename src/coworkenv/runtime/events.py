@@ -1,0 +1,116 @@
+"""The event scheduler: when a spec's events fire, and what exactly they change.
+
+``after_step`` events fire once that many steps are done. ``on_tool`` events fire right
+after a successful call of their tool whose arguments satisfy ``when``, or ``after`` steps
+later; their mutations and notice are rendered from that call's arguments
+(``"${args.thread_id}"``, the project's one template form), so an event can reply in the
+thread the agent wrote to, to the person it wrote to. A call whose arguments lack a value a
+template reads triggers nothing (a reply to no thread is no reply), and neither does one
+whose ``when`` cannot be evaluated. An event fires once unless ``once: false``; a repeated
+event's k-th firing (k ≥ 2) inserts its record under the id suffixed ``-k``, so it never
+overwrites what an earlier firing added.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from coworkenv.expr import ExprError, evaluate, references, render
+from coworkenv.spec.models import Event, Mutation
+
+
+@dataclass
+class Firing:
+    """One firing of an event: its mutations and notice, rendered, and the step after which it happens."""
+
+    event: Event
+    mutations: list[Mutation]
+    notify: str | None
+    due: int
+
+
+def _resolved(template: Any, ctx: dict[str, Any]) -> bool:
+    """Whether every ``${...}`` in ``template`` evaluates to a value (not null, no error)."""
+    try:
+        return all(evaluate(ref, ctx) is not None for ref in references(template))
+    except ExprError:
+        return False
+
+
+def _when(event: Event, args: dict[str, Any]) -> bool:
+    if event.when is None:
+        return True
+    try:
+        return bool(evaluate(event.when, {"args": args}))
+    except ExprError:
+        return False
+
+
+class EventScheduler:
+    """Decides which events fire at each step and on each call; the Environment applies them."""
+
+    def __init__(self, events: list[Event]) -> None:
+        self.events = events
+        self.by_tool: dict[str, list[Event]] = {}
+        for event in events:
+            if event.on_tool is not None:
+                self.by_tool.setdefault(event.on_tool, []).append(event)
+        self.reset()
+
+    def reset(self) -> None:
+        self.fired: set[str] = set()
+        self.times: dict[str, int] = {}
+        self.pending: list[Firing] = []
+        self.armed: set[str] = set()
+        """Events that fire once and wait (``after``) for their step: a second trigger changes nothing."""
+
+    def at_step(self, step: int) -> list[Firing]:
+        """The firings due once ``step`` steps are done: ``after_step`` events and delayed ``on_tool`` ones."""
+        due = [
+            Firing(e, list(e.mutations), e.notify, step)
+            for e in self.events
+            if e.after_step == step and e.id not in self.fired
+        ]
+        due += [f for f in self.pending if f.due <= step]
+        self.pending = [f for f in self.pending if f.due > step]
+        return [self._fire(f) for f in due]
+
+    def on_call(self, tool: str, args: dict[str, Any], step: int) -> list[Firing]:
+        """The firings a successful call triggers now; delayed ones are kept until their step."""
+        now: list[Firing] = []
+        ctx = {"args": args}
+        for event in self.by_tool.get(tool, ()):
+            if not event.repeats and (event.id in self.fired or event.id in self.armed):
+                continue
+            template = [event.notify, [m.model_dump() for m in event.mutations]]
+            if not _when(event, args) or not _resolved(template, ctx):
+                continue
+            mutations = [
+                m.model_copy(update={"record": render(m.record, ctx), "id": render(m.id, ctx)}) for m in event.mutations
+            ]
+            firing = Firing(
+                event, mutations, render(event.notify, ctx) if event.notify else None, step + (event.after or 0)
+            )
+            if event.after:
+                self.pending.append(firing)
+                self.armed.add(event.id)
+            else:
+                now.append(self._fire(firing))
+        return now
+
+    def _fire(self, firing: Firing) -> Firing:
+        event = firing.event
+        self.fired.add(event.id)
+        self.armed.discard(event.id)
+        times = self.times[event.id] = self.times.get(event.id, 0) + 1
+        if times > 1:
+            firing.mutations = [_suffixed(m, times) for m in firing.mutations]
+        return firing
+
+
+def _suffixed(mutation: Mutation, times: int) -> Mutation:
+    """An insert of a repeated event, under a fresh id (``msg-reply`` → ``msg-reply-2``)."""
+    if mutation.op != "insert" or not mutation.record:
+        return mutation
+    return mutation.model_copy(update={"record": {**mutation.record, "id": f"{mutation.record['id']}-{times}"}})
