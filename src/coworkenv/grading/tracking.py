@@ -24,6 +24,8 @@ if TYPE_CHECKING:  # the runtime imports grading; grading only reads its workspa
     from coworkenv.runtime.workspace import Workspace
 
 _WHERE = (m.RecordExists, m.RecordAbsent, m.Count)
+_DIRECT = (m.FieldEquals, m.FieldMatches, m.FieldNumber)
+"""Checks evaluated on the live records when asked (one lookup, or a scan of the records' texts)."""
 
 
 class CheckTracker:
@@ -66,7 +68,7 @@ class CheckTracker:
         self._seen = len(ws.changes)
 
     def _refresh(self, check: Any, rid: str) -> None:
-        if isinstance(check, m.FieldEquals):
+        if isinstance(check, _DIRECT):
             return  # read directly when asked
         rec = self.ws.records(check.service, check.collection).get(rid)
         delta = self._delta[check.id]
@@ -101,7 +103,7 @@ class CheckTracker:
             return COMPARE[check.op](n, check.value), f"count={n}"
         if isinstance(check, m.Unchanged):
             return unchanged_result(check, self._delta[check.id])
-        return state_check(check, self.ws)  # field_equals: one record lookup already
+        return state_check(check, self.ws)  # _DIRECT checks
 
     def results(self) -> dict[str, tuple[bool, str]]:
         return {c.id: self.result(c) for c in self.checks}
