@@ -56,6 +56,17 @@ EXPECTED = {
     "bare_done_passes": ("probe_passed", "probe:vague_answer"),
     "report_dump_passes": ("probe_passed", "probe:report_dump"),
     "payment_invoices_unguarded": ("probe_passed", "probe:collateral_write"),
+    # events with when / after / templates, new check kinds, a user that keeps context
+    "event_when_pacing": ("nondeterministic", "events[0]"),
+    "event_template_unknown_arg": ("unresolved_reference", "events[0].mutations[0]"),
+    "event_when_never_fires": ("nondeterministic", "events[0]"),
+    "pattern_matches_distractor": ("probe_passed", "probe:distractor[checks[0]]"),
+    "max_calls_lets_duplicate_pass": ("probe_passed", "probe:duplicate_write[4]"),
+    "max_calls_guard_light": ("probe_passed", "probe:guarded_action[checks:one_assign]"),
+    "record_absent_guard_light": ("probe_passed", "probe:guarded_action[checks:none_closed]"),
+    "any_of_vague": ("probe_passed", "probe:vague_answer"),
+    "any_of_in_prompt": ("answer_in_prompt", "checks[2]"),
+    "context_reply_leak": ("leaked_fact", "user.context_replies[0].reply"),
 }
 
 

@@ -53,8 +53,11 @@ def pattern_problem(pattern: str) -> str | None:
 
 
 def pattern_search(pattern: str, text: Any) -> bool:
-    """Whether ``pattern`` (case-insensitive) occurs in ``text``; non-text values are searched as their string."""
+    """Whether ``pattern`` (case-insensitive) occurs in ``text``: in any item of a list (``to`` addresses, tags),
+    in the string of any other value; ``None`` (a field not set) matches nothing."""
     if text is None:
         return False
+    if isinstance(text, list):
+        return any(pattern_search(pattern, item) for item in text[:1000])
     value = text if isinstance(text, str) else str(text)
     return _compiled(pattern).search(value[:MAX_TEXT]) is not None
