@@ -1,0 +1,116 @@
+"""The verifier on events with filters and delays, the new check kinds and the context-keeping user:
+undoing each defect gets its broken spec admitted, the probes place a filtered or delayed event
+where it really fires, and cheating agents fail the examples that use the new constructs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from coworkenv.runtime import Environment
+from coworkenv.spec import load_spec, spec_from_data
+from coworkenv.verify import verify
+from coworkenv.verify.gaming import PACING
+from coworkenv.verify.perturb import guarded_calls
+from minispec import call, play, say
+
+BROKEN = Path(__file__).parent / "broken_specs"
+IT = Path(__file__).parent.parent / "examples" / "it_laptop_request_chat_reply.yaml"
+
+FIXES: dict[str, Callable[[dict[str, Any]], None]] = {
+    "pattern_matches_distractor": lambda d: d["checks"][0].update(pattern=r"^sam\.ortiz@corp\.com$"),
+    "max_calls_guard_light": lambda d: d["checks"][3].update(required=True),
+    "record_absent_guard_light": lambda d: d["checks"][3].update(required=True),
+    "max_calls_lets_duplicate_pass": lambda d: d["checks"][4].update(max=1),
+    "any_of_vague": lambda d: d["checks"][2].update(values=[["sam.ortiz@corp.com", "Sam Ortiz"]]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FIXES))
+def test_undoing_the_defect_gets_the_spec_admitted(name: str) -> None:
+    data = yaml.safe_load((BROKEN / f"{name}.yaml").read_text())
+    FIXES[name](data)
+    report = verify(spec_from_data(data))
+    assert report.admitted, [f.line() for f in report.findings]
+
+
+def test_pacing_counts_a_filtered_delayed_event_from_the_call_that_matches() -> None:
+    """The first tickets_search (team 'search') does not trigger; the payments one does, and the event fires
+    two steps later: the 'faster' run merges the two calls between trigger and firing."""
+    spec = load_spec(BROKEN / "event_when_pacing.yaml")
+    names = [name for name, _ in PACING.variants(spec, {"grabbed": 4})]
+    assert "pacing[events[0].faster]" in names
+    finding = next(f for f in verify(spec).findings if f.kind == "nondeterministic")
+    assert "two calls in one turn" in finding.evidence
+
+
+def test_a_record_absent_guard_is_broken_by_a_damaging_write() -> None:
+    spec = load_spec(BROKEN / "record_absent_guard_light.yaml")
+    [(_, steps)] = [g for g in guarded_calls(spec) if g[0] == "checks:none_closed"]
+    assert [(s.call, s.args) for s in steps] == [("tickets_update", {"ticket_id": "tkt-1", "status": "closed"})]
+
+
+def test_a_max_calls_guard_is_passed_by_one_call_too_many() -> None:
+    spec = load_spec(BROKEN / "max_calls_guard_light.yaml")
+    [(_, steps)] = [g for g in guarded_calls(spec) if g[0] == "checks:one_assign"]
+    assert len(steps) == 1  # the reference assigns once; one more passes the bound of 1
+
+
+def _it(turns: list[Any]) -> Any:
+    env = Environment(load_spec(IT))
+    play(env, turns)
+    return env
+
+
+POST = {"channel": "it-requests", "text": "Could I get a replacement laptop? The screen cracked."}
+LOOK = call("chat_search_messages", {"channel": "it-requests", "author": "priya.nair@northwind.io"}, "c3")
+
+
+def _ticket(description: str) -> Any:
+    return call("tickets_create", {"title": "Laptop replacement", "team": "it", "description": description}, "c4")
+
+
+REPORT = say("IT approved a replacement with loaner tag LT-4471; I opened tkt-3 for it.")
+
+
+def test_an_agent_that_waits_for_it_and_quotes_the_tag_passes() -> None:
+    env = _it(
+        [
+            call("chat_post_message", POST),
+            call("tickets_search", {"team": "it"}, "c2"),
+            LOOK,
+            _ticket("Tag LT-4471"),
+            REPORT,
+        ]
+    )
+    assert env.grade().score == 1.0
+
+
+def test_an_agent_posting_in_the_wrong_channel_never_hears_back_and_fails() -> None:
+    wrong = {**POST, "channel": "general"}
+    env = _it(
+        [
+            call("chat_post_message", wrong),
+            call("tickets_search", {"team": "it"}, "c2"),
+            LOOK,
+            _ticket("pending"),
+            REPORT,
+        ]
+    )
+    assert env.fired == set() and not env.grade().passed
+
+
+def test_an_agent_that_posts_twice_fails() -> None:
+    again = call("chat_post_message", POST, "c9")
+    env = _it([call("chat_post_message", POST), again, LOOK, _ticket("Tag LT-4471"), REPORT])
+    grade = env.grade()
+    assert not grade.passed and not next(c for c in grade.checks if c.id == "asked_once").passed
+
+
+def test_an_agent_that_does_not_wait_for_the_answer_fails() -> None:
+    env = _it([call("chat_post_message", POST), _ticket("Laptop replacement, IT to confirm"), REPORT])
+    assert not env.grade().passed
