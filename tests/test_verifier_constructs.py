@@ -74,7 +74,7 @@ def _ticket(description: str) -> Any:
     return call("tickets_create", {"title": "Laptop replacement", "team": "it", "description": description}, "c4")
 
 
-REPORT = say("IT approved a replacement with loaner tag LT-4471; I opened tkt-3 for it.")
+REPORT = say("IT approved a replacement with loaner tag LT-4471; I opened tkt-11 for it.")
 
 
 def test_an_agent_that_waits_for_it_and_quotes_the_tag_passes() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from coworkenv.patterns import pattern_problem
 from coworkenv.spec.declared import ServiceDecl
@@ -259,12 +259,13 @@ class FieldMatches(_Check):
     field: str
     pattern: str = Field(min_length=1, description="RE2 syntax, searched case-insensitively")
 
-    @model_validator(mode="after")
-    def _compiles(self) -> FieldMatches:
-        problem = pattern_problem(self.pattern)
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, pattern: str) -> str:
+        problem = pattern_problem(pattern)
         if problem:
-            raise ValueError(f"pattern: {problem}")
-        return self
+            raise ValueError(problem)
+        return pattern
 
 
 class FieldNumber(_Check):
@@ -337,12 +338,13 @@ class AnswerContains(_Check):
     )
     scope: Literal["final", "any"] = "any"
 
-    @model_validator(mode="after")
-    def _groups(self) -> AnswerContains:
-        for i, group in enumerate(self.values):
+    @field_validator("values")
+    @classmethod
+    def _groups(cls, values: list[str | list[str]]) -> list[str | list[str]]:
+        for i, group in enumerate(values):
             if isinstance(group, list) and not group:
-                raise ValueError(f"values[{i}]: an any-of group needs at least one alternative")
-        return self
+                raise ValueError(f"item {i}: an any-of group needs at least one alternative")
+        return values
 
     @property
     def groups(self) -> list[list[str]]:
