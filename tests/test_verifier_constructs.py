@@ -83,7 +83,7 @@ def test_an_agent_that_waits_for_it_and_quotes_the_tag_passes() -> None:
             call("chat_post_message", POST),
             call("tickets_search", {"team": "it"}, "c2"),
             LOOK,
-            _ticket("Tag LT-4471"),
+            _ticket("Tag LT-4471; repair quoted at $1,299"),
             REPORT,
         ]
     )
