@@ -4,7 +4,7 @@ question it was not scripted to answer, and approval only for a request that say
 from __future__ import annotations
 
 from coworkenv.runtime.user import ScriptedUser
-from coworkenv.spec.models import UserScript
+from coworkenv.spec.user import UserScript
 
 
 def _user(**script: object) -> ScriptedUser:

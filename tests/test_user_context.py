@@ -12,7 +12,7 @@ import pytest
 from coworkenv.runtime import Environment
 from coworkenv.runtime.user import DONT_KNOW, ScriptedUser
 from coworkenv.spec import SpecError, load_spec
-from coworkenv.spec.models import UserScript
+from coworkenv.spec.user import UserScript
 from coworkenv.trajectory import ToolCallRecord
 from minispec import call, play, say, tiny_spec
 

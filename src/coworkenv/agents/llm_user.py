@@ -16,7 +16,8 @@ from typing import Any
 
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.user import Reply, ScriptedUser
-from coworkenv.spec.models import TaskSpec, UserScript
+from coworkenv.spec.models import TaskSpec
+from coworkenv.spec.user import UserScript
 from coworkenv.trajectory import ToolCallRecord
 
 PROMPT = """You play {persona}, talking with an AI assistant that works for you.

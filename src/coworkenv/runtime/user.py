@@ -25,7 +25,7 @@ from functools import lru_cache
 from typing import Any
 
 from coworkenv.expr import ExprError, evaluate
-from coworkenv.spec.models import Confirmation, UserScript
+from coworkenv.spec.user import Confirmation, UserScript
 from coworkenv.trajectory import ToolCallRecord
 from coworkenv.values import mentions as value_keys
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
+
+from coworkenv.spec.base import SpecModel as _Model
 
 JsonType = Literal["string", "integer", "number", "boolean", "array", "object"]
 Op = Literal["list", "search", "get", "create", "update", "delete"]
@@ -30,10 +32,6 @@ ROLES_OF: dict[str, tuple[str, ...]] = {
     "delete": ("key", "ignored"),
 }
 """Which argument roles each operation accepts."""
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 class FieldDecl(_Model):

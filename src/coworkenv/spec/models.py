@@ -10,85 +10,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from coworkenv.patterns import pattern_problem
+from coworkenv.spec.base import SpecModel as _Model
 from coworkenv.spec.declared import ServiceDecl
+from coworkenv.spec.user import UserScript
 
 Record = dict[str, Any]
 Fixtures = dict[str, dict[str, list[Record]]]
 """service name -> collection name -> records (each with a unique ``id``)."""
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-# --- the user -----------------------------------------------------------------------------
-
-
-class HiddenFact(_Model):
-    """A fact the user knows but did not say: revealed when the agent asks about its slot."""
-
-    slot: str
-    value: Any
-    keywords: list[str] = Field(min_length=1, description="words that mark a question about this slot")
-    reply: str = Field(description="what the user says when asked; should contain the value")
-    question: str = Field("", description="how the reference solution asks for it")
-
-
-class Confirmation(_Model):
-    """How the user answers when the agent asks for confirmation before acting."""
-
-    keywords: list[str] = Field(
-        default_factory=list, description="words naming the target; empty = any request that names something specific"
-    )
-    action: list[str] = Field(
-        default_factory=list, description="words naming the action; empty = any common action verb (send, cancel, ...)"
-    )
-    approve: bool = True
-    reply: str = "Yes, please go ahead."
-    after: list[str] | None = Field(
-        None,
-        description="hidden-fact slots the user must have given first: asked earlier, the user narrows the request "
-        "(answers with the first missing fact) instead of approving",
-    )
-
-
-class FollowUp(_Model):
-    """A further request the user sends once the agent reports the previous one done."""
-
-    message: str
-
-
-class ContextReply(_Model):
-    """An answer that depends on what the agent already did: given to a question naming ``keywords``
-    while ``when`` (an expression over ``state``, the workspace, and ``calls``, the calls made) holds."""
-
-    keywords: list[str] = Field(min_length=1, description="words that mark a question this reply answers")
-    when: str = Field(description="expression over 'state' (service -> collection -> id -> record) and 'calls'")
-    reply: str
-
-
-class UserScript(_Model):
-    persona: str = "a busy colleague"
-    opening: str
-    hidden_facts: list[HiddenFact] = Field(default_factory=list)
-    confirmations: list[Confirmation] = Field(default_factory=list)
-    follow_ups: list[FollowUp] = Field(default_factory=list)
-    context_replies: list[ContextReply] | None = Field(
-        None, description="replies chosen by the workspace state and the calls made; the first that applies answers"
-    )
-    fallback_reply: str = "I don't have more details on that. Please use what you have."
-
-    @model_validator(mode="after")
-    def _narrowing_slots(self) -> UserScript:
-        slots = {f.slot for f in self.hidden_facts}
-        for i, conf in enumerate(self.confirmations):
-            missing = [s for s in conf.after or [] if s not in slots]
-            if missing:
-                raise ValueError(f"confirmations[{i}].after: no hidden fact with slot {missing[0]!r}")
-        return self
 
 
 # --- workflow rules, events, faults ---------------------------------------------------------
