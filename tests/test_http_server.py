@@ -23,6 +23,7 @@ from coworkenv.runtime import run_episode
 EXAMPLES = Path(__file__).parent.parent / "examples"
 N_EXAMPLES = len(list(EXAMPLES.glob("*.yaml")))
 CATALOG = Catalog.load([EXAMPLES])
+N_EXAMPLES = len(list(EXAMPLES.glob("*.yaml")))
 EXTERNAL = "external_quote_confirmation"
 
 
