@@ -13,10 +13,10 @@ import yaml
 
 from coworkenv.runtime import Environment
 from coworkenv.spec import load_spec, spec_from_data
-from coworkenv.verify import verify
+from coworkenv.verify import static_findings, verify
 from coworkenv.verify.gaming import PACING
 from coworkenv.verify.perturb import guarded_calls
-from minispec import call, play, say
+from minispec import call, play, say, tiny_spec
 
 BROKEN = Path(__file__).parent / "broken_specs"
 IT = Path(__file__).parent.parent / "examples" / "it_laptop_request_chat_reply.yaml"
@@ -114,3 +114,19 @@ def test_an_agent_that_posts_twice_fails() -> None:
 def test_an_agent_that_does_not_wait_for_the_answer_fails() -> None:
     env = _it([call("chat_post_message", POST), _ticket("Laptop replacement, IT to confirm"), REPORT])
     assert not env.grade().passed
+
+
+def test_a_record_absent_that_asks_for_a_removal_is_no_guard() -> None:
+    """Only a record_absent that holds at the start is a guard: a spec checking a removal and guarding
+    the rest is not "guards only"."""
+    removal = {"id": "gone", "kind": "record_absent", "service": "mail", "collection": "messages"}
+    spec = tiny_spec(
+        checks=[
+            {**removal, "where": "r.id == 'm2' and r.folder == 'inbox'"},
+            {"id": "kept", "kind": "unchanged", "service": "expenses", "collection": "expenses"},
+        ],
+        reference=[{"call": "mail_move", "args": {"message_id": "m2", "folder": "trash"}}, {"answer": "Moved it."}],
+    )
+    assert [f for f in static_findings(spec) if f.kind == "vacuous_check"] == []
+    unbreakable = tiny_spec(checks=[*spec.model_dump()["checks"], {**removal, "id": "never", "where": "r.id == 'm9'"}])
+    assert [f.where for f in static_findings(unbreakable) if f.kind == "vacuous_check"] == ["checks[2]"]

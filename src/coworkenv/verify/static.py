@@ -352,11 +352,20 @@ def _capabilities(spec: TaskSpec) -> list[Finding]:
 
 
 def _vacuous(spec: TaskSpec) -> list[Finding]:
-    """Checks that already hold before the agent does anything (on the state after reset)."""
+    """Checks that already hold before the agent does anything (on the state after reset).
+
+    A ``record_absent`` that does not hold at the start asks for a removal, not a guard; one that
+    holds is a guard only where the guarded_action probe can break it (else it is free weight).
+    """
     env = Environment(spec)
     log = EpisodeLog()
-    out = []
-    if all(c.kind in GUARD_CHECKS for c in spec.checks):
+    holds = [
+        state_check(c, env.workspace)[0] if c.kind in STATE_CHECKS else episode_check(c, log)[0] for c in spec.checks
+    ]
+    guards = [
+        c.kind in GUARD_CHECKS and (c.kind != "record_absent" or h) for c, h in zip(spec.checks, holds, strict=True)
+    ]
+    if all(guards):
         return [
             Finding(
                 kind="vacuous_check",
@@ -367,19 +376,17 @@ def _vacuous(spec: TaskSpec) -> list[Finding]:
             )
         ]
     tools = exposed(spec)
+    out = []
     for i, c in enumerate(spec.checks):
-        if c.kind in GUARD_CHECKS and (c.kind != "record_absent" or absent_breaker(spec, c, tools) is not None):
-            continue  # a record_absent guard counts as one only where the guarded_action probe can break it
-        holds = state_check(c, env.workspace)[0] if c.kind in STATE_CHECKS else episode_check(c, log)[0]
-        if holds:
-            out.append(
-                Finding(
-                    kind="vacuous_check",
-                    where=f"checks[{i}]",
-                    location=Location.check(i, c.id),
-                    evidence=f"{c.kind} check {c.id!r} already holds on the initial state",
-                    hint="check something the task must change, guard against something an agent can do, "
-                    "or drop the check",
-                )
+        if not holds[i] or (guards[i] and (c.kind != "record_absent" or absent_breaker(spec, c, tools) is not None)):
+            continue
+        out.append(
+            Finding(
+                kind="vacuous_check",
+                where=f"checks[{i}]",
+                location=Location.check(i, c.id),
+                evidence=f"{c.kind} check {c.id!r} already holds on the initial state",
+                hint="check something the task must change, guard against something an agent can do, or drop the check",
             )
+        )
     return out
