@@ -14,8 +14,8 @@ from coworkenv.spec.models import (
     ReferenceStep,
     Rule,
     TaskSpec,
-    UserScript,
 )
+from coworkenv.spec.user import UserScript
 
 __all__ = [
     "STATE_CHECKS",
