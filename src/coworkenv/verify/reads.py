@@ -16,7 +16,7 @@ from coworkenv.expr import check_syntax, references, root_names
 from coworkenv.services.registry import tool_table
 from coworkenv.spec.models import TaskSpec
 from coworkenv.values import clock, mentioned, mentions
-from coworkenv.verify.findings import Finding
+from coworkenv.verify.findings import Finding, Location
 
 _ARG = re.compile(r"\bargs\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -85,6 +85,7 @@ def context_reads(spec: TaskSpec) -> list[Finding]:
                     Finding(
                         kind="leaked_fact",
                         where=f"{where}.reply",
+                        location=Location.hidden_fact(fact.slot),
                         evidence=f"the reply states hidden fact {fact.slot!r}, so an agent gets it without asking",
                         hint="answer with what the agent did, not with a hidden fact",
                     )
