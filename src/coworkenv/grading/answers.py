@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from coworkenv.values import numbers_in
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 MIN_COPY = 6
 """Words in a row, copied from the prompt, that make a passage a restatement."""
 _WORD = re.compile(r"\S+")
+_MAX_CUTS = 256
 
 
 def _norm(word: str) -> str:
@@ -35,6 +36,8 @@ class Prompt:
     """What the agent was told before doing anything: persona, context and the user's requests."""
 
     parts: list[str] = field(default_factory=list)
+    _cuts: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    """unrestated() per text: every answer check of every grade reads the same few reports"""
 
     @cached_property
     def text(self) -> str:
@@ -62,6 +65,14 @@ class Prompt:
         """``text`` without the passages it copies from the prompt."""
         if not self.parts:
             return text
+        hit = self._cuts.get(text)
+        if hit is None:
+            if len(self._cuts) >= _MAX_CUTS:
+                self._cuts.clear()
+            hit = self._cuts[text] = self._cut(text)
+        return hit
+
+    def _cut(self, text: str) -> str:
         words = _WORD.findall(text)
         low = [_norm(w) for w in words]
         copied = [False] * len(words)
@@ -79,9 +90,18 @@ class Prompt:
 
 
 def prompt_of(spec: m.TaskSpec) -> Prompt:
-    """The text a restating reply can copy: persona, context, opening request and follow-ups."""
+    """The text a restating reply can copy: persona, context, opening request and follow-ups. One Prompt per
+    distinct text, shared (it only caches what it derives from the text), so every episode of a spec reuses its
+    word runs instead of rebuilding them."""
     user = spec.user
-    return Prompt([p for p in (user.persona, spec.context, user.opening, *(f.message for f in user.follow_ups)) if p])
+    return _prompt(
+        tuple(p for p in (user.persona, spec.context, user.opening, *(f.message for f in user.follow_ups)) if p)
+    )
+
+
+@lru_cache(maxsize=256)
+def _prompt(parts: tuple[str, ...]) -> Prompt:
+    return Prompt(list(parts))
 
 
 def given_values(check: m.AnswerContains | m.AnswerNumber, prompt: Prompt) -> list[Any]:

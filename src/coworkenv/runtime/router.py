@@ -17,13 +17,14 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from coworkenv.runtime.json_encoding import reusable
 from coworkenv.runtime.workspace import Workspace
 from coworkenv.services.base import ToolError, ToolInfo
 from coworkenv.services.registry import Declared, service_tools, tool_table
 
 # Built once: json.dumps with options builds a new encoder per call, a measurable share of a step.
-_RESULT_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 _ERROR_JSON = json.JSONEncoder(ensure_ascii=False)
+_encode_result = reusable(json.JSONEncoder(ensure_ascii=False, separators=(",", ":")))
 MAX_ARG_DEPTH = 32
 """Nesting of lists and objects in tool arguments; every real tool takes at most two levels."""
 
@@ -50,12 +51,26 @@ class CallResult:
 
     def content(self) -> str:
         if self.ok:
-            return _RESULT_JSON.encode(self.result)
+            return _encode_result(self.result)
         return _ERROR_JSON.encode({"error": self.error})
 
 
 def exposed_tools(services: list[str], tools: list[str] | None, declared: Declared = None) -> dict[str, ToolInfo]:
-    """The tools an episode offers: the listed ones, or every tool of its services (declared ones included)."""
+    """The tools an episode offers: the listed ones, or every tool of its services (declared ones included); a copy
+    the caller may keep."""
+    if declared:
+        return _exposed(services, tools, declared)
+    return dict(_builtin(tuple(services), None if tools is None else tuple(tools)))
+
+
+@lru_cache(maxsize=1024)
+def _builtin(services: tuple[str, ...], tools: tuple[str, ...] | None) -> dict[str, ToolInfo]:
+    """Built-in tools per spec shape, not per episode: scanning every tool of every service was a measurable share
+    of building an Environment."""
+    return _exposed(list(services), None if tools is None else list(tools), None)
+
+
+def _exposed(services: list[str], tools: list[str] | None, declared: Declared) -> dict[str, ToolInfo]:
     if tools is None:
         return service_tools(services, declared)
     table = tool_table(declared)
@@ -94,9 +109,10 @@ class ToolRouter:
         info = self.tools.get(name)
         if info is None:
             return None, None, f"unknown tool {name!r}; available tools: {', '.join(sorted(self.tools))}"
-        if isinstance(raw, str):
+        text = isinstance(raw, str)
+        if text:
             try:
-                args = json.loads(raw) if raw.strip() else {}
+                args = json.loads(raw) if raw and not raw.isspace() else {}
             except json.JSONDecodeError as exc:
                 return info, None, f"arguments for {name} are not valid JSON ({exc.msg} at char {exc.pos})"
             except (ValueError, RecursionError) as exc:  # a huge integer; nesting past the decoder's stack
@@ -105,7 +121,9 @@ class ToolRouter:
             args = raw
         if not isinstance(args, dict):
             return info, None, f"arguments for {name} must be a JSON object, got {type(args).__name__}"
-        if nesting_exceeds(args, MAX_ARG_DEPTH):
+        # each level of nesting opens a bracket, so text with few brackets cannot nest too deep (the common case)
+        deep = not text or raw.count("{") + raw.count("[") > MAX_ARG_DEPTH
+        if deep and nesting_exceeds(args, MAX_ARG_DEPTH):
             return info, None, f"arguments for {name} are nested deeper than {MAX_ARG_DEPTH} levels"
         return info, args, ""
 

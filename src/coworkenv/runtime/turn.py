@@ -11,7 +11,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-_ARGUMENTS_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True)  # built once: this runs on every call
+from coworkenv.runtime.json_encoding import reusable
+
+_encode_arguments = reusable(json.JSONEncoder(ensure_ascii=False, sort_keys=True))  # built once: runs on every call
 
 
 class ToolCall(BaseModel):
@@ -22,7 +24,7 @@ class ToolCall(BaseModel):
     def arguments_text(self) -> str:
         if isinstance(self.arguments, str):
             return self.arguments
-        return _ARGUMENTS_JSON.encode(self.arguments)
+        return _encode_arguments(self.arguments)
 
 
 class AssistantTurn(BaseModel):

@@ -15,7 +15,7 @@ import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model
@@ -55,11 +55,19 @@ class ToolInfo:
     args_model: type[BaseModel]
 
     def schema(self) -> dict[str, Any]:
-        """OpenAI function-tool schema; built once per tool (every Environment needs it), so treat it as read-only."""
-        return _tool_schema(self)
+        """OpenAI function-tool schema; built once per tool (every Environment needs it), so treat it as read-only.
+
+        Cached by name and identity, not by hashing the ToolInfo (hashing every field cost more than the rest of
+        building an Environment)."""
+        hit = _SCHEMAS.get(self.name)
+        if hit is None or hit[0] is not self:
+            hit = _SCHEMAS[self.name] = (self, _tool_schema(self))
+        return hit[1]
 
 
-@cache
+_SCHEMAS: dict[str, tuple[ToolInfo, dict[str, Any]]] = {}
+
+
 def _tool_schema(info: ToolInfo) -> dict[str, Any]:
     params = _strip_titles(info.args_model.model_json_schema())
     params.setdefault("properties", {})
@@ -347,9 +355,15 @@ def check_date(value: str, field: str = "date") -> str:
 def check_datetime(value: str, field: str = "time") -> str:
     """Return an ISO date-time normalised to ``YYYY-MM-DDTHH:MM`` or raise ToolError."""
     try:
-        return datetime.fromisoformat(value).strftime("%Y-%m-%dT%H:%M")
-    except (TypeError, ValueError):
+        return _normal_datetime(value)
+    except (TypeError, ValueError):  # TypeError: also an unhashable value the cache cannot look up
         return _bad(value, field, "YYYY-MM-DDTHH:MM")
+
+
+@lru_cache(maxsize=4096)
+def _normal_datetime(value: str) -> str:
+    """Cached: every write with a time parses it, and an episode's times recur."""
+    return datetime.fromisoformat(value).strftime("%Y-%m-%dT%H:%M")
 
 
 def as_validator(check: Callable[[str, str], str], value: str, field: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
@@ -44,9 +45,15 @@ class CalendarEvent(RecordModel):
 
 def _hhmm(value: str, field: str) -> str:
     try:
-        return datetime.strptime(value, "%H:%M").strftime("%H:%M")
-    except (TypeError, ValueError):
+        return _normal_hhmm(value)
+    except (TypeError, ValueError):  # TypeError: also an unhashable value the cache cannot look up
         raise ToolError(f"invalid {field} {value!r}: expected HH:MM") from None
+
+
+@lru_cache(maxsize=1024)
+def _normal_hhmm(value: str) -> str:
+    """Cached: strptime costs more than the rest of a free-slot search, and the same few times recur."""
+    return datetime.strptime(value, "%H:%M").strftime("%H:%M")
 
 
 def _emails(addrs: list[str]) -> list[str]:
