@@ -30,9 +30,11 @@ from coworkenv.runtime.router import MAX_ARG_DEPTH, exposed_tools
 from coworkenv.services.base import ToolError, check_datetime
 from coworkenv.services.calendar import _hhmm
 from coworkenv.services.registry import ALL_TOOLS
+from coworkenv.spec.declared import ServiceDecl
 from coworkenv.spec.models import AnswerNumber
 from coworkenv.values import numbers_in
 from minispec import tiny_spec
+from test_declared_service import BOOKS
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(),
@@ -215,3 +217,11 @@ def test_remembered_report_numbers_grade_as_fresh_ones(text: str, value: float) 
     check = AnswerNumber(id="n", value=value, tolerance=0.5)
     for _ in range(2):  # the second time from the memo
         assert answer_ok(check, text) == any(abs(x - value) <= 0.5 for x in numbers_in(text))
+
+
+def test_declared_tools_bypass_the_built_in_menu_cache() -> None:
+    full = ServiceDecl.model_validate(BOOKS)
+    fewer = ServiceDecl.model_validate({**BOOKS, "tools": {k: v for k, v in BOOKS["tools"].items() if k != "lib_get"}})
+    assert "lib_get" in exposed_tools(["library"], None, {"library": full})
+    assert "lib_get" not in exposed_tools(["library"], None, {"library": fewer})
+    assert exposed_tools(["library", "mail"], None) == exposed_tools(["mail"], None)  # no declarations leak in
