@@ -15,7 +15,7 @@ def reusable(encoder: json.JSONEncoder) -> Callable[[Any], str]:
     """``encoder.encode`` through one C encoder made now. Same text (it is the encoder ``encode`` itself
     builds), but without circular-reference markers, which a shared encoder could not keep safely across
     threads: meant for trees of plain values (a cycle raises RecursionError instead of ValueError)."""
-    make = json.encoder.c_make_encoder
+    make = getattr(json.encoder, "c_make_encoder", None)  # the C accelerator, absent from typeshed
     if make is None or encoder.indent is not None:  # no C accelerator, or a format it does not do in one shot
         return encoder.encode
     strings = json.encoder.encode_basestring_ascii if encoder.ensure_ascii else json.encoder.encode_basestring

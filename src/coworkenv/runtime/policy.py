@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 from coworkenv.runtime.turn import AssistantTurn
 from coworkenv.spec.models import TaskSpec
@@ -44,4 +44,7 @@ def actor_for(policy: Policy | TaskPolicy, spec: TaskSpec) -> Policy:
     Tested as ``isinstance(policy, TaskPolicy)`` does (both members present, ``for_task`` not None), without the
     runtime Protocol check itself: that costs tens of microseconds, and this runs for every episode."""
     for_task = getattr(policy, "for_task", None)
-    return for_task(spec) if for_task is not None and hasattr(policy, "name") else policy  # type: ignore[no-any-return]
+    if for_task is not None and hasattr(policy, "name"):
+        actor: Policy = for_task(spec)
+        return actor
+    return cast(Policy, policy)

@@ -109,10 +109,10 @@ class ToolRouter:
         info = self.tools.get(name)
         if info is None:
             return None, None, f"unknown tool {name!r}; available tools: {', '.join(sorted(self.tools))}"
-        text = isinstance(raw, str)
-        if text:
+        text = raw if isinstance(raw, str) else None
+        if text is not None:
             try:
-                args = json.loads(raw) if raw and not raw.isspace() else {}
+                args = json.loads(text) if text and not text.isspace() else {}
             except json.JSONDecodeError as exc:
                 return info, None, f"arguments for {name} are not valid JSON ({exc.msg} at char {exc.pos})"
             except (ValueError, RecursionError) as exc:  # a huge integer; nesting past the decoder's stack
@@ -122,7 +122,7 @@ class ToolRouter:
         if not isinstance(args, dict):
             return info, None, f"arguments for {name} must be a JSON object, got {type(args).__name__}"
         # each level of nesting opens a bracket, so text with few brackets cannot nest too deep (the common case)
-        deep = not text or raw.count("{") + raw.count("[") > MAX_ARG_DEPTH
+        deep = text is None or text.count("{") + text.count("[") > MAX_ARG_DEPTH
         if deep and nesting_exceeds(args, MAX_ARG_DEPTH):
             return info, None, f"arguments for {name} are nested deeper than {MAX_ARG_DEPTH} levels"
         return info, args, ""
