@@ -129,7 +129,8 @@ def test_an_imported_task_cannot_reach_the_sft_or_rl_export_unnoticed(tmp_path: 
     assert "skipped 2 episode(s) of evaluation-only environments" in " ".join(result.output.split())
     sources = (tmp_path / "sft" / "sources.jsonl").read_text()
     assert "claw_eval" not in sources and "claw_eval" not in (tmp_path / "sft" / "sft.jsonl").read_text()
-    assert len(sources.splitlines()) == len(list(EXAMPLES.glob("*.yaml")))  # every hand-written example still goes in
+    spec_ids = {json.loads(line)["spec_id"] for line in sources.splitlines()}
+    assert len(spec_ids) == len(list(EXAMPLES.glob("*.yaml")))  # every hand-written example still goes in
     assert json.loads((tmp_path / "sft" / "manifest.json").read_text())["skipped_evaluation_only"] == 2
     result = runner.invoke(app, ["export", "rl", str(tmp_path / "r"), "--out", str(tmp_path / "rl")])
     assert result.exit_code == 0 and "skipped 2 episode(s)" in " ".join(result.output.split())

@@ -62,7 +62,11 @@ def test_quickstart_runs_every_example_and_the_pipeline(tmp_path: Path) -> None:
     bank = json.loads((out / "bank" / "manifest.json").read_text())
     assert bank["admitted"] == 20
     sft_lines = (out / "sft" / "sft.jsonl").read_text().splitlines()
-    assert len(sft_lines) == bank["split"]["train"] and "messages" in json.loads(sft_lines[0])
+    sources = [json.loads(line) for line in (out / "sft" / "sources.jsonl").read_text().splitlines()]
+    assert len(sources) == len(sft_lines) and "messages" in json.loads(sft_lines[0])
+    # one episode per training environment; a multi-day episode with a notes stage gives one example per view
+    assert len({(s["spec_id"], s["sample"]) for s in sources}) == bank["split"]["train"]
+    assert len(sft_lines) == bank["split"]["train"] + sum(1 for s in sources if s.get("stages", [0])[0] > 0)
 
 
 def test_quickstart_fails_when_an_example_fails(tmp_path: Path) -> None:

@@ -55,6 +55,18 @@ def test_oracle_episode_over_http_matches_local(url: str) -> None:
     assert remote.state()["state_hash"] == local.final_state_hash
 
 
+def test_a_notes_stage_starts_the_remote_view_over(url: str) -> None:
+    """The client keeps what the agent sees: after a notes stage begins, the system prompt and the notice only."""
+    oracle = make_policy("oracle")
+    remote = EnvClient(url).make("checkout_outage_postmortem")
+    traj = run_episode(remote, oracle)
+    env = Env(CATALOG.get("checkout_outage_postmortem"))
+    local = run_episode(env, oracle)
+    assert traj.grade == local.grade and traj.grade.score == 1.0 and len(traj.grade.stages) == 2
+    assert remote.messages == env.messages and remote.messages[0]["role"] == "system"
+    assert traj.messages == local.messages and len(traj.messages) > len(remote.messages)
+
+
 def test_openai_tool_call_format_and_malformed_turns(url: str) -> None:
     env = EnvClient(url).make(EXTERNAL)
     call = {"id": "c1", "type": "function", "function": {"name": "contacts_search", "arguments": '{"query": "Kenji"}'}}

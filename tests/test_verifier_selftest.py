@@ -67,6 +67,12 @@ EXPECTED = {
     "any_of_vague": ("probe_passed", "probe:vague_answer"),
     "any_of_in_prompt": ("answer_in_prompt", "checks[2]"),
     "context_reply_leak": ("leaked_fact", "user.context_replies[0].reply"),
+    # multi-stage specs: a later stage's check that earlier work satisfies, a change between stages nothing
+    # depends on, a stage reference leaning on another stage's results, a notes stage missing what it needs
+    "stage_check_already_true": ("vacuous_check", "stages[0].checks:ticket_exists"),
+    "overnight_change_unused": ("probe_passed", "probe:ignore_change[next_day]"),
+    "cross_stage_result": ("unresolved_reference", "stages[0].reference[2]"),
+    "notes_stage_unsolvable": ("unsolvable", "stages[0].reference call 1 (tickets_get).ticket_id"),
 }
 
 

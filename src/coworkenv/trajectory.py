@@ -68,6 +68,18 @@ class Grade(BaseModel):
     )
     checks: list[CheckResult]
     violations: list[Violation] = Field(default_factory=list)
+    stages: list[Grade] | None = Field(None, description="per-stage grades of a multi-stage task, in order")
+
+
+class StageMark(BaseModel):
+    """Where a stage of a multi-stage episode begins in the trajectory."""
+
+    index: int = Field(description="0 for the spec's own request, k for spec.stages[k-1]")
+    id: str
+    first_step: int = Field(description="the first agent step of the stage")
+    first_message: int = Field(description="the message the agent's view of the stage starts at")
+    context: str = Field("conversation", description="conversation: earlier messages stay visible; notes: not")
+    clock: str | None = None
 
 
 class Trajectory(BaseModel):
@@ -89,6 +101,7 @@ class Trajectory(BaseModel):
     usage: dict[str, int] = Field(default_factory=dict)
     seconds: float = 0.0
     error: str | None = None
+    stages: list[StageMark] | None = Field(None, description="stage boundaries of a multi-stage episode")
 
 
 EpisodeStatus = Literal["ok", "error", "timeout"]
@@ -115,3 +128,27 @@ class EpisodeRecord(BaseModel):
     passed: bool
     seconds: float | None
     trajectory: Trajectory | None
+
+
+def stage_of_step(marks: list[StageMark] | None, step: int) -> tuple[int, int]:
+    """(stage index, first message of its view) of an agent step; (0, 0) without stages."""
+    index, view = 0, 0
+    for mark in marks or []:
+        if mark.first_step > step:
+            break
+        index = mark.index
+        view = mark.first_message if mark.context == "notes" else view
+    return index, view
+
+
+def view_segments(marks: list[StageMark] | None, n_messages: int) -> list[tuple[int, int, list[int]]]:
+    """(first message, end, stage indices) of each stretch of the transcript the agent saw as one conversation:
+    the whole episode, unless a ``notes`` stage started the agent's view over."""
+    marks = marks or []
+    segments: list[tuple[int, int, list[int]]] = [(0, n_messages, [m.index for m in marks])]
+    for mark in marks:
+        if mark.context == "notes":
+            start, _, stages = segments[-1]
+            segments[-1] = (start, mark.first_message, [i for i in stages if i < mark.index])
+            segments.append((mark.first_message, n_messages, [i for i in stages if i >= mark.index]))
+    return segments

@@ -13,6 +13,7 @@ from typing import Any
 from coworkenv.expr import ExprError, render
 from coworkenv.runtime.turn import AssistantTurn, ToolCall
 from coworkenv.spec.models import AnswerStep, AskStep, CallStep, ConfirmStep, TaskSpec
+from coworkenv.spec.stages import current_stage, stage_count, stage_view
 
 MAX_RETRIES = 3
 TRANSIENT_MARKERS = ("503", "temporar", "retry", "timeout", "unavailable")
@@ -45,8 +46,9 @@ class OracleRun:
 
     name = "oracle"
 
-    def __init__(self, spec: TaskSpec) -> None:
+    def __init__(self, spec: TaskSpec, call_prefix: str = "call_") -> None:
         self.spec = spec
+        self.call_prefix = call_prefix  # distinct per stage, so call ids stay unique in a multi-stage episode
         self.cursor = 0
         self.ctx: dict[str, Any] = {"facts": {}}
         self.pending: tuple[CallStep, ToolCall] | None = None
@@ -70,7 +72,7 @@ class OracleRun:
     def _emit(self, step: Any) -> AssistantTurn:
         if isinstance(step, CallStep):
             self.calls += 1
-            call = ToolCall(id=f"call_{self.calls}", name=step.call, arguments=render(step.args, self.ctx))
+            call = ToolCall(id=f"{self.call_prefix}{self.calls}", name=step.call, arguments=render(step.args, self.ctx))
             self.pending = (step, call)
             self.retries = 0
             return AssistantTurn(content=render(step.say, self.ctx) if step.say else None, tool_calls=[call])
@@ -99,7 +101,7 @@ class OracleRun:
         if content is not None and is_transient(content) and self.retries < MAX_RETRIES:
             self.retries += 1
             self.calls += 1
-            retry = ToolCall(id=f"call_{self.calls}", name=call.name, arguments=call.arguments)
+            retry = ToolCall(id=f"{self.call_prefix}{self.calls}", name=call.name, arguments=call.arguments)
             self.pending = (step, retry)
             return AssistantTurn(content="That failed with a temporary error; trying again.", tool_calls=[retry])
         self.pending = None
@@ -111,10 +113,34 @@ class OracleRun:
         return None
 
 
+class StagedRun:
+    """A multi-stage episode played by one policy per stage, switched by the stage notices."""
+
+    name = "staged"
+
+    def __init__(self, runs: list[Any]) -> None:
+        self.runs = runs
+
+    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
+        return self.runs[min(current_stage(messages), len(self.runs) - 1)].act(messages, tools)
+
+    def relevant(self, reference: list[dict[str, Any]]) -> bool:
+        """Whether a stage's run that can tell would differ from the reference (see the probes' ``relevant``)."""
+        tests = [run.relevant for run in self.runs if hasattr(run, "relevant")]
+        return not tests or any(test(reference) for test in tests)
+
+
+def stage_oracle(spec: TaskSpec, k: int) -> OracleRun:
+    """The reference run of stage ``k`` alone."""
+    return OracleRun(stage_view(spec, k), call_prefix="call_" if k == 0 else f"call_s{k + 1}_")
+
+
 class OracleTeacher:
-    """The task-aware teacher policy: ``for_task`` starts a fresh run of the reference."""
+    """The task-aware teacher policy: ``for_task`` starts a fresh run of the reference (of every stage)."""
 
     name = "oracle"
 
-    def for_task(self, spec: TaskSpec) -> OracleRun:
+    def for_task(self, spec: TaskSpec) -> OracleRun | StagedRun:
+        if spec.stages:
+            return StagedRun([stage_oracle(spec, k) for k in range(stage_count(spec))])
         return OracleRun(spec)

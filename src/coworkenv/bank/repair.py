@@ -98,11 +98,12 @@ def repair(recipe: Recipe, spec: TaskSpec | None, verification: Verification) ->
         new = replace(new, phrasing=recipe.phrasing + 1)
     if "vacuous_check" in kinds:
         vacuous = vacuous_checks(verification.findings)
-        if vacuous is None or len(vacuous) >= len([c for c in spec.checks if c.kind != "unchanged"]):
+        if vacuous is None or len(vacuous) >= len([c for c in spec.all_checks if c.kind != "unchanged"]):
             return recipe.reroll()  # the checks as a whole are vacuous, or every one is: nothing to drop
         new = replace(new, drop=(*new.drop, *vacuous))
-    if "weak_requirement" in kinds:
-        new = _require(new, [_main_check(spec)])
+    if "weak_requirement" in kinds:  # in the stage each finding names (its location's stage; None: the first)
+        weak = {f.location.stage for f in verification.findings if f.kind == "weak_requirement" and f.location}
+        new = _require(new, [_main_check(spec, k) for k in sorted(weak, key=lambda k: -1 if k is None else k)])
     if "probe_passed" in kinds:
         new = _fix_probes(new, spec, dict(verification.probes))
     return new
@@ -116,15 +117,15 @@ def _fix_probes(recipe: Recipe, spec: TaskSpec, probes: dict[str, ProbeResult]) 
     """Requirements for the hard probes, answer checks a dump fools made optional, weights for the rest."""
     dump = probes.pop("report_dump", None)
     if dump is not None and dump.score >= PASS_THRESHOLD:
-        answers = [c for c in spec.checks if c.required and c.kind.startswith("answer_")]
+        answers = [c for c in spec.all_checks if c.required and c.kind.startswith("answer_")]
         recipe = _require(recipe, [c.id for c in answers if c.id not in dump.failed], False)
     hard = {n: p for n, p in probes.items() if n.split("[")[0] in HARD_PROBES}
     needed = _requirements(spec, hard)
     if needed is None:
         return recipe.reroll()
-    required = {c.id for c in spec.checks if c.required} | set(needed)
+    required = {c.id for c in spec.all_checks if c.required} | set(needed)
     rest = {n: p for n, p in probes.items() if n not in hard and not required & set(p.failed)}
-    weights = reweight(spec, rest)
+    weights = None if spec.stages else reweight(spec, rest)  # stages are scored apart: one pool of weights can't say
     if weights is None:
         more = _requirements(spec, rest)
         if more is None:
@@ -140,15 +141,16 @@ def _require(recipe: Recipe, ids: list[str], required: bool = True) -> Recipe:
     return replace(recipe, required=tuple(sorted(edits.items())))
 
 
-def _main_check(spec: TaskSpec) -> str:
-    """The heaviest check that is not a guard: what the task is mainly about."""
-    return max((c for c in spec.checks if c.kind != "unchanged"), key=lambda c: c.weight, default=spec.checks[0]).id
+def _main_check(spec: TaskSpec, stage: int | None = None) -> str:
+    """The heaviest check that is not a guard (of later stage ``stage``): what the task is mainly about."""
+    checks = spec.checks if stage is None else (spec.stages or [])[stage].checks
+    return max((c for c in checks if c.kind != "unchanged"), key=lambda c: c.weight, default=checks[0]).id
 
 
 def _requirements(spec: TaskSpec, probes: dict[str, ProbeResult]) -> list[str] | None:
     """For each probe that passes: the heaviest check it fails, to be made required; None if one fails none."""
-    weight = {c.id: c.weight for c in spec.checks}
-    answers = {c.id for c in spec.checks if c.kind.startswith("answer_")}  # a dump may satisfy them: weigh instead
+    weight = {c.id: c.weight for c in spec.all_checks}
+    answers = {c.id for c in spec.all_checks if c.kind.startswith("answer_")}  # a dump may satisfy them: weigh instead
     needed: list[str] = []
     for p in probes.values():
         if p.score < PASS_THRESHOLD or p.score <= REQUIRED_CAP:
@@ -173,9 +175,9 @@ def reweight(spec: TaskSpec, probes: dict[str, ProbeResult], steps: int = 600) -
     Multiplicative updates: each round, the checks failed by a probe that still passes
     weigh more. Probes that fail no check at all cannot be fixed by weights.
     """
-    weights = {c.id: c.weight for c in spec.checks}
+    weights = {c.id: c.weight for c in spec.all_checks}
     target = PASS_THRESHOLD - MARGIN
-    required = {c.id for c in spec.checks if c.required}
+    required = {c.id for c in spec.all_checks if c.required}
     probes = {n: p for n, p in probes.items() if not required & set(p.failed)}  # capped whatever the weights
     for _ in range(steps):
         passing = [p for p in probes.values() if _score(weights, p) >= target]

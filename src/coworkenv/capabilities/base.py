@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from coworkenv.spec.models import CallStep, TaskSpec
+from coworkenv.spec.stages import stage_views
 
 
 @dataclass(frozen=True)
@@ -31,8 +32,9 @@ class Capability:
     probes: tuple[str, ...]
 
     def missing(self, spec: TaskSpec) -> list[Ingredient]:
-        """The ingredients this spec lacks."""
-        return [i for i in self.ingredients if not i.present(spec)]
+        """The ingredients this spec lacks; a multi-stage spec has one when the whole spec or any stage has it."""
+        views = [spec, *stage_views(spec)] if spec.stages else [spec]
+        return [i for i in self.ingredients if not any(i.present(v) for v in views)]
 
 
 def called_tools(spec: TaskSpec) -> list[str]:

@@ -7,7 +7,9 @@ from coworkenv.spec.models import AskStep, ConfirmStep, TaskSpec
 
 
 def _conversation(spec: TaskSpec) -> bool:
-    """A hidden fact the reference asks for, a follow-up, or a confirmation."""
+    """A hidden fact the reference asks for, a follow-up, a confirmation, or a later stage's request."""
+    if spec.stages:
+        return True
     asks = any(isinstance(s, AskStep) for s in spec.reference)
     confirms = any(isinstance(s, ConfirmStep) for s in spec.reference)
     return (asks and bool(spec.user.hidden_facts)) or bool(spec.user.follow_ups) or confirms
@@ -21,8 +23,10 @@ CAPABILITY = Capability(
     ),
     ingredients=(
         Ingredient(
-            "second_user_turn", "a hidden fact the reference asks for, a follow-up, or a confirmation", _conversation
+            "second_user_turn",
+            "a hidden fact the reference asks for, a follow-up, a confirmation, or a later stage",
+            _conversation,
         ),
     ),
-    probes=("guess_without_asking", "stop_before_follow_up"),
+    probes=("guess_without_asking", "stop_before_follow_up", "stop_after_stage"),
 )

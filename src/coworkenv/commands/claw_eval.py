@@ -84,9 +84,14 @@ def export_claw_eval(
     except (SpecError, ValueError, OSError) as exc:
         console.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from None
-    for spec in specs:
+    single = [spec for spec in specs if not spec.stages]
+    for spec in single:
         export_task(spec, out, str(bank), url)
-    console.print(f"wrote {len(specs)} Claw-Eval tasks to {out}; serve them with: coworkenv serve http {bank}")
+    if len(single) < len(specs):
+        skipped = len(specs) - len(single)
+        note = f"skipped {skipped} multi-stage environment(s): a Claw-Eval task has one request"
+        console.print(f"[yellow]{note}[/yellow]")
+    console.print(f"wrote {len(single)} Claw-Eval tasks to {out}; serve them with: coworkenv serve http {bank}")
 
 
 def register(app: typer.Typer) -> None:

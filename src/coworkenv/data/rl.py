@@ -49,7 +49,7 @@ from coworkenv.data.tool_arguments import ArgumentsFormat, checked_format, with_
 from coworkenv.grading.score import COMPLETION_WEIGHT, PASS_THRESHOLD, ROBUSTNESS_WEIGHT
 from coworkenv.rollout.store import iter_episodes
 from coworkenv.storage import atomic_write_json, atomic_write_text, json_text
-from coworkenv.trajectory import Grade, Trajectory
+from coworkenv.trajectory import Grade, Trajectory, stage_of_step
 
 RewardScheme = Literal["raw", "binary", "safety_gated"]
 Normaliser = Literal["none", "grpo", "rloo"]
@@ -241,7 +241,8 @@ class RlSummary:
 def turn_records(
     traj: Trajectory, values: list[TurnValues], run: str = "", arguments: ArgumentsFormat = "text"
 ) -> list[dict[str, Any]]:
-    """One prompt–completion record per assistant turn of a trajectory.
+    """One prompt–completion record per assistant turn of a trajectory, with its stage (0 without stages); in a
+    ``notes`` stage the prompt is what the agent saw, from the system prompt that started the stage's view.
 
     ``run`` (the rollout folder) with spec id, sample and turn is the record's unique key,
     so records of several runs can be merged.
@@ -249,6 +250,7 @@ def turn_records(
     messages = with_arguments(traj.messages, arguments)
     grade = graded(traj)
     positions = [i for i, m in enumerate(messages) if m.get("role") == "assistant"]
+    views = [stage_of_step(traj.stages, t) for t in range(1, len(positions) + 1)]
     return [
         {
             "run": run,
@@ -256,7 +258,8 @@ def turn_records(
             "sample": traj.sample,
             "turn": t,
             "turns": len(values),
-            "prompt": messages[:pos],
+            "stage": stage,
+            "prompt": messages[start:pos],
             "completion": [messages[pos]],
             "tools": traj.tools,
             "reward": v.reward,
@@ -265,7 +268,7 @@ def turn_records(
             "score": grade.score,
             "passed": grade.passed,
         }
-        for t, (pos, v) in enumerate(zip(positions, values, strict=True), start=1)
+        for t, (pos, v, (stage, start)) in enumerate(zip(positions, values, views, strict=True), start=1)
     ]
 
 

@@ -29,7 +29,7 @@ from coworkenv.bank.sources import heldout_blueprints
 from coworkenv.data.tool_arguments import ArgumentsFormat, with_arguments
 from coworkenv.rollout.store import iter_episodes
 from coworkenv.storage import atomic_write_json, atomic_write_text, json_text
-from coworkenv.trajectory import EpisodeRecord, Trajectory
+from coworkenv.trajectory import EpisodeRecord, Trajectory, view_segments
 
 RunPaths = str | Path | list[str | Path]
 UNLABELLED = "(none)"
@@ -90,6 +90,18 @@ def sft_example(traj: Trajectory, arguments: ArgumentsFormat = "text") -> dict[s
     return {"messages": with_arguments(traj.messages, arguments), "tools": traj.tools}
 
 
+def sft_examples(traj: Trajectory, arguments: ArgumentsFormat = "text") -> list[tuple[dict[str, Any], list[int]]]:
+    """A trajectory as TRL examples, each with the stage indices it covers (empty without stages): one per
+    conversation the agent saw, so a ``notes`` stage is its own example that starts from the system prompt."""
+    if not traj.stages:
+        return [(sft_example(traj, arguments), [])]
+    messages = with_arguments(traj.messages, arguments)
+    return [
+        ({"messages": messages[start:end], "tools": traj.tools}, stages)
+        for start, end, stages in view_segments(traj.stages, len(messages))
+    ]
+
+
 def export_sft(
     runs: RunPaths,
     out: str | Path,
@@ -147,15 +159,18 @@ def export_sft(
         Path(out), len(chosen), funnel, dict(sorted(by_cap.items())), dict(sorted(by_blueprint.items())), s
     )
     summary.evaluation_only = evaluation_only
-    _write(Path(out), chosen, summary, runs, excluded)
+    summary.examples = _write(Path(out), chosen, summary, runs, excluded)  # a notes stage adds an example
     return summary
 
 
-def _write(out: Path, chosen: list[Demo], summary: SftSummary, runs: RunPaths, excluded: set[str]) -> None:
-    lines = [json_text(sft_example(d.trajectory, summary.settings.arguments)) for d in chosen]
-    sources = [
-        json.dumps(
-            {
+def _write(out: Path, chosen: list[Demo], summary: SftSummary, runs: RunPaths, excluded: set[str]) -> int:
+    """Write the dataset, its sources, manifest and card; returns the number of examples."""
+    lines: list[str] = []
+    sources: list[str] = []
+    for d in chosen:
+        for example, stages in sft_examples(d.trajectory, summary.settings.arguments):
+            lines.append(json_text(example))
+            source = {
                 "spec_id": d.record.spec_id,
                 "sample": d.record.sample,
                 "policy": d.record.policy,
@@ -163,17 +178,14 @@ def _write(out: Path, chosen: list[Demo], summary: SftSummary, runs: RunPaths, e
                 "blueprint": d.trajectory.blueprint,
                 "capabilities": d.trajectory.capabilities,
                 "fingerprint": d.fingerprint,
-            },
-            sort_keys=True,
-        )
-        for d in chosen
-    ]
+            }
+            sources.append(json.dumps(source | ({"stages": stages} if stages else {}), sort_keys=True))
     atomic_write_text(out / "sft.jsonl", "".join(line + "\n" for line in lines))
     atomic_write_text(out / "sources.jsonl", "".join(line + "\n" for line in sources))
     stats = _stats([d.trajectory for d in chosen])
     run_list = [str(runs)] if isinstance(runs, str | Path) else [str(r) for r in runs]
     manifest = {
-        "examples": summary.examples,
+        "examples": len(lines),
         "funnel": summary.funnel,
         "capabilities": summary.capabilities,
         "blueprints": summary.blueprints,
@@ -185,6 +197,7 @@ def _write(out: Path, chosen: list[Demo], summary: SftSummary, runs: RunPaths, e
     }
     atomic_write_json(out / "manifest.json", manifest)
     atomic_write_text(out / "README.md", dataset_card(manifest))
+    return len(lines)
 
 
 def _stats(trajs: list[Trajectory]) -> dict[str, Any]:

@@ -162,6 +162,8 @@ class RemoteEnv:
         if not was_done:
             self.steps = obs.step
             self.messages.append(parse_turn(turn, obs.step)[0].message())
+            if obs.info.get("view_reset"):  # a notes stage began: the agent sees the system prompt and what is new
+                self.messages = self.messages[:1]
             self.messages.extend(obs.messages)
         self.done = obs.done
         return obs

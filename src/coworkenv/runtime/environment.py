@@ -16,16 +16,19 @@ from typing import Any
 from coworkenv.grading.answers import prompt_of
 from coworkenv.grading.checks import EpisodeLog
 from coworkenv.grading.score import grade as grade_episode
+from coworkenv.grading.stages import StageState, combine_stages, grade_stage, unreached
 from coworkenv.grading.tracking import CheckTracker
 from coworkenv.runtime.asynchronous import AsyncMethods
 from coworkenv.runtime.events import EventScheduler, Firing
 from coworkenv.runtime.policy_monitor import RuleMonitor
 from coworkenv.runtime.router import CallResult, ToolRouter, exposed_tools
+from coworkenv.runtime.stages import StageRun
 from coworkenv.runtime.turn import parse_turn
 from coworkenv.runtime.user import ScriptedUser
 from coworkenv.runtime.workspace import Workspace
 from coworkenv.services.base import ToolError, ToolInfo
 from coworkenv.spec.models import TRANSIENT_ERROR, TaskSpec
+from coworkenv.spec.stages import clock_text, stage_clocks
 from coworkenv.trajectory import Grade, StepRecord, ToolCallRecord, Trajectory, UserReply, Violation
 from coworkenv.values import clock
 
@@ -53,6 +56,8 @@ def system_prompt(spec: TaskSpec) -> str:
     ]
     if spec.context:
         lines.append(spec.context)
+    if spec.clock is not None:
+        lines.append(f"It is now {clock_text(stage_clocks(spec)[0])}.")
     if spec.policies:
         lines.append("Workplace rules you must follow:")
         lines.extend(f"- {p.description}" for p in spec.policies)
@@ -83,6 +88,7 @@ class Environment(AsyncMethods[Observation]):
         self.tracker = CheckTracker(spec.checks, self.workspace)  # step-0 results computed here, once
         self._system = system_prompt(spec)
         self._prompt = prompt_of(spec)  # what a reply restating the prompt could copy (earns no answer weight)
+        self.stages = StageRun(spec) if spec.stages else None
         self.reset()
 
     # --- episode lifecycle ----------------------------------------------------------------
@@ -107,6 +113,8 @@ class Environment(AsyncMethods[Observation]):
         self.done = False
         self.done_reason = ""
         self._grade: Grade | None = None
+        if self.stages is not None:
+            self.stages.reset()
         self.messages.extend(self._fire_events(after_step=0))
         self._record_state_checks(0)
         return Observation(list(self.messages), self.router.schemas())
@@ -116,6 +124,7 @@ class Environment(AsyncMethods[Observation]):
         if self.done:
             return Observation([], self.router.schemas(), True, self.done_reason, len(self.steps))
         index = len(self.steps) + 1
+        stage = self.stages.index if self.stages is not None else 0
         parsed, problems = parse_turn(turn, index)
         for key, value in parsed.usage.items():
             self.usage[key] = self.usage.get(key, 0) + value
@@ -146,24 +155,42 @@ class Environment(AsyncMethods[Observation]):
             new.append(_notice("Your last turn was empty: reply to the user or call a tool."))
         fired_before = len(record.events)
         new.extend(self._fire_events(after_step=index))
+        info = self._stage_info(stage)
         changed |= len(record.events) > fired_before
         if changed:
             self._record_state_checks(index)
         if not self.done and index >= self.max_turns:
             self.end("max_turns")
         self.messages.extend(new)
-        return Observation(new, self.router.schemas(), self.done, self.done_reason, index)
+        return Observation(new, self.router.schemas(), self.done, self.done_reason, index, info)
 
     def grade(self) -> Grade:
         """The grade so far; cached only once the episode is over (a mid-episode grade goes stale)."""
         if self._grade is not None and self.done:
             return self._grade
-        grade = grade_episode(
-            self.spec, self.workspace, self.log, self.violations, self.tracker.first_true, self.tracker.results()
-        )
+        grade = self._stage_grade()
+        if self.stages is not None:
+            st = self.stages
+            grade = combine_stages([*st.grades, grade, *(unreached(v) for v in st.views[st.index + 1 :])])
         if self.done:
             self._grade = grade
         return grade
+
+    def _stage_grade(self) -> Grade:
+        """The grade of the current stage so far (of the whole episode without stages)."""
+        st = self.stages
+        if st is None or st.index == 0:
+            view = self.spec if st is None else st.views[0]
+            return grade_episode(
+                view, self.workspace, self.log, self.violations, self.tracker.first_true, self.tracker.results()
+            )
+        assert st.start is not None
+        state = StageState(self.workspace, st.start)
+        return grade_stage(st.views[st.index], state, self.log, st.first_step, self.violations)
+
+    def transcript(self) -> list[dict[str, Any]]:
+        """Every message of the episode, including those a ``notes`` stage no longer shows the agent."""
+        return [*self.stages.earlier, *self.messages] if self.stages is not None else list(self.messages)
 
     def trajectory(self, policy: str = "", sample: int = 0) -> Trajectory:
         """The episode as a Trajectory. Built without re-validation (every field is given, from values this
@@ -173,7 +200,7 @@ class Environment(AsyncMethods[Observation]):
             seed=self.seed,
             policy=policy,
             sample=sample,
-            messages=list(self.messages),
+            messages=self.transcript(),
             tools=list(self.router.schemas()),
             steps=list(self.steps),
             calls=list(self.log.calls),
@@ -187,6 +214,7 @@ class Environment(AsyncMethods[Observation]):
             usage=dict(self.usage),
             seconds=0.0,
             error=None,
+            stages=list(self.stages.marks) if self.stages is not None else None,
         )
 
     # --- internals ------------------------------------------------------------------------
@@ -261,9 +289,31 @@ class Environment(AsyncMethods[Observation]):
         self.log.replies.append(record.user)
         self.confirmed = bool(reply.approved)
         if reply.kind == "end":
+            if self.stages is not None and not self.stages.last:
+                return self._next_stage(record.index)
             self.end("user_done")
             return []
         return [{"role": "user", "content": reply.text or ""}]
+
+    def _stage_info(self, before: int) -> dict[str, Any]:
+        """When this step began a stage: its index, and whether the agent's view started over (a notes stage,
+        whose new view is the system prompt and this step's messages)."""
+        st = self.stages
+        if st is None or st.index == before:
+            return {}
+        return {"stage": st.index, "view_reset": st.marks[-1].context == "notes"}
+
+    def _next_stage(self, step: int) -> list[dict[str, Any]]:
+        """Grade the stage that ended at ``step`` and open the next; the new messages go out with the step."""
+        st = self.stages
+        assert st is not None
+        st.grades.append(self._stage_grade())
+        self.messages = st.begin_next(self.workspace, step, self.messages)
+        self.user = ScriptedUser(st.views[st.index].user, st.times[st.index].date())  # the stage's day is today
+        self.confirmed = False
+        new = [self.messages.pop()]  # step() appends what it returns
+        self._record_state_checks(step)
+        return new
 
     def _fire_events(self, after_step: int) -> list[dict[str, Any]]:
         record = self.steps[-1] if self.steps else None

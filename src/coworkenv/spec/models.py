@@ -8,6 +8,7 @@ serialised, hashed and diffed. Expressions inside a spec use :mod:`coworkenv.exp
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -15,7 +16,7 @@ from pydantic import Field, field_validator, model_validator
 from coworkenv.patterns import pattern_problem
 from coworkenv.spec.base import SpecModel as _Model
 from coworkenv.spec.declared import ServiceDecl
-from coworkenv.spec.user import UserScript
+from coworkenv.spec.user import Request, UserScript
 
 Record = dict[str, Any]
 Fixtures = dict[str, dict[str, list[Record]]]
@@ -347,6 +348,81 @@ class AnswerStep(_Model):
 ReferenceStep = CallStep | AskStep | ConfirmStep | AnswerStep
 
 
+# --- stages (multi-day workflows) ---------------------------------------------------------
+
+CLOCK_FORMAT = "%Y-%m-%dT%H:%M"
+CLOCK_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$"
+
+
+def parse_clock(text: str) -> datetime:
+    """A workspace time, ``YYYY-MM-DDTHH:MM``; ValueError naming the expected form otherwise."""
+    try:
+        return datetime.strptime(text, CLOCK_FORMAT)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a time of the form YYYY-MM-DDTHH:MM") from None
+
+
+class Advance(_Model):
+    """How the workspace clock moves before a stage: ``to`` a time, or by ``days``/``hours`` (then ``at`` a time
+    of day). "Next morning 09:00" is ``{days: 1, at: "09:00"}``."""
+
+    to: str | None = Field(None, pattern=CLOCK_PATTERN, description="the new time, YYYY-MM-DDTHH:MM")
+    days: int = Field(0, ge=0, le=366)
+    hours: int = Field(0, ge=0, le=24 * 366)
+    at: str | None = Field(None, pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9]$", description="time of day, HH:MM")
+
+    @model_validator(mode="after")
+    def _one_form(self) -> Advance:
+        if self.to is not None:
+            if self.days or self.hours or self.at:
+                raise ValueError("give either 'to' or 'days'/'hours'/'at', not both")
+            parse_clock(self.to)
+        elif not (self.days or self.hours or self.at):
+            raise ValueError("give 'to', or move by 'days'/'hours' (and optionally 'at')")
+        return self
+
+    def apply(self, now: datetime) -> datetime:
+        """The time after this advance from ``now``."""
+        if self.to is not None:
+            return parse_clock(self.to)
+        moved = now + timedelta(days=self.days, hours=self.hours)
+        if self.at is not None:
+            hour, minute = (int(x) for x in self.at.split(":"))
+            moved = moved.replace(hour=hour, minute=minute)
+        return moved
+
+
+class Stage(_Model):
+    """A later stage (day) of a multi-stage workflow; the spec's own request is the first stage.
+
+    Between stages the clock advances and ``mutations`` change the workspace (mail that
+    arrived overnight, a meeting someone moved). ``context`` says what the agent still sees:
+    ``conversation`` (the chat goes on) or ``notes`` (a fresh chat that shows only the
+    document the agent wrote at ``notes`` in the documents service). The stage's own checks
+    are graded on the state at its end and on what happened during it.
+    """
+
+    id: str = Field(pattern=r"^[A-Za-z0-9_-]+$")
+    advance: Advance
+    mutations: list[Mutation] = Field(default_factory=list)
+    notify: str | None = Field(None, description="what the agent is told changed since the last stage")
+    context: Literal["conversation", "notes"] = "conversation"
+    notes: str | None = Field(
+        None, pattern=r"^/[^/]", description="documents path of the note shown when context is 'notes'"
+    )
+    user: Request
+    checks: list[Check] = Field(min_length=1)
+    reference: list[ReferenceStep] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _notes_path(self) -> Stage:
+        if (self.context == "notes") != (self.notes is not None):
+            raise ValueError("'notes' (a documents path) goes with context 'notes', and only with it")
+        if not isinstance(self.reference[-1], AnswerStep):
+            raise ValueError("reference: a stage's reference ends with an answer (the report that ends the stage)")
+        return self
+
+
 # --- the spec -----------------------------------------------------------------------------
 
 
@@ -383,15 +459,21 @@ class TaskSpec(_Model):
     difficulty: Literal["easy", "medium", "hard"] = "medium"
     max_turns: int = Field(30, ge=1)
     max_tool_calls: int = Field(40, ge=1)
+    clock: str | None = Field(None, pattern=CLOCK_PATTERN, description="the workspace time at the start")
+    stages: list[Stage] | None = Field(
+        None, min_length=1, description="later stages (days); the spec's own request, checks, reference: the first"
+    )
     provenance: Provenance = Field(default_factory=Provenance)
 
     @model_validator(mode="after")
     def _unique_ids(self) -> TaskSpec:
+        stages = self.stages or []
         for label, ids in (
-            ("checks", [c.id for c in self.checks]),
+            ("checks", [c.id for c in self.all_checks]),
             ("policies", [p.id for p in self.policies]),
             ("events", [e.id for e in self.events]),
-            ("user.hidden_facts", [f.slot for f in self.user.hidden_facts]),
+            ("user.hidden_facts", [f.slot for f in self.all_facts]),
+            ("stages", [s.id for s in stages]),
         ):
             dupes = sorted({i for i in ids if ids.count(i) > 1})
             if dupes:
@@ -406,10 +488,40 @@ class TaskSpec(_Model):
                 record_ids = [r.get("id") for r in records]
                 if not all(isinstance(i, str) and i for i in record_ids) or len(set(record_ids)) != len(record_ids):
                     raise ValueError(f"services.{service}.{collection}: every record needs a unique text 'id'")
+        if self.stages is not None:
+            self._check_stages(self.stages)
         return self
+
+    def _check_stages(self, stages: list[Stage]) -> None:
+        """A staged spec needs a clock that only moves forward, a first stage that ends with a report, and the
+        documents service wherever a stage carries notes."""
+        if self.clock is None:
+            raise ValueError("clock: a spec with stages needs the workspace time at the start (YYYY-MM-DDTHH:MM)")
+        now = parse_clock(self.clock)
+        if not isinstance(self.reference[-1], AnswerStep):
+            raise ValueError("reference: with stages, the first stage's reference ends with an answer (its report)")
+        for i, stage in enumerate(stages):
+            later = stage.advance.apply(now)
+            if later <= now:
+                raise ValueError(f"stages[{i}].advance: the clock must move forward (from {now:%Y-%m-%dT%H:%M})")
+            now = later
+            if stage.context == "notes" and "documents" not in self.services:
+                raise ValueError(f"stages[{i}].context: 'notes' needs the documents service, where the note lives")
+
+    @property
+    def all_checks(self) -> list[Any]:
+        """Every check of every stage, the first stage's first."""
+        return [*self.checks, *(c for s in self.stages or [] for c in s.checks)]
+
+    @property
+    def all_facts(self) -> list[HiddenFact]:
+        """Every hidden fact of every stage's request."""
+        return [*self.user.hidden_facts, *(f for s in self.stages or [] for f in s.user.hidden_facts)]
 
     @property
     def is_multi_turn(self) -> bool:
         """Needs more than one user turn: a clarification, a confirmation or a follow-up."""
         u = self.user
+        if self.stages:
+            return True
         return bool(u.hidden_facts or u.follow_ups or any(isinstance(s, ConfirmStep) for s in self.reference))

@@ -55,8 +55,10 @@ class ContextReply(_Model):
     reply: str
 
 
-class UserScript(_Model):
-    persona: str = "a busy colleague"
+class Request(_Model):
+    """One request of the user: what they ask, what they know but did not say, how they answer.
+    The spec's own request (with the persona) is a UserScript; each later stage of a multi-stage spec has one."""
+
     opening: str
     hidden_facts: list[HiddenFact] = Field(default_factory=list)
     confirmations: list[Confirmation] = Field(default_factory=list)
@@ -67,10 +69,18 @@ class UserScript(_Model):
     fallback_reply: str = "I don't have more details on that. Please use what you have."
 
     @model_validator(mode="after")
-    def _narrowing_slots(self) -> UserScript:
+    def _narrowing_slots(self) -> Request:
         slots = {f.slot for f in self.hidden_facts}
         for i, conf in enumerate(self.confirmations):
             missing = [s for s in conf.after or [] if s not in slots]
             if missing:
                 raise ValueError(f"confirmations[{i}].after: no hidden fact with slot {missing[0]!r}")
         return self
+
+
+class _Persona(_Model):
+    persona: str = "a busy colleague"
+
+
+class UserScript(Request, _Persona):
+    """The spec's own request and who asks it (the persona comes first, as it always did in spec files)."""

@@ -18,6 +18,7 @@ from coworkenv.spec.models import TaskSpec
 from coworkenv.synth.checks import Checks
 from coworkenv.synth.expr_builder import literal
 from coworkenv.synth.reference import Reference, uses
+from coworkenv.synth.stages import DraftStage
 from coworkenv.synth.world import World
 
 GENERATOR_VERSION = "procedural-1"
@@ -67,6 +68,10 @@ class Draft:
     """(service, collection, record id, field) the reference reads in full: where content can be planted."""
     summary: list[str] = field(default_factory=list)
     """Literal key results of the task (a time, an id): what a report of it must mention."""
+    clock: str | None = None
+    """The workspace time at the start (YYYY-MM-DDTHH:MM); multi-day drafts need it."""
+    stages: list[DraftStage] = field(default_factory=list)
+    """Later days of a multi-day workflow (see :mod:`coworkenv.synth.stages`)."""
 
     @classmethod
     def start(
@@ -97,6 +102,12 @@ class Draft:
     def main_write(self) -> dict[str, Any] | None:
         """The reference's key write (role ``main``, else the last call)."""
         return self.reference.main()
+
+    def add_stage(self, id: str, opening: str, advance: dict[str, Any], **opts: Any) -> DraftStage:
+        """A later day: its request and clock advance; fill its reference, checks and changes after."""
+        stage = DraftStage(id, opening, advance, **opts)
+        self.stages.append(stage)
+        return stage
 
     def ask_figure(self, question: str, check_id: str, value: float, tolerance: float = 0) -> None:
         """information_synthesis: the request also asks for a computed figure the answer must state."""
@@ -212,7 +223,7 @@ def _number_text(value: float) -> str:
 
 def difficulty(draft: Draft) -> str:
     """easy: a short plain workflow; hard: long, or two or more capability modifiers on top."""
-    calls = sum(1 for _ in draft.reference.calls())
+    calls = sum(1 for ref in (draft.reference, *(s.reference for s in draft.stages)) for _ in ref.calls())
     if len(draft.modifiers) >= 2 or calls >= 9:
         return "hard"
     return "easy" if not draft.modifiers and calls <= 5 else "medium"
@@ -226,10 +237,16 @@ def opening(draft: Draft, phrasing: int) -> str:
 
 
 def _final_checks(
-    draft: Draft, drop: tuple[str, ...], weights: dict[str, float] | None, required: dict[str, bool] | None
+    draft: Draft,
+    drop: tuple[str, ...],
+    weights: dict[str, float] | None,
+    required: dict[str, bool] | None,
+    own: Checks | None = None,
 ) -> list[dict[str, Any]]:
-    """The draft's checks, hardened, with the repair loop's drops, requirements and weights applied."""
-    checks = [dict(c) for c in draft.checks]
+    """The draft's checks (or a stage's, ``own``), hardened, with the repair loop's drops, requirements and
+    weights applied."""
+    source = draft.checks if own is None else own
+    checks = [dict(c) for c in source]
     harden(checks, draft.fixtures)
     checks = [c for c in checks if c["id"] not in drop]
     for c in checks:
@@ -238,7 +255,7 @@ def _final_checks(
         for c in checks:
             c["weight"] = weights.get(c["id"], c["weight"])
     else:
-        balance(checks, draft.capabilities, draft.checks.groups)
+        balance(checks, draft.capabilities, source.groups)
     for c in checks:
         c["weight"] = round(c["weight"], 3)
     return checks
@@ -272,7 +289,9 @@ def finalize(
         if s in draft.withheld
     ]
     checks = _final_checks(draft, drop, weights, required)
-    data = {
+    later = [stage.data(_final_checks(draft, drop, weights, required, stage.checks)) for stage in draft.stages]
+    steps = len(reference) + sum(len(stage.reference.steps) for stage in draft.stages)
+    data: dict[str, Any] = {
         "id": "",
         "title": draft.title,
         "services": draft.fixtures,
@@ -291,8 +310,8 @@ def finalize(
         "reference": reference,
         "capabilities": sorted(draft.capabilities),
         "difficulty": difficulty(draft),
-        "max_turns": max(30, 2 * len(reference) + 10),
-        "max_tool_calls": max(40, 3 * len(reference)),
+        "max_turns": max(30, 2 * steps + 10),
+        "max_tool_calls": max(40, 3 * steps),
         "provenance": {
             "source": "synth",
             "blueprint": draft.blueprint,
@@ -301,5 +320,7 @@ def finalize(
             "generator_version": GENERATOR_VERSION,
         },
     }
+    if draft.stages:
+        data.update(clock=draft.clock, stages=later)
     spec = spec_from_data(data, f"<{draft.blueprint}:{seed}>")
     return spec.model_copy(update={"id": content_id(spec)})

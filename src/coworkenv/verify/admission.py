@@ -26,12 +26,15 @@ from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.episode import play_out
 from coworkenv.runtime.policy import actor_for
 from coworkenv.spec.models import TaskSpec
+from coworkenv.spec.stages import stage_view
 from coworkenv.trajectory import Grade
 from coworkenv.verify.findings import Finding, Location
 from coworkenv.verify.gaming import PACING
 from coworkenv.verify.probes import PROBES
 from coworkenv.verify.requirements import requirement_findings
 from coworkenv.verify.solvability import unsolvable_findings
+from coworkenv.verify.stage_probes import staged_variants, with_stage
+from coworkenv.verify.stages import opening_findings, per_stage, views
 from coworkenv.verify.static import answer_findings, static_findings
 
 
@@ -85,26 +88,28 @@ def play(env: Environment, policy: Any) -> Played:
         for event in step.events:
             fired_at.setdefault(event, step.index)
     grade, state = env.grade(), env.workspace.state_hash()
-    return Played(grade, state, env.messages, set(env.fired), env.done_reason, records, fired_at)
+    return Played(grade, state, env.transcript(), set(env.fired), env.done_reason, records, fired_at)
 
 
 def verify(spec: TaskSpec) -> Verification:
     """Run the admission rule on one spec (an evaluation-only spec: the static checks, and never admitted)."""
     if spec.provenance.evaluation_only:
         return Verification(admitted=False, findings=[*static_findings(spec), evaluation_only_finding(spec)])
-    findings = static_findings(spec) or answer_findings(spec)
+    findings = static_findings(spec) or per_stage(answer_findings, spec)
     if findings:
         return Verification(admitted=False, findings=findings)
     first = play(Environment(spec, seed=0), OracleTeacher())
     env = Environment(spec, seed=1)
     second = play(env, OracleTeacher())
-    findings = _reference_findings(spec, first, second)
-    findings += unsolvable_findings(first.messages, env.router.schemas())
+    findings = _reference_findings(spec, first, second) + opening_findings(spec, env)
+    for prefix, view in views(first.messages, env):
+        found = unsolvable_findings(view, env.router.schemas())
+        findings += [f.model_copy(update={"where": prefix + f.where}) for f in found]
     report = Verification(admitted=False, reference_score=first.grade.score)
     if findings:
         report.findings = findings
         return report
-    findings += requirement_findings(spec)
+    findings += per_stage(requirement_findings, spec)
     findings += _probe_findings(spec, env, first, report)
     findings += _pacing_findings(spec, env, first)
     report.findings = findings
@@ -125,17 +130,16 @@ def evaluation_only_finding(spec: TaskSpec) -> Finding:
 
 def probe_runs(spec: TaskSpec, env: Environment, reference: Played) -> Iterator[tuple[str, Played]]:
     """Play every probe run that applies to ``spec``, skipping those that turn out to do nothing wrong."""
-    for probe in PROBES.values():
-        for name, policy in probe.variants(spec):
-            if not getattr(policy, "relevant", lambda _: True)(reference.messages):
-                continue  # the run would replay the reference unchanged
-            played = play(env, policy)
-            if probe.harmless_if_same_state and played.state_hash == reference.state_hash:
-                continue  # the wrong move changed nothing (an idempotent write, an unused swap)
-            if probe.harmful_only_if_new_record and played.records == reference.records:
-                continue  # a write done twice that created nothing new (an update repeated)
-            if _hit(name, played.grade):  # else the guarded action could not be performed on this spec
-                yield name, played
+    for probe, name, policy in staged_variants(spec, PROBES.values()):
+        if not getattr(policy, "relevant", lambda _: True)(reference.messages):
+            continue  # the run would replay the reference unchanged
+        played = play(env, policy)
+        if probe.harmless_if_same_state and played.state_hash == reference.state_hash:
+            continue  # the wrong move changed nothing (an idempotent write, an unused swap)
+        if probe.harmful_only_if_new_record and played.records == reference.records:
+            continue  # a write done twice that created nothing new (an update repeated)
+        if _hit(name.split("@", 1)[0], played.grade):  # else the guarded action could not be performed on this spec
+            yield name, played
 
 
 def _probe_findings(spec: TaskSpec, env: Environment, reference: Played, report: Verification) -> list[Finding]:
@@ -179,13 +183,23 @@ _PACES = {
 }
 
 
+def _pacing_variants(spec: TaskSpec, fired_at: dict[str, int]) -> list[tuple[str, Any]]:
+    """The pacing runs; in a multi-stage spec the events belong to the first stage's view (later views have
+    none), so its pacings run there, with the reference in the other stages."""
+    if not spec.stages:
+        return PACING.variants(spec, fired_at)
+    return [
+        (f"{name}@stage1", with_stage(spec, 0, policy)) for name, policy in PACING.variants(stage_view(spec, 0), fired_at)
+    ]
+
+
 def _pacing_findings(spec: TaskSpec, env: Environment, reference: Played) -> list[Finding]:
     """Correct agents that take an extra look around an event's trigger must grade as the reference does."""
     out: list[Finding] = []
-    for name, policy in PACING.variants(spec, reference.fired_at):
+    for name, policy in _pacing_variants(spec, reference.fired_at):
         grade = play(env, policy).grade
         if grade.score != reference.grade.score:
-            where = name[len("pacing[") : -1]
+            where = name.split("@", 1)[0][len("pacing[") : -1]
             failed = ", ".join(c.id for c in grade.checks if not c.passed) or "none"
             out.append(
                 Finding(

@@ -39,15 +39,18 @@ class Location(BaseModel):
     section: Literal["checks", "user.hidden_facts", "probe"]
     index: int | None = Field(None, description="position in the section's list; None: the section as a whole")
     key: str | None = Field(None, description="the item's name: a check id, a hidden fact's slot, a probe's name")
+    stage: int | None = Field(
+        None, description="a later stage's section (its index in spec.stages); None: the spec's own (the first stage)"
+    )
 
     @classmethod
-    def check(cls, index: int, check_id: str) -> Location:
-        return cls(section="checks", index=index, key=check_id)
+    def check(cls, index: int, check_id: str, stage: int | None = None) -> Location:
+        return cls(section="checks", index=index, key=check_id, stage=stage)
 
     @classmethod
-    def checks(cls) -> Location:
-        """Every check together (no single one is at fault)."""
-        return cls(section="checks")
+    def checks(cls, stage: int | None = None) -> Location:
+        """Every check (of a stage) together (no single one is at fault)."""
+        return cls(section="checks", stage=stage)
 
     @classmethod
     def hidden_fact(cls, slot: str) -> Location:
@@ -76,6 +79,11 @@ class Finding(BaseModel):
         if self.location is None and self.kind in LOCATED:
             raise ValueError(f"a {self.kind} finding needs a location (the repair loop acts on it)")
         return self
+
+    def in_stage(self, stage: int) -> Finding:
+        """This finding of a stage view, placed in later stage ``stage`` (its index in spec.stages)."""
+        location = None if self.location is None else self.location.model_copy(update={"stage": stage})
+        return self.model_copy(update={"where": f"stages[{stage}].{self.where}", "location": location})
 
     def line(self) -> str:
         return f"{self.kind} at {self.where}: {self.evidence}" + (f" (hint: {self.hint})" if self.hint else "")

@@ -3,10 +3,35 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any
 
 from coworkenv.agents.oracle import OracleRun
+from coworkenv.runtime.turn import AssistantTurn
 from coworkenv.spec.models import AnswerStep, CallStep, ReferenceStep, TaskSpec
+
+
+class Fixed:
+    """A policy that says the same kind of thing every turn and calls no tool."""
+
+    def __init__(self, name: str, reply: Callable[[list[dict[str, Any]]], str]) -> None:
+        self.name = name
+        self.reply = reply
+
+    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
+        return AssistantTurn(content=self.reply(messages))
+
+
+class Replay:
+    """Replays a fixed list of turns, then only says it is done."""
+
+    name = "replay"
+
+    def __init__(self, turns: list[AssistantTurn]) -> None:
+        self.turns = list(turns)
+
+    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
+        return self.turns.pop(0) if self.turns else AssistantTurn(content="Everything you asked for is done.")
 
 
 def scripted(spec: TaskSpec, steps: list[ReferenceStep], facts: dict[str, Any] | None = None) -> OracleRun:

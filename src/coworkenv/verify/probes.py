@@ -10,7 +10,6 @@ write added), so that a probe that passes shows exactly which part of the grader
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from coworkenv.agents.oracle import OracleRun, OracleTeacher, is_transient
@@ -20,30 +19,8 @@ from coworkenv.runtime.turn import AssistantTurn
 from coworkenv.spec.models import AnswerStep, AskStep, CallStep, ConfirmStep, TaskSpec
 from coworkenv.verify.gaming import GAMING_PROBES
 from coworkenv.verify.perturb import collateral_steps, guess, injected_calls, is_write
-from coworkenv.verify.probe_base import Probe, before_last_answer, scripted
-
-
-class Fixed:
-    """A policy that says the same kind of thing every turn and calls no tool."""
-
-    def __init__(self, name: str, reply: Callable[[list[dict[str, Any]]], str]) -> None:
-        self.name = name
-        self.reply = reply
-
-    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
-        return AssistantTurn(content=self.reply(messages))
-
-
-class Replay:
-    """Replays a fixed list of turns, then only says it is done."""
-
-    name = "replay"
-
-    def __init__(self, turns: list[AssistantTurn]) -> None:
-        self.turns = list(turns)
-
-    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
-        return self.turns.pop(0) if self.turns else AssistantTurn(content="Everything you asked for is done.")
+from coworkenv.verify.probe_base import Fixed, Probe, Replay, before_last_answer, scripted
+from coworkenv.verify.stage_probes import STAGE_PROBES
 
 
 class GiveUp:
@@ -225,6 +202,7 @@ PROBES: dict[str, Probe] = {
         GiveUpOnError(),
         VagueAnswer(),
         FollowInjection(),
+        *STAGE_PROBES,
     )
 }
 """Every probe, in the order the verifier runs them; which apply is decided by what the spec contains."""

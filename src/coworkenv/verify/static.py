@@ -21,7 +21,8 @@ from coworkenv.grading.answers import given_values, prompt_of
 from coworkenv.grading.checks import EpisodeLog, episode_check, state_check
 from coworkenv.runtime.environment import Environment
 from coworkenv.services.registry import service_class, tool_table
-from coworkenv.spec.models import GUARD_CHECKS, STATE_CHECKS, AskStep, CallStep, TaskSpec
+from coworkenv.spec.models import GUARD_CHECKS, STATE_CHECKS, AskStep, CallStep, Event, TaskSpec
+from coworkenv.spec.stages import stage_view, stage_views
 from coworkenv.values import clock, forms, kinds_of, mentioned, mentions
 from coworkenv.verify.findings import Finding, Location
 from coworkenv.verify.fixtures import fixture_findings
@@ -43,6 +44,8 @@ def static_findings(spec: TaskSpec) -> list[Finding]:
     findings = fixture_findings(spec)
     if findings:  # nothing below can be judged on fixtures that do not load
         return findings
+    if spec.stages:
+        return _staged(spec)
     tools = exposed(spec)
     findings += _tools(spec, tools)
     findings += _checks(spec)
@@ -53,6 +56,34 @@ def static_findings(spec: TaskSpec) -> list[Finding]:
     if not findings:
         findings += _vacuous(spec)
     return findings
+
+
+def _staged(spec: TaskSpec) -> list[Finding]:
+    """Each stage judged as its own request (a later stage's changes as events that fire at its start, its
+    reference standing on its own); capabilities on the whole spec; vacuity on the first stage's initial state
+    (a later stage's is judged when the reference reaches it: see :mod:`coworkenv.verify.stages`)."""
+    tools = exposed(spec)
+    out: list[Finding] = []
+    changes: list[Event] = []
+    for k, view in enumerate(stage_views(spec)):
+        if k:
+            stage = (spec.stages or [])[k - 1]
+            if stage.mutations:
+                changes.append(Event(id=f"stage:{stage.id}", after_step=0, mutations=stage.mutations))
+            view = view.model_copy(update={"events": list(changes)})
+        found = _tools(view, tools) + _checks(view) + _reference(view, tools) + _events(view) + _leaks(view)
+        if k and all(c.kind in GUARD_CHECKS for c in view.checks):
+            found.append(
+                Finding(
+                    kind="vacuous_check",
+                    where="checks",
+                    evidence="every check of the stage is a guard",
+                    location=Location.checks(),
+                )
+            )
+        out += [f.in_stage(k - 1) if k else f for f in found]
+    out += _capabilities(spec)
+    return out or _vacuous(stage_view(spec, 0))
 
 
 def _tool(tools: set[str], name: str | None, where: str) -> list[Finding]:

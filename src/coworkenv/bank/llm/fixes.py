@@ -75,6 +75,8 @@ FIXES = (
 
 def programmatic_repair(spec: TaskSpec, verification: Verification) -> tuple[TaskSpec, list[str]] | None:
     """The spec with every applicable local fix, and the fixes' names; None when none applies."""
+    if spec.stages:
+        return None  # the fixes edit the spec's own request and checks; a multi-stage spec's findings go to the model
     kinds = set(verification.kinds)
     if kinds & STRUCTURAL:
         return None

@@ -2,7 +2,8 @@
 
 HELD_OUT names the blueprints whose environments form the held-out evaluation split
 (unseen workflows). They are chosen to cover different services and all offer the
-generic multi_turn modifiers, like every blueprint, so both splits exercise multi_turn.
+generic multi_turn modifiers, like every blueprint, so both splits exercise multi_turn;
+one multi-day workflow (vendor_dispute) is held out, so both splits have multi-day tasks.
 """
 
 from __future__ import annotations
@@ -12,17 +13,21 @@ from coworkenv.synth.blueprints import (
     contract_renewal,
     customer_followup,
     expense_report,
+    hiring_loop,
     inbox_triage,
     incident_communication,
+    incident_postmortem,
     interview_scheduling,
     invoice_reconciliation,
     leave_request,
     meeting_scheduling,
+    month_end_close,
     notes_to_tickets,
     onboarding,
     purchase_order,
     ticket_escalation,
     travel_request,
+    vendor_dispute,
     weekly_report,
 )
 from coworkenv.synth.blueprints.base import OPTIONS, Blueprint
@@ -46,9 +51,19 @@ BLUEPRINTS: dict[str, Blueprint] = {
         interview_scheduling.InterviewScheduling,
         leave_request.LeaveRequest,
         purchase_order.PurchaseOrder,
+        incident_postmortem.IncidentPostmortem,
+        vendor_dispute.VendorDispute,
+        hiring_loop.HiringLoop,
+        month_end_close.MonthEndClose,
     )
 }
-HELD_OUT: tuple[str, ...] = ("interview_scheduling", "contract_renewal", "access_request", "purchase_order")
+HELD_OUT: tuple[str, ...] = (
+    "interview_scheduling",
+    "contract_renewal",
+    "access_request",
+    "purchase_order",
+    "vendor_dispute",
+)
 
 
 def blueprint(name: str) -> Blueprint:

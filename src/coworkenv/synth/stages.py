@@ -1,0 +1,57 @@
+"""Later stages (days) of a multi-day draft: each its own request, reference and checks.
+
+A multi-day blueprint builds the first day as any draft does, then adds a stage per later
+day with ``draft.add_stage``: the clock advance, the changes that happen in between (spec
+mutations), the new request, and the stage's own reference and checks, written with the
+same builders. A stage's reference stands on its own: it re-reads what it needs, since an
+agent in a ``notes`` stage sees only the note it left.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from coworkenv.synth.checks import Checks
+from coworkenv.synth.reference import Reference
+
+
+@dataclass
+class DraftStage:
+    id: str
+    opening: str
+    advance: dict[str, Any]
+    reference: Reference = field(default_factory=Reference)
+    checks: Checks = field(default_factory=Checks)
+    mutations: list[dict[str, Any]] = field(default_factory=list)
+    notify: str | None = None
+    context: str = "conversation"
+    notes: str | None = None
+
+    def insert(self, service: str, collection: str, record: dict[str, Any]) -> dict[str, Any]:
+        """A record that appears between the stages (mail that arrived overnight); returns it."""
+        self.mutations.append({"service": service, "collection": collection, "op": "insert", "record": record})
+        return record
+
+    def update(self, service: str, collection: str, record_id: str, changes: dict[str, Any]) -> None:
+        """A record someone else changed between the stages (a meeting moved, a ticket resolved)."""
+        self.mutations.append(
+            {"service": service, "collection": collection, "op": "update", "id": record_id, "record": changes}
+        )
+
+    def data(self, checks: list[dict[str, Any]]) -> dict[str, Any]:
+        """The stage as spec data, with its finalized checks."""
+        out: dict[str, Any] = {
+            "id": self.id,
+            "advance": self.advance,
+            "mutations": self.mutations,
+            "context": self.context,
+            "user": {"opening": self.opening},
+            "checks": checks,
+            "reference": list(self.reference),
+        }
+        if self.notify:
+            out["notify"] = self.notify
+        if self.notes:
+            out["notes"] = self.notes
+        return out

@@ -1,0 +1,86 @@
+"""Probes of multi-stage specs: wrong behaviours across stages, and every other probe within one stage.
+
+- ``stop_after_stage``: the reference through stage k, then only "done" for the rest;
+- ``ignore_change``: the turns the reference makes in a world where the changes before
+  stage k never happened (a plan made yesterday, replayed today);
+- every single-stage probe applied to each stage in turn (``<probe>@stage<k>``): the
+  reference in the other stages, the probe's run in stage k, on the real state of that day.
+A multi-stage task passes only when every stage passes, so each of these must fail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from coworkenv.agents.oracle import OracleTeacher, StagedRun, stage_oracle
+from coworkenv.runtime.environment import Environment
+from coworkenv.runtime.episode import play_out
+from coworkenv.runtime.turn import AssistantTurn
+from coworkenv.spec.models import TaskSpec
+from coworkenv.spec.stages import stage_count, stage_views
+from coworkenv.verify.probe_base import Fixed, Probe, Replay, VariantProbe
+
+DONE = "Everything you asked for is done."
+
+
+def with_stage(spec: TaskSpec, k: int, policy: Any) -> StagedRun:
+    """The reference in every stage but ``k``, where ``policy`` plays."""
+    runs: list[Any] = [stage_oracle(spec, i) for i in range(stage_count(spec))]
+    runs[k] = policy
+    return StagedRun(runs)
+
+
+class StopAfterStage(VariantProbe):
+    """Does the first k stages right, then reports the rest done without doing them."""
+
+    name = "stop_after_stage"
+
+    def variants(self, spec: TaskSpec) -> list[tuple[str, Any]]:
+        n = stage_count(spec)
+        out: list[tuple[str, Any]] = []
+        for k in range(1, n):
+            runs: list[Any] = [stage_oracle(spec, i) for i in range(k)]
+            runs += [Fixed(self.name, lambda _messages: DONE)] * (n - k)
+            out.append((f"{self.name}[{k}]", StagedRun(runs)))
+        return out
+
+
+class IgnoreChange(VariantProbe):
+    """Acts on yesterday's picture: replays the reference's turns from a world without one stage's changes."""
+
+    name = "ignore_change"
+
+    def variants(self, spec: TaskSpec) -> list[tuple[str, Any]]:
+        return [
+            (f"{self.name}[{stage.id}]", self._replay(spec, i))
+            for i, stage in enumerate(spec.stages or [])
+            if stage.mutations
+        ]
+
+    def _replay(self, spec: TaskSpec, i: int) -> Replay:
+        stages = list(spec.stages or [])
+        stages[i] = stages[i].model_copy(update={"mutations": [], "notify": None})
+        unchanged = spec.model_copy(update={"stages": stages})
+        turns: list[AssistantTurn] = []
+        error = play_out(Environment(unchanged), OracleTeacher().for_task(unchanged), lambda t, _: turns.append(t))
+        if error is not None:
+            raise RuntimeError(f"ignore_change: the reference failed without the changes: {error}")
+        return Replay(turns)
+
+
+STAGE_PROBES: tuple[Probe, ...] = (StopAfterStage(), IgnoreChange())
+
+
+def staged_variants(spec: TaskSpec, probes: Iterable[Probe]) -> Iterator[tuple[Probe, str, Any]]:
+    """(probe, run name, policy) of every probe run on ``spec``: a probe of stages runs on the whole spec, any
+    other on each stage of a multi-stage spec (named ``<run>@stage<k>``), or on the spec when it has no stages."""
+    views = stage_views(spec) if spec.stages else []
+    for probe in probes:
+        if not views or isinstance(probe, StopAfterStage | IgnoreChange):
+            for name, policy in probe.variants(spec):
+                yield probe, name, policy
+            continue
+        for k, view in enumerate(views):
+            for name, policy in probe.variants(view):
+                yield probe, f"{name}@stage{k + 1}", with_stage(spec, k, policy)
