@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from coworkenv.expr import ExprError, evaluate
 from coworkenv.expr_ops import COMPARE
@@ -19,8 +19,14 @@ from coworkenv.spec import models as m
 from coworkenv.trajectory import ToolCallRecord, UserReply
 from coworkenv.values import numbers_in
 
-if TYPE_CHECKING:  # the runtime imports grading; grading only reads its workspace
-    from coworkenv.runtime.workspace import Workspace
+
+class Records(Protocol):
+    """What state checks read: the live records and the records as they were at the start (the workspace, or
+    a later stage's view of it whose start is the stage's)."""
+
+    def records(self, service: str, collection: str) -> dict[str, dict[str, Any]]: ...
+
+    def initial_records(self, service: str, collection: str) -> dict[str, dict[str, Any]]: ...
 
 
 @dataclass
@@ -46,11 +52,11 @@ def record_matches(where: str, rec: dict[str, Any]) -> bool:
     return _truthy(where, {"r": rec})
 
 
-def _matching(ws: Workspace, service: str, collection: str, where: str) -> list[dict[str, Any]]:
+def _matching(ws: Records, service: str, collection: str, where: str) -> list[dict[str, Any]]:
     return [r for r in ws.records(service, collection).values() if record_matches(where, r)]
 
 
-def state_check(check: Any, ws: Workspace) -> tuple[bool, str]:
+def state_check(check: Any, ws: Records) -> tuple[bool, str]:
     """Evaluate a state check on the live workspace; returns (passed, detail)."""
     if isinstance(check, m.RecordExists):
         hits = _matching(ws, check.service, check.collection, check.where)
@@ -86,7 +92,7 @@ def text_holds(check: m.FieldMatches | m.FieldNumber, rec: dict[str, Any]) -> bo
     return any(abs(x - check.value) <= check.tolerance for x in found)
 
 
-def _unchanged(check: m.Unchanged, ws: Workspace) -> tuple[bool, str]:
+def _unchanged(check: m.Unchanged, ws: Records) -> tuple[bool, str]:
     before = ws.initial_records(check.service, check.collection)
     after = ws.records(check.service, check.collection)
     bad = [rid for rid in set(before) | set(after) if collateral(check, before.get(rid), after.get(rid))]

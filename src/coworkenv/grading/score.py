@@ -14,14 +14,10 @@ available as ``Grade.claw_eval_score`` for comparison with published Claw-Eval n
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
-from coworkenv.grading.checks import EpisodeLog, episode_check, state_check
+from coworkenv.grading.checks import EpisodeLog, Records, episode_check, state_check
 from coworkenv.spec.models import STATE_CHECKS, TaskSpec
 from coworkenv.trajectory import CheckResult, Grade, Violation
-
-if TYPE_CHECKING:  # the runtime imports grading; grading only reads its workspace
-    from coworkenv.runtime.workspace import Workspace
 
 PASS_THRESHOLD = 0.75
 COMPLETION_WEIGHT = 0.8
@@ -48,7 +44,7 @@ def robustness(log: EpisodeLog) -> float:
 
 def grade(
     spec: TaskSpec,
-    ws: Workspace,
+    ws: Records,
     log: EpisodeLog,
     violations: list[Violation],
     state_first_true: dict[str, int],

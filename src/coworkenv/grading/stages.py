@@ -58,7 +58,7 @@ def grade_stage(view: TaskSpec, state: StageState, log: EpisodeLog, first: int, 
     """The grade of a later stage (the first is graded like any single-stage task) over steps ``first``..now."""
     part = stage_log(log, first, log.last_step, view)
     mine = [v for v in violations if first <= v.step <= log.last_step]
-    return grade(view, state, part, mine, {})  # type: ignore[arg-type]  # StageState reads like a Workspace
+    return grade(view, state, part, mine, {})
 
 
 def unreached(view: TaskSpec) -> Grade:

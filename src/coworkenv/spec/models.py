@@ -16,7 +16,7 @@ from pydantic import Field, field_validator, model_validator
 from coworkenv.patterns import pattern_problem
 from coworkenv.spec.base import SpecModel as _Model
 from coworkenv.spec.declared import ServiceDecl
-from coworkenv.spec.user import Request, UserScript
+from coworkenv.spec.user import HiddenFact, Request, UserScript
 
 Record = dict[str, Any]
 Fixtures = dict[str, dict[str, list[Record]]]

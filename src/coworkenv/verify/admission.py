@@ -189,7 +189,8 @@ def _pacing_variants(spec: TaskSpec, fired_at: dict[str, int]) -> list[tuple[str
     if not spec.stages:
         return PACING.variants(spec, fired_at)
     return [
-        (f"{name}@stage1", with_stage(spec, 0, policy)) for name, policy in PACING.variants(stage_view(spec, 0), fired_at)
+        (f"{name}@stage1", with_stage(spec, 0, policy))
+        for name, policy in PACING.variants(stage_view(spec, 0), fired_at)
     ]
 
 
