@@ -162,9 +162,9 @@ def test_a_spec_without_stages_serialises_and_runs_as_before() -> None:
     traj = run_episode(Environment(spec), OracleTeacher())
     assert traj.stages is None and traj.grade.stages is None
     values = [type("V", (), {"reward": 0.0, "ret": 0.0, "advantage": 0.0})()] * len(traj.steps)
-    records = turn_records(traj.model_dump(), values)
+    records = turn_records(traj, values)
     assert {r["stage"] for r in records} == {0} and all(r["prompt"][0]["role"] == "system" for r in records)
-    assert len(sft_examples(traj.model_dump())) == 1
+    assert len(sft_examples(traj)) == 1
 
 
 # --- exports --------------------------------------------------------------------------------
@@ -172,20 +172,19 @@ def test_a_spec_without_stages_serialises_and_runs_as_before() -> None:
 
 def test_exports_keep_stage_boundaries() -> None:
     _, traj = oracle(NOTES)
-    t = traj.model_dump()
     values = [type("V", (), {"reward": 0.0, "ret": 0.0, "advantage": 0.0})()] * len(traj.steps)
-    records = turn_records(t, values)
+    records = turn_records(traj, values)
     first_day2 = traj.stages[1].first_step
     assert [r["stage"] for r in records] == [0] * (first_day2 - 1) + [1] * (len(records) - first_day2 + 1)
     day2 = records[first_day2 - 1]["prompt"]
     assert day2[0]["role"] == "system" and day2[1]["content"].startswith(STAGE_MARK)
     assert not any(m.get("role") == "tool" and "shifts" in m.get("content", "") for m in day2)
-    examples = sft_examples(t)
+    examples = sft_examples(traj)
     assert [stages for _, stages in examples] == [[0], [1]]
     assert all(ex["messages"][0]["role"] == "system" for ex, _ in examples)
-    assert sum(len(ex["messages"]) for ex, _ in examples) == len(t["messages"])
+    assert sum(len(ex["messages"]) for ex, _ in examples) == len(traj.messages)
     _, talk = oracle(TALK)
-    assert [stages for _, stages in sft_examples(talk.model_dump())] == [[0, 1]]
+    assert [stages for _, stages in sft_examples(talk)] == [[0, 1]]
 
 
 # --- validation -----------------------------------------------------------------------------
