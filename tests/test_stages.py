@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,8 @@ from typer.testing import CliRunner
 
 from coworkenv.agents import OracleTeacher
 from coworkenv.agents.oracle import StagedRun, stage_oracle
+from coworkenv.bank.llm.fixes import programmatic_repair
+from coworkenv.bank.repair import repair
 from coworkenv.cli import app
 from coworkenv.data.rl import turn_records
 from coworkenv.data.sft import sft_examples
@@ -20,7 +23,10 @@ from coworkenv.runtime import Environment, run_episode
 from coworkenv.runtime.turn import AssistantTurn
 from coworkenv.spec import SpecError, TaskSpec, canonical_json, load_spec, spec_from_data
 from coworkenv.spec.stages import STAGE_MARK, current_stage, stage_count, stage_view
+from coworkenv.synth.composer import Recipe
 from coworkenv.trajectory import CheckResult, Grade
+from coworkenv.verify.admission import Verification, verify
+from coworkenv.verify.findings import Finding, Location, vacuous_checks
 from coworkenv.verify.probe_base import Fixed
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -297,3 +303,31 @@ def test_any_junk_in_a_stage_field_is_a_spec_error(key: str) -> None:
             assert str(exc).startswith("junk.yaml: invalid spec")
             continue
         run_episode(Environment(spec), OracleTeacher())  # what validates must also run
+
+
+# --- findings and repairs -------------------------------------------------------------------
+
+
+def test_a_later_stage_user_knows_the_stage_day() -> None:
+    env, _ = oracle(THREE)
+    assert env.user.today == date(2025, 3, 19)  # Wednesday's stage, not the spec's first day
+
+
+def test_stage_findings_are_located_in_their_stage() -> None:
+    spec = load_spec(Path(__file__).parent / "broken_specs" / "stage_check_already_true.yaml")
+    report = verify(spec)
+    found = [f for f in report.findings if f.kind == "vacuous_check"]
+    assert [f.location for f in found] == [Location(section="checks", key="ticket_exists", stage=0)]
+    assert vacuous_checks(report.findings) == ["ticket_exists"]
+    assert programmatic_repair(spec, report) is None  # the first stage's checks are not the ones at fault
+
+
+def test_a_weak_stage_gets_its_own_main_check_required() -> None:
+    spec = load_spec(TALK)
+    assert spec.stages is not None
+    weak = Finding(kind="weak_requirement", where="stages[0].checks", evidence="-", location=Location.checks(stage=0))
+    required = dict(
+        repair(Recipe("vendor_dispute", 1, ()), spec, Verification(admitted=False, findings=[weak])).required
+    )
+    stage_checks = {c.id for c in spec.stages[0].checks}
+    assert required and all(cid in stage_checks and ok for cid, ok in required.items())
