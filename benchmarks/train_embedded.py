@@ -47,7 +47,8 @@ from coworkenv.eval.sets import evaluate_sets, floors
 from coworkenv.runtime import Environment
 from coworkenv.spec.models import TaskSpec
 from coworkenv.storage import atomic_write_json
-from coworkenv.train.grpo import GRPOSettings, Setting, run_grid
+from coworkenv.train.grpo import run_grid
+from coworkenv.train.settings import GRPOSettings, Setting
 from coworkenv.train.sft import SFTSettings, train_sft
 
 STAGES = ("base", "sft", "grpo")

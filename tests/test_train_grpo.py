@@ -25,9 +25,10 @@ from coworkenv.runtime.turn import AssistantTurn
 from coworkenv.spec import save_spec
 from coworkenv.storage import read_jsonl
 from coworkenv.train.episodes import Episode, TurnTokens
-from coworkenv.train.grpo import GRPOSettings, Setting, run_grid, train_grpo, turn_samples
+from coworkenv.train.grpo import run_grid, train_grpo, turn_samples
 from coworkenv.train.optimizer import MasterWeightsAdamW
 from coworkenv.train.policy_loss import TurnSample, completion_logps, policy_gradient_step
+from coworkenv.train.settings import GRPOSettings, Setting
 from train_helpers import lookup_spec
 
 

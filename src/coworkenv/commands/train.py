@@ -10,9 +10,10 @@ import typer
 from rich.console import Console
 from rich.progress import Progress
 
-from coworkenv.train.settings import SFTSettings
+from coworkenv.train.settings import DEFAULT_GRID, GRPOSettings, Setting, SFTSettings
 
 SFT = SFTSettings()
+GRPO = GRPOSettings()
 """The trainer's defaults, shown and used by ``train sft`` as they are."""
 MODEL_HELP = "tiny | embedded | <checkpoint folder> | hf:<path-or-id>"
 DTYPE_HELP = "weights' dtype, e.g. bfloat16 (faster on CPUs with bf16); default fp32 with bf16 autocast on GPU"
@@ -106,24 +107,24 @@ def register(app: typer.Typer) -> None:
         bank: Path = typer.Option(..., "--bank", help="bank folder"),
         out: Path = typer.Option(..., "--out", help="checkpoint folder (a grid gets one sub-folder per setting)"),
         split: str = typer.Option("train", help="bank split to train on; 'all' for every spec (spec folders)"),
-        reward: str = typer.Option("raw", help="raw | binary | safety_gated"),
-        normaliser: str = typer.Option("grpo", help="none (raw) | grpo (group-normalised) | rloo"),
-        credit: str = typer.Option("broadcast", help="broadcast (trajectory) | discounted (per-turn) | checks"),
+        reward: str = typer.Option(GRPO.setting.reward, help="raw | binary | safety_gated"),
+        normaliser: str = typer.Option(GRPO.setting.normaliser, help="none (raw) | grpo (group-normalised) | rloo"),
+        credit: str = typer.Option(GRPO.setting.credit, help="broadcast (trajectory) | discounted (per-turn) | checks"),
         grid: str | None = typer.Option(None, help="'default', or comma-separated normaliser/credit settings"),
-        steps: int = typer.Option(20, min=1),
-        envs_per_step: int = typer.Option(4, "--envs-per-step", min=1),
-        group_size: int = typer.Option(4, "--group-size", min=1, help="episodes per environment (K)"),
-        lr: float = typer.Option(1e-5, "--lr", min=0.0),
-        temperature: float = typer.Option(1.0, min=0.0),
-        max_new_tokens: int = typer.Option(128, "--max-new-tokens", min=1),
+        steps: int = typer.Option(GRPO.steps, min=1),
+        envs_per_step: int = typer.Option(GRPO.envs_per_step, "--envs-per-step", min=1),
+        group_size: int = typer.Option(GRPO.group_size, "--group-size", min=1, help="episodes per environment (K)"),
+        lr: float = typer.Option(GRPO.learning_rate, "--lr", min=0.0),
+        temperature: float = typer.Option(GRPO.temperature, min=0.0),
+        max_new_tokens: int = typer.Option(GRPO.max_new_tokens, "--max-new-tokens", min=1),
         max_turns: int | None = typer.Option(None, "--max-turns", min=1, help="cap on turns per episode"),
-        gamma: float = typer.Option(0.9, min=0.0, max=1.0, help="discount of per-turn credit"),
-        kl: float = typer.Option(0.0, "--kl", min=0.0, help="KL penalty to the start model"),
+        gamma: float = typer.Option(GRPO.gamma, min=0.0, max=1.0, help="discount of per-turn credit"),
+        kl: float = typer.Option(GRPO.kl_coef, "--kl", min=0.0, help="KL penalty to the start model"),
         eval_samples: int = typer.Option(0, "--eval-samples", min=0, help="evaluate on held-out after training"),
         tools: str = typer.Option("all", "--tools", help="tools each prompt offers: all | spec | spec+N"),
         device: str = typer.Option("auto", help="auto | cpu | cuda"),
         dtype: str | None = typer.Option(None, help=DTYPE_HELP),
-        seed: int = typer.Option(0),
+        seed: int = typer.Option(GRPO.seed),
     ) -> None:
         """Multi-turn RL with the environment in the loop; a grid compares settings on the same bank and seed."""
         from coworkenv.agents.models import load_model
@@ -132,7 +133,7 @@ def register(app: typer.Typer) -> None:
         from coworkenv.data.rl import checked_schemes
         from coworkenv.eval.report import write_report
         from coworkenv.eval.runner import evaluate_loaded
-        from coworkenv.train.grpo import DEFAULT_GRID, GRPOResult, GRPOSettings, Setting, run_grid
+        from coworkenv.train.grpo import GRPOResult, run_grid
 
         console = Console()
         if eval_samples and split == "all":

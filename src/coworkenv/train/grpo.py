@@ -27,20 +27,15 @@ import random
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from coworkenv.agents.models import autocast, inference_weights, save_checkpoint
 from coworkenv.data.rl import (
-    CREDITS,
-    Credit,
-    Normaliser,
-    RewardScheme,
     RlSettings,
     ScoredEpisode,
     assign_group,
-    checked_schemes,
 )
 from coworkenv.runs import TRAIN_LOG, TRAIN_SUMMARY
 from coworkenv.spec.models import TaskSpec
@@ -49,56 +44,9 @@ from coworkenv.train.episodes import Episode, collect_groups, sampling_policy
 from coworkenv.train.optimizer import MasterWeightsAdamW
 from coworkenv.train.policy_loss import TurnSample, policy_gradient_step
 from coworkenv.train.roundtrip import check_round_trip
+from coworkenv.train.settings import GRPOSettings, Setting
 
 Progress = Callable[[int, int], None]
-
-
-@dataclass(frozen=True)
-class Setting:
-    """One reward-processing / credit-assignment combination."""
-
-    reward: RewardScheme = "raw"
-    normaliser: Normaliser = "grpo"
-    credit: Credit = "broadcast"
-
-    def __post_init__(self) -> None:
-        checked_schemes(self.reward, self.normaliser, self.credit)
-
-    @property
-    def name(self) -> str:
-        return f"{self.reward}-{self.normaliser}-{self.credit}"
-
-    @classmethod
-    def parse(cls, text: str, reward: str = "raw") -> Setting:
-        """``normaliser/credit`` or ``reward/normaliser/credit``."""
-        parts = [p.strip() for p in text.split("/")]
-        if len(parts) == 2:
-            return cls(*checked_schemes(reward, *parts))
-        if len(parts) == 3:
-            return cls(*checked_schemes(*parts))
-        raise ValueError(f"bad setting {text!r}; expected normaliser/credit or reward/normaliser/credit")
-
-
-# raw vs group-normalised reward x trajectory-level vs per-turn vs check-attributed credit
-DEFAULT_GRID = tuple(Setting("raw", n, c) for n in ("none", "grpo") for c in CREDITS)
-
-
-@dataclass
-class GRPOSettings:
-    steps: int = 20
-    envs_per_step: int = 4
-    group_size: int = 4
-    learning_rate: float = 1e-5
-    temperature: float = 1.0
-    max_new_tokens: int = 128
-    max_turns: int | None = None
-    gamma: float = 0.9
-    violation_penalty: float = 1.0
-    kl_coef: float = 0.0
-    micro_batch: int = 4
-    max_length: int = 4096
-    seed: int = 0
-    setting: Setting = field(default_factory=Setting)
 
 
 @dataclass
