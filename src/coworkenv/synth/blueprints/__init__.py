@@ -4,6 +4,8 @@ HELD_OUT names the blueprints whose environments form the held-out evaluation sp
 (unseen workflows). They are chosen to cover different services and all offer the
 generic multi_turn modifiers, like every blueprint, so both splits exercise multi_turn;
 one multi-day workflow (vendor_dispute) is held out, so both splits have multi-day tasks.
+Every tool a held-out workflow calls is called by some training workflow: the split tests new
+workflows, not tools no demo ever used (a model cannot learn a tool it never saw called).
 """
 
 from __future__ import annotations
@@ -59,8 +61,8 @@ BLUEPRINTS: dict[str, Blueprint] = {
 }
 HELD_OUT: tuple[str, ...] = (
     "interview_scheduling",
-    "contract_renewal",
-    "access_request",
+    "incident_communication",
+    "travel_request",
     "purchase_order",
     "vendor_dispute",
 )
