@@ -27,6 +27,9 @@ FIXES: dict[str, Callable[[dict[str, Any]], None]] = {
     "record_absent_guard_light": lambda d: d["checks"][3].update(required=True),
     "max_calls_lets_duplicate_pass": lambda d: d["checks"][4].update(max=1),
     "any_of_vague": lambda d: d["checks"][2].update(values=[["sam.ortiz@corp.com", "Sam Ortiz"]]),
+    "number_tolerance_loose": lambda d: d["checks"][0].update(
+        tolerance=0.01, where="r.channel == 'finance' and r.author == 'me'"
+    ),
 }
 
 
@@ -130,3 +133,22 @@ def test_a_record_absent_that_asks_for_a_removal_is_no_guard() -> None:
     assert [f for f in static_findings(spec) if f.kind == "vacuous_check"] == []
     unbreakable = tiny_spec(checks=[*spec.model_dump()["checks"], {**removal, "id": "never", "where": "r.id == 'm9'"}])
     assert [f.where for f in static_findings(unbreakable) if f.kind == "vacuous_check"] == ["checks[2]"]
+
+
+def _catering(spec: Any, figure: str) -> Any:
+    """An agent that looks up the catering expenses and posts ``figure`` to #finance."""
+    env = Environment(spec)
+    look = call("expenses_list_expenses", {"employee": "ravi.menon@corp.com", "category": "catering"})
+    post = call("chat_post_message", {"channel": "finance", "text": f"Hi Lena, it came to {figure} USD."}, "c2")
+    play(env, [look, post, say("Done: I told Lena in #finance.")])
+    return env.grade()
+
+
+def test_a_loose_field_number_lets_the_wrong_figure_pass_and_its_twin_does_not() -> None:
+    """February's 1,460 (the look-alike expense) is within the broken spec's 500; the corrected twin wants 1,840.50."""
+    data = yaml.safe_load((BROKEN / "number_tolerance_loose.yaml").read_text())
+    assert _catering(spec_from_data(data), "1,460.00").passed
+    FIXES["number_tolerance_loose"](data)
+    fixed = spec_from_data(data)
+    assert not _catering(fixed, "1,460.00").passed
+    assert _catering(fixed, "1,840.50").passed

@@ -66,6 +66,7 @@ EXPECTED = {
     "record_absent_guard_light": ("probe_passed", "probe:guarded_action[checks:none_closed]"),
     "any_of_vague": ("probe_passed", "probe:vague_answer"),
     "any_of_in_prompt": ("answer_in_prompt", "checks[2]"),
+    "number_tolerance_loose": ("vacuous_check", "checks[0]"),
     "context_reply_leak": ("leaked_fact", "user.context_replies[0].reply"),
     # multi-stage specs: a later stage's check that earlier work satisfies, a change between stages nothing
     # depends on, a stage reference leaning on another stage's results, a notes stage missing what it needs
