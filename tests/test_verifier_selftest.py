@@ -74,6 +74,7 @@ EXPECTED = {
     "overnight_change_unused": ("probe_passed", "probe:ignore_change[next_day]"),
     "cross_stage_result": ("unresolved_reference", "stages[0].reference[2]"),
     "notes_stage_unsolvable": ("unsolvable", "stages[0].reference call 1 (tickets_get).ticket_id"),
+    "stage_event_missing_record": ("unresolved_reference", "stages[0].events[0].mutations[1]"),
 }
 
 

@@ -84,7 +84,7 @@ class Environment(AsyncMethods[Observation]):
         self.workspace = Workspace(spec.services, spec.declared_services)
         self.router = ToolRouter(self.workspace, exposed_tools(list(spec.services), spec.tools, spec.declared_services))
         self.monitor = RuleMonitor(spec.policies)
-        self.scheduler = EventScheduler(spec.events)
+        self.scheduler = EventScheduler(spec.events, [s.events or [] for s in spec.stages or []])
         self.tracker = CheckTracker(spec.checks, self.workspace)  # step-0 results computed here, once
         self._system = system_prompt(spec)
         self._prompt = prompt_of(spec)  # what a reply restating the prompt could copy (earns no answer weight)
@@ -275,7 +275,10 @@ class Environment(AsyncMethods[Observation]):
         return self.router.execute(info, parsed, args)
 
     def _fault(self, tool: str, count: int) -> str | None:
-        """The transient error this call hits, if any: scheduled by the spec, or drawn at ``fault_rate``."""
+        """The transient error this call hits, if any: scheduled by the spec or stage, or drawn at ``fault_rate``."""
+        staged = self.stages.fault(tool) if self.stages is not None else None
+        if staged is not None:
+            return staged
         for fault in self.spec.faults:
             if fault.tool == tool and fault.on_call == count:
                 return fault.message
@@ -309,6 +312,7 @@ class Environment(AsyncMethods[Observation]):
         assert st is not None
         st.grades.append(self._stage_grade())
         self.messages = st.begin_next(self.workspace, step, self.messages)
+        self.scheduler.begin_stage(st.index, step)
         self.user = ScriptedUser(st.views[st.index].user, st.times[st.index].date())  # the stage's day is today
         self.confirmed = False
         new = [self.messages.pop()]  # step() appends what it returns

@@ -9,10 +9,15 @@ template reads triggers nothing (a reply to no thread is no reply), and neither 
 whose ``when`` cannot be evaluated. An event fires once unless ``once: false``; a repeated
 event's k-th firing (k ≥ 2) inserts its record under the id suffixed ``-k``, so it never
 overwrites what an earlier firing added.
+
+A later stage's own events are live only during that stage: ``begin_stage`` swaps them in,
+counts their ``after_step`` from the stage's start, and drops the delayed firings of the
+stage that ended. The spec's own events stay live all along.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,12 +55,10 @@ def _when(event: Event, args: dict[str, Any]) -> bool:
 class EventScheduler:
     """Decides which events fire at each step and on each call; the Environment applies them."""
 
-    def __init__(self, events: list[Event]) -> None:
+    def __init__(self, events: list[Event], stage_events: Sequence[list[Event]] = ()) -> None:
         self.events = events
-        self.by_tool: dict[str, list[Event]] = {}
-        for event in events:
-            if event.on_tool is not None:
-                self.by_tool.setdefault(event.on_tool, []).append(event)
+        self.stage_events = list(stage_events)
+        """Per later stage (``spec.stages[k - 1]`` is stage ``k``): the events of that stage only."""
         self.reset()
 
     def reset(self) -> None:
@@ -64,13 +67,30 @@ class EventScheduler:
         self.pending: list[Firing] = []
         self.armed: set[str] = set()
         """Events that fire once and wait (``after``) for their step: a second trigger changes nothing."""
+        self._use_stage([], 0)
+
+    def begin_stage(self, k: int, offset: int) -> None:
+        """Stage ``k`` starts after ``offset`` steps: its events go live, the ended stage's delayed ones lapse."""
+        ended = {e.id for e in self.local}
+        self.pending = [f for f in self.pending if f.event.id not in ended]
+        self.armed -= ended
+        self._use_stage(self.stage_events[k - 1], offset)
+
+    def _use_stage(self, local: list[Event], offset: int) -> None:
+        self.local = local
+        self.offset = offset
+        self.by_tool: dict[str, list[Event]] = {}
+        for event in [*self.events, *local]:
+            if event.on_tool is not None:
+                self.by_tool.setdefault(event.on_tool, []).append(event)
 
     def at_step(self, step: int) -> list[Firing]:
         """The firings due once ``step`` steps are done: ``after_step`` events and delayed ``on_tool`` ones."""
+        timed = [(e, 0) for e in self.events] + [(e, self.offset) for e in self.local]
         due = [
             Firing(e, list(e.mutations), e.notify, step)
-            for e in self.events
-            if e.after_step == step and e.id not in self.fired
+            for e, offset in timed
+            if e.after_step is not None and e.after_step + offset == step and e.id not in self.fired
         ]
         due += [f for f in self.pending if f.due <= step]
         self.pending = [f for f in self.pending if f.due > step]

@@ -43,6 +43,13 @@ class StageRun:
         self.earlier: list[dict[str, Any]] = []  # messages the agent no longer sees (before a notes stage)
         self.marks = [StageMark(index=0, id="first", first_step=1, first_message=0, clock=self.clocks[0])]
         self.openings: list[list[str]] = []  # per later stage: its non-guard state checks already true at its start
+        self.calls: dict[str, int] = {}  # calls per tool in this stage, which its faults count
+
+    def fault(self, tool: str) -> str | None:
+        """Count a call of ``tool`` in the current stage; the transient error its own faults inject on it, if any."""
+        count = self.calls[tool] = self.calls.get(tool, 0) + 1
+        faults = self.stages[self.index - 1].faults or [] if self.index else []
+        return next((f.message for f in faults if f.tool == tool and f.on_call == count), None)
 
     @property
     def last(self) -> bool:
@@ -52,6 +59,7 @@ class StageRun:
         """Move to the next stage after agent step ``step``; returns the agent's new view (``messages`` itself in
         conversation mode, else a fresh one) with the stage's notice and request appended."""
         self.index += 1
+        self.calls = {}
         stage = self.stages[self.index - 1]
         for mutation in stage.mutations:
             try:

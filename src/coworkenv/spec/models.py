@@ -101,7 +101,8 @@ class Stage(_Model):
     arrived overnight, a meeting someone moved). ``context`` says what the agent still sees:
     ``conversation`` (the chat goes on) or ``notes`` (a fresh chat that shows only the
     document the agent wrote at ``notes`` in the documents service). The stage's own checks
-    are graded on the state at its end and on what happened during it.
+    are graded on the state at its end and on what happened during it. Its own ``events`` and
+    ``faults`` happen only during it, counted from its start (the spec's own ones run all along).
     """
 
     id: str = Field(pattern=r"^[A-Za-z0-9_-]+$")
@@ -113,6 +114,12 @@ class Stage(_Model):
         None, pattern=r"^/[^/]", description="documents path of the note shown when context is 'notes'"
     )
     user: Request
+    events: list[Event] | None = Field(
+        None, description="events of this stage only: they fire during it, 'after_step' counting from its start"
+    )
+    faults: list[Fault] | None = Field(
+        None, description="faults of this stage only: 'on_call' counts the calls made during it"
+    )
     checks: list[Check] = Field(min_length=1)
     reference: list[ReferenceStep] = Field(min_length=1)
 
@@ -173,7 +180,7 @@ class TaskSpec(_Model):
         for label, ids in (
             ("checks", [c.id for c in self.all_checks]),
             ("policies", [p.id for p in self.policies]),
-            ("events", [e.id for e in self.events]),
+            ("events", [e.id for e in self.all_events]),
             ("user.hidden_facts", [f.slot for f in self.all_facts]),
             ("stages", [s.id for s in stages]),
         ):
@@ -214,6 +221,11 @@ class TaskSpec(_Model):
     def all_checks(self) -> list[Any]:
         """Every check of every stage, the first stage's first."""
         return [*self.checks, *(c for s in self.stages or [] for c in s.checks)]
+
+    @property
+    def all_events(self) -> list[Event]:
+        """The spec's events and every stage's (ids are unique across them: a trajectory names an event by id)."""
+        return [*self.events, *(e for s in self.stages or [] for e in s.events or [])]
 
     @property
     def all_facts(self) -> list[HiddenFact]:

@@ -2,7 +2,7 @@
 
 Stage 0 is the spec's own request, checks and reference; ``spec.stages[k - 1]`` is stage
 ``k``. A *stage view* is a plain single-stage TaskSpec of one stage (its request, checks,
-reference; the shared fixtures, tools, rules and persona), so that everything written
+reference, events and faults; the shared fixtures, tools, rules and persona), so that everything written
 for one request — the scripted user, answer grading, the oracle, the probes, the static
 checks — applies to each stage unchanged.
 """
@@ -33,8 +33,8 @@ def stage_view(spec: TaskSpec, k: int) -> TaskSpec:
             "user": user,
             "checks": stage.checks,
             "reference": stage.reference,
-            "events": [],
-            "faults": [],
+            "events": list(stage.events or []),
+            "faults": list(stage.faults or []),
             "stages": None,
         }
     )

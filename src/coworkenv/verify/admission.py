@@ -26,7 +26,7 @@ from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.episode import play_out
 from coworkenv.runtime.policy import actor_for
 from coworkenv.spec.models import TaskSpec
-from coworkenv.spec.stages import stage_view
+from coworkenv.spec.stages import stage_views
 from coworkenv.trajectory import Grade
 from coworkenv.verify.findings import Finding, Location
 from coworkenv.verify.gaming import PACING
@@ -34,7 +34,7 @@ from coworkenv.verify.probes import PROBES
 from coworkenv.verify.requirements import requirement_findings
 from coworkenv.verify.solvability import unsolvable_findings
 from coworkenv.verify.stage_probes import staged_variants, with_stage
-from coworkenv.verify.stages import opening_findings, per_stage, views
+from coworkenv.verify.stages import event_places, opening_findings, per_stage, stage_prefix, stage_starts, views
 from coworkenv.verify.static import answer_findings, static_findings
 
 
@@ -77,6 +77,8 @@ class Played:
     """How many records the workspace holds at the end (a duplicate create adds one)."""
     fired_at: dict[str, int] = field(default_factory=dict)
     """The step each event first fired at (where the pacing probes put their extra look)."""
+    starts: list[int] = field(default_factory=lambda: [1])
+    """The first step of each stage (a stage's events are paced from its start)."""
 
 
 def play(env: Environment, policy: Any) -> Played:
@@ -88,7 +90,7 @@ def play(env: Environment, policy: Any) -> Played:
         for event in step.events:
             fired_at.setdefault(event, step.index)
     grade, state = env.grade(), env.workspace.state_hash()
-    return Played(grade, state, env.transcript(), set(env.fired), env.done_reason, records, fired_at)
+    return Played(grade, state, env.transcript(), set(env.fired), env.done_reason, records, fired_at, stage_starts(env))
 
 
 def verify(spec: TaskSpec) -> Verification:
@@ -183,21 +185,25 @@ _PACES = {
 }
 
 
-def _pacing_variants(spec: TaskSpec, fired_at: dict[str, int]) -> list[tuple[str, Any]]:
-    """The pacing runs; in a multi-stage spec the events belong to the first stage's view (later views have
-    none), so its pacings run there, with the reference in the other stages."""
+def _pacing_variants(spec: TaskSpec, reference: Played) -> list[tuple[str, Any]]:
+    """The pacing runs; in a multi-stage spec each stage's view holds its events (the first: the spec's own),
+    so each stage's pacings run there, counted from its start, with the reference in the other stages."""
     if not spec.stages:
-        return PACING.variants(spec, fired_at)
-    return [
-        (f"{name}@stage1", with_stage(spec, 0, policy))
-        for name, policy in PACING.variants(stage_view(spec, 0), fired_at)
-    ]
+        return PACING.variants(spec, reference.fired_at)
+    out: list[tuple[str, Any]] = []
+    for k, view in enumerate(stage_views(spec)):
+        shift = reference.starts[k] - 1
+        fired_at = {event: step - shift for event, step in reference.fired_at.items()}
+        out += [
+            (f"{name}@stage{k + 1}", with_stage(spec, k, policy)) for name, policy in PACING.variants(view, fired_at)
+        ]
+    return out
 
 
 def _pacing_findings(spec: TaskSpec, env: Environment, reference: Played) -> list[Finding]:
     """Correct agents that take an extra look around an event's trigger must grade as the reference does."""
     out: list[Finding] = []
-    for name, policy in _pacing_variants(spec, reference.fired_at):
+    for name, policy in _pacing_variants(spec, reference):
         grade = play(env, policy).grade
         if grade.score != reference.grade.score:
             where = name.split("@", 1)[0][len("pacing[") : -1]
@@ -205,7 +211,7 @@ def _pacing_findings(spec: TaskSpec, env: Environment, reference: Played) -> lis
             out.append(
                 Finding(
                     kind="nondeterministic",
-                    where=where.rsplit(".", 1)[0],
+                    where=stage_prefix(name) + where.rsplit(".", 1)[0],
                     evidence=f"a correct agent paced differently ({_PACES[where.rsplit('.', 1)[1]]}) scores "
                     f"{grade.score:.3f}, the reference {reference.grade.score:.3f} (failed: {failed}): the "
                     "grade depends on pacing, not behaviour",
@@ -249,12 +255,12 @@ def _reference_findings(spec: TaskSpec, first: Played, second: Played) -> list[F
                 hint="remove what makes runs differ",
             )
         )
-    for i, event in enumerate(spec.events):
+    for where, event in event_places(spec):
         if event.id not in first.fired:
             out.append(
                 Finding(
                     kind="nondeterministic",
-                    where=f"events[{i}]",
+                    where=where,
                     evidence=f"event {event.id!r} never fires during the reference run, so whether it "
                     "happens depends on how many steps an agent takes",
                     hint="trigger it on a tool the reference calls, or at a step it reaches",

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from coworkenv.runtime.environment import Environment
-from coworkenv.spec.models import TaskSpec
+from coworkenv.spec.models import Event, TaskSpec
 from coworkenv.spec.stages import stage_views
 from coworkenv.trajectory import view_segments
 from coworkenv.verify.findings import Finding, Location
@@ -54,3 +54,22 @@ def views(transcript: list[dict[str, Any]], env: Environment) -> list[tuple[str,
         return [("", transcript)]
     cut = view_segments(env.stages.marks, len(transcript))
     return [(f"stages[{ks[0] - 1}]." if ks and ks[0] else "", transcript[a:b]) for a, b, ks in cut]
+
+
+def event_places(spec: TaskSpec) -> list[tuple[str, Event]]:
+    """Every event with where it is declared: ``events[i]`` (the spec's own) or ``stages[k].events[i]``."""
+    out = [(f"events[{i}]", e) for i, e in enumerate(spec.events)]
+    for k, stage in enumerate(spec.stages or []):
+        out += [(f"stages[{k}].events[{i}]", e) for i, e in enumerate(stage.events or [])]
+    return out
+
+
+def stage_starts(env: Environment) -> list[int]:
+    """The first step of each stage of the episode ``env`` has just played ([1] without stages)."""
+    return [m.first_step for m in env.stages.marks] if env.stages is not None else [1]
+
+
+def stage_prefix(run_name: str) -> str:
+    """The ``where`` prefix of the stage a per-stage run (``<run>@stage<k>``) played in; empty for the first."""
+    _, _, number = run_name.rpartition("@stage")
+    return f"stages[{int(number) - 2}]." if number.isdigit() and int(number) > 1 else ""

@@ -70,7 +70,7 @@ def _staged(spec: TaskSpec) -> list[Finding]:
             stage = (spec.stages or [])[k - 1]
             if stage.mutations:
                 changes.append(Event(id=f"stage:{stage.id}", after_step=0, mutations=stage.mutations))
-            view = view.model_copy(update={"events": list(changes)})
+            view = view.model_copy(update={"events": [*view.events, *changes]})  # its own first: their places hold
         found = _tools(view, tools) + _checks(view) + _reference(view, tools) + _events(view) + _leaks(view)
         if k and all(c.kind in GUARD_CHECKS for c in view.checks):
             found.append(
@@ -289,6 +289,7 @@ def _events(spec: TaskSpec) -> list[Finding]:
                         kind="unresolved_reference",
                         where=where,
                         evidence=f"{m.op} of missing record {m.service}.{m.collection}/{m.id}",
+                        hint="change a record the fixtures hold or an event inserts, or insert it",
                     )
                 )
             out += found
