@@ -71,14 +71,19 @@ def test_the_same_event_at_spec_level_fires_on_day_one() -> None:
     assert "facilities-answer" in env.fired and _posted(env)
 
 
-def test_a_stage_events_after_step_counts_from_the_stage_start() -> None:
+def _timed(after_step: int) -> dict[str, Any]:
+    """The example with Facilities' reply timed ``after_step`` steps into day two instead of on the agent's post."""
     d = _data()
     event = _stage_event(d)
     for key in ("on_tool", "when", "after"):
         event.pop(key)
-    event.update(after_step=2, notify="New message in #facilities.")
+    event.update(after_step=after_step, notify="New message from mo.ellis@northwind.io in #facilities.")
     event["mutations"][0]["record"]["channel"] = "facilities"
-    env = Environment(spec_from_data(d))
+    return d
+
+
+def test_a_stage_events_after_step_counts_from_the_stage_start() -> None:
+    env = Environment(spec_from_data(_timed(2)))
     _through_day_one(env, extra_looks=3)  # steps 1-5: an absolute after_step 2 would have fired here
     assert not _posted(env)
     env.step(say("Done."))  # step 6 ends day one; day two starts after it
@@ -182,13 +187,7 @@ def test_pacing_probes_run_around_a_stage_event_counted_from_its_stage() -> None
 
 def test_a_stage_event_whose_grade_depends_on_pacing_is_rejected() -> None:
     """Timed two steps into day two, the reply lands after a faster agent has already looked for it."""
-    d = _data()
-    event = _stage_event(d)
-    for key in ("on_tool", "when", "after"):
-        event.pop(key)
-    event.update(after_step=2, notify="New message from mo.ellis@northwind.io in #facilities.")
-    event["mutations"][0]["record"]["channel"] = "facilities"
-    report = verify(spec_from_data(d))
+    report = verify(spec_from_data(_timed(2)))
     assert any(f.kind == "nondeterministic" and f.where == "stages[0].events[0]" for f in report.findings), [
         f.line() for f in report.findings
     ]
