@@ -5,14 +5,30 @@ from __future__ import annotations
 import copy
 
 import pytest
+from pydantic import BaseModel
 from typer.testing import CliRunner
 
+from coworkenv.bank.llm.constructs import check_kind, check_models, describe
 from coworkenv.bank.llm.fixes import programmatic_repair
 from coworkenv.bank.llm.novelty import common_workflows, features, similarity, sketch
 from coworkenv.bank.llm.parse import ReplyError, parse_reply
 from coworkenv.bank.llm.prompts import generate_prompt, pick_example, repair_prompt
 from coworkenv.bank.llm.scenario import is_llm_job, sample_scenario, target_capabilities
+from coworkenv.services.registry import SERVICES
 from coworkenv.spec import spec_from_data
+from coworkenv.spec.declared import ServiceDecl
+from coworkenv.spec.models import (
+    GUARD_CHECKS,
+    Advance,
+    Event,
+    Fault,
+    Mutation,
+    Rule,
+    Stage,
+    TaskSpec,
+    UserScript,
+)
+from coworkenv.spec.user import ContextReply
 from coworkenv.verify.admission import verify
 from llm_specs import as_json, as_yaml, example, leaked_in_opening, vacuous
 
@@ -132,3 +148,39 @@ def test_a_spec_that_crashes_the_verifier_is_a_finding(monkeypatch: pytest.Monke
     spec, report = loop._judge(as_json(example("sick_day_calendar_clear")), brief_for(0, 0, CAPS, ()), "m")
     assert spec is not None and not report.admitted
     assert report.findings[0].kind == "schema" and "KeyError" in report.findings[0].evidence
+
+
+def _prose() -> str:
+    """The generator's first prompt without the JSON Schema (which names every field but explains none)."""
+    text = generate_prompt(1, sample_scenario(0, 1), CAPS, ())
+    return text.split("# TaskSpec JSON Schema", 1)[0]
+
+
+def test_the_prompt_describes_every_check_kind_the_models_accept() -> None:
+    prose = _prose()
+    for model in check_models():
+        kind = check_kind(model)
+        assert f"- `{kind}`: " in prose, f"check kind {kind!r} is missing from the generator's prompt"
+        assert len(describe(model)) > 30, f"check kind {kind!r} has no docstring saying what it means"
+        line = next(x for x in prose.splitlines() if x.startswith(f"- `{kind}`: "))
+        shared = next(x for x in prose.splitlines() if x.startswith("Every check has "))
+        assert all(f"`{name}`" in line or f"`{name}`" in shared for name in model.model_fields if name != "kind")
+    assert all(f"`{g}`" in prose for g in GUARD_CHECKS) and "except guards: " + ", ".join(GUARD_CHECKS) in prose
+
+
+@pytest.mark.parametrize(
+    "model", [TaskSpec, Event, Mutation, Fault, Rule, Stage, Advance, UserScript, ContextReply, ServiceDecl]
+)
+def test_the_prompt_names_every_field_of_the_spec_models(model: type[BaseModel]) -> None:
+    prose = _prose()
+    missing = [name for name in model.model_fields if f"`{name}`" not in prose]
+    assert not missing, f"{model.__name__} fields missing from the generator's prompt: {missing}"
+
+
+def test_the_prompt_names_every_service_and_explains_every_event_and_stage_field() -> None:
+    prose = _prose()
+    for name, cls in SERVICES.items():
+        assert f"`{name}` ({cls.description})" in prose and f"## {name}\n" in prose
+    for model, undocumented in ((Event, set()), (Stage, {"id", "advance", "context", "user", "checks", "reference"})):
+        bare = {n for n, f in model.model_fields.items() if not f.description} - undocumented
+        assert not bare, f"{model.__name__} fields without a description for the prompt: {sorted(bare)}"

@@ -88,6 +88,8 @@ def test_admission_repair_and_audit(tmp_path: Path) -> None:
     for kind in ("leaked_fact", "reference_violation", "unsolvable", "schema", "vacuous_check"):
         assert kind in m["rejection_reasons"]
 
+    first_prompt = server.prompts(2)[0]
+    assert "- `field_number`: " in first_prompt and "own `events` and `faults`" in first_prompt  # the constructs guide
     leak = server.prompts(2)[1]
     assert "leaked_fact at user.hidden_facts[alex]" in leak and "(hint: " in leak
     violation = server.prompts(3)[1]

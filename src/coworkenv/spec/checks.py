@@ -20,6 +20,8 @@ class _Check(_Model):
 
 
 class RecordExists(_Check):
+    """Some record of the collection matches ``where``: the write the task asks for happened."""
+
     kind: Literal["record_exists"] = "record_exists"
     service: str
     collection: str
@@ -27,6 +29,8 @@ class RecordExists(_Check):
 
 
 class RecordAbsent(_Check):
+    """No record of the collection matches ``where``: a removal, or (holding at the start) a guard."""
+
     kind: Literal["record_absent"] = "record_absent"
     service: str
     collection: str
@@ -34,6 +38,8 @@ class RecordAbsent(_Check):
 
 
 class FieldEquals(_Check):
+    """The record ``record_id`` has ``field`` equal to ``value`` at the end."""
+
     kind: Literal["field_equals"] = "field_equals"
     service: str
     collection: str
@@ -43,6 +49,8 @@ class FieldEquals(_Check):
 
 
 class Count(_Check):
+    """The number of records matching ``where`` compares to ``value`` by ``op``."""
+
     kind: Literal["count"] = "count"
     service: str
     collection: str
@@ -95,6 +103,8 @@ class Unchanged(_Check):
 
 
 class ToolCalled(_Check):
+    """``tool`` was called successfully at least ``min_times`` times (with arguments matching ``where``)."""
+
     kind: Literal["tool_called"] = "tool_called"
     tool: str
     where: str | None = Field(None, description="expression over the call's 'args'")
@@ -102,6 +112,8 @@ class ToolCalled(_Check):
 
 
 class ToolNotCalled(_Check):
+    """``tool`` was never called successfully (with arguments matching ``where``). A guard."""
+
     kind: Literal["tool_not_called"] = "tool_not_called"
     tool: str
     where: str | None = None
@@ -125,6 +137,8 @@ class Order(_Check):
 
 
 class AskedUser(_Check):
+    """The agent asked the user about the hidden fact ``slot`` (instead of guessing)."""
+
     kind: Literal["asked_user"] = "asked_user"
     slot: str
 
@@ -137,6 +151,8 @@ class ConfirmedBefore(_Check):
 
 
 class AnswerContains(_Check):
+    """The agent's reply to the user states every item of ``values`` (case-insensitive)."""
+
     kind: Literal["answer_contains"] = "answer_contains"
     values: list[str | list[str]] = Field(
         min_length=1, description="each item must be stated; a list is an any-of group: one of its alternatives"
@@ -158,6 +174,8 @@ class AnswerContains(_Check):
 
 
 class AnswerNumber(_Check):
+    """The agent's reply to the user states the number ``value`` within ``tolerance``."""
+
     kind: Literal["answer_number"] = "answer_number"
     value: float
     tolerance: float = Field(0.01, ge=0)

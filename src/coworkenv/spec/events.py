@@ -39,7 +39,7 @@ class Event(_Model):
     notice from the triggering call's arguments (``${args.thread_id}``).
     """
 
-    id: str
+    id: str = Field(description="unique across the spec and its stages")
     after_step: int | None = Field(None, ge=0, description="fire once this many steps are done")
     on_tool: str | None = Field(None, description="fire right after the first successful call of this tool")
     when: str | None = Field(
@@ -47,7 +47,7 @@ class Event(_Model):
     )
     after: int | None = Field(None, ge=1, le=1000, description="on_tool only: fire this many steps after the trigger")
     once: bool | None = Field(None, description="fire at most once (the default); false: on every matching call")
-    mutations: list[Mutation] = Field(min_length=1)
+    mutations: list[Mutation] = Field(min_length=1, description="the changes it makes, one record each")
     notify: str | None = Field(None, description="a notice shown to the agent when it fires")
 
     @model_validator(mode="after")

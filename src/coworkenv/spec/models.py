@@ -107,7 +107,9 @@ class Stage(_Model):
 
     id: str = Field(pattern=r"^[A-Za-z0-9_-]+$")
     advance: Advance
-    mutations: list[Mutation] = Field(default_factory=list)
+    mutations: list[Mutation] = Field(
+        default_factory=list, description="changes made before the stage begins (overnight mail, a moved meeting)"
+    )
     notify: str | None = Field(None, description="what the agent is told changed since the last stage")
     context: Literal["conversation", "notes"] = "conversation"
     notes: str | None = Field(
@@ -149,6 +151,9 @@ class Provenance(_Model):
 
 
 class TaskSpec(_Model):
+    """One environment: the workspace (fixtures), the user, the tools, rules, events and faults, the checks
+    that grade an episode and the reference solution that passes them."""
+
     id: str
     title: str
     description: str = ""

@@ -1,7 +1,8 @@
 """Prompt messages for the generator, rendered from the templates in ``templates/``.
 
-- ``generate``: the setting, the target capabilities (meaning, ingredients, probes), the
-  services catalogue, one admitted example from ``examples/`` and the TaskSpec JSON Schema;
+- ``generate``: the setting, the target capabilities (meaning, ingredients, probes), every
+  spec construct with its meaning (:mod:`.constructs`, read off the models), the services
+  catalogue, one admitted example from ``examples/`` and the TaskSpec JSON Schema;
 - ``diversify``: appended to ``generate`` with the bank's most common recent workflows;
 - ``repair``: the verifier's findings and the failing runs' transcripts, sent after the
   model's previous reply so it edits its own spec.
@@ -17,9 +18,11 @@ from pathlib import Path
 from string import Template
 
 from coworkenv.bank.llm.catalog import services_catalogue
+from coworkenv.bank.llm.constructs import constructs_text
 from coworkenv.bank.llm.scenario import Scenario
 from coworkenv.capabilities import CAPABILITIES
 from coworkenv.spec.io import spec_json_schema
+from coworkenv.spec.models import GUARD_CHECKS
 
 EXAMPLES_DIR = Path(__file__).resolve().parents[4] / "examples"
 """The few-shot pool: the project's hand-written, admitted specs."""
@@ -76,6 +79,8 @@ def generate_prompt(job: int, scenario: Scenario, capabilities: tuple[str, ...],
     return template("generate").substitute(
         scenario.as_dict(),
         capabilities=capability_text(capabilities),
+        guards=", ".join(GUARD_CHECKS),
+        constructs=constructs_text(),
         services=services_catalogue(),
         example=example,
         schema=schema_text(),
