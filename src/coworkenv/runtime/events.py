@@ -86,12 +86,18 @@ class EventScheduler:
 
     def at_step(self, step: int) -> list[Firing]:
         """The firings due once ``step`` steps are done: ``after_step`` events and delayed ``on_tool`` ones."""
-        timed = [(e, 0) for e in self.events] + [(e, self.offset) for e in self.local]
         due = [
             Firing(e, list(e.mutations), e.notify, step)
-            for e, offset in timed
-            if e.after_step is not None and e.after_step + offset == step and e.id not in self.fired
+            for e in self.events
+            if e.after_step == step and e.id not in self.fired
         ]
+        if self.local:
+            here = step - self.offset  # steps done in the current stage
+            due += [
+                Firing(e, list(e.mutations), e.notify, step)
+                for e in self.local
+                if e.after_step == here and e.id not in self.fired
+            ]
         due += [f for f in self.pending if f.due <= step]
         self.pending = [f for f in self.pending if f.due > step]
         return [self._fire(f) for f in due]
