@@ -21,15 +21,16 @@ from coworkenv.grading.tracking import CheckTracker
 from coworkenv.runtime.asynchronous import AsyncMethods
 from coworkenv.runtime.events import EventScheduler, Firing
 from coworkenv.runtime.policy_monitor import RuleMonitor
+from coworkenv.runtime.records import call_record, set_tool_calls, step_record
 from coworkenv.runtime.router import CallResult, ToolRouter, exposed_tools
 from coworkenv.runtime.stages import StageRun
-from coworkenv.runtime.turn import parse_turn
+from coworkenv.runtime.turn import ToolCall, parse_turn
 from coworkenv.runtime.user import ScriptedUser
 from coworkenv.runtime.workspace import Workspace
 from coworkenv.services.base import ToolError, ToolInfo
 from coworkenv.spec.models import TRANSIENT_ERROR, TaskSpec
 from coworkenv.spec.stages import clock_text, stage_clocks
-from coworkenv.trajectory import Grade, StepRecord, ToolCallRecord, Trajectory, UserReply, Violation
+from coworkenv.trajectory import Grade, StepRecord, Trajectory, UserReply, Violation
 from coworkenv.values import clock
 
 NOTICE = "[environment]"
@@ -128,7 +129,7 @@ class Environment(AsyncMethods[Observation]):
         parsed, problems = parse_turn(turn, index)
         for key, value in parsed.usage.items():
             self.usage[key] = self.usage.get(key, 0) + value
-        record = StepRecord(index=index, malformed=bool(problems))
+        record = step_record(index, bool(problems))
         self.steps.append(record)
         self.log.last_step = index
         self.messages.append(parsed.message())
@@ -137,17 +138,7 @@ class Environment(AsyncMethods[Observation]):
         if problems:
             new.append(_notice(f"Your last turn was malformed: {'; '.join(problems)}."))
         if parsed.tool_calls:
-            notices: list[dict[str, Any]] = []
-            for call in parsed.tool_calls:
-                if len(self.log.calls) >= self.max_tool_calls:
-                    new.append(_tool_msg(call.id, call.name, "tool-call limit reached; the episode is over"))
-                    self.end("max_tool_calls")
-                    continue
-                msg, wrote, fired = self._run_call(call.id, call.name, call.arguments, record)
-                new.append(msg)
-                notices.extend(fired)
-                changed |= wrote or bool(fired) or bool(record.events)
-            new.extend(notices)
+            changed = self._run_calls(parsed.tool_calls, record, new)
         elif parsed.content and parsed.content.strip():
             self.log.answers.append((index, parsed.content))
             new.extend(self._user_reply(parsed.content, record))
@@ -224,12 +215,32 @@ class Environment(AsyncMethods[Observation]):
         self.done = True
         self.done_reason = reason
 
+    def _run_calls(self, calls: list[ToolCall], record: StepRecord, new: list[dict[str, Any]]) -> bool:
+        """Run a turn's calls, adding their messages (then any event notices) to ``new``; whether the state may
+        have changed."""
+        notices: list[dict[str, Any]] = []
+        changed = False
+        ran = 0
+        for call in calls:
+            if len(self.log.calls) >= self.max_tool_calls:
+                new.append(_tool_msg(call.id, call.name, "tool-call limit reached; the episode is over"))
+                self.end("max_tool_calls")
+                continue
+            ran += 1
+            msg, wrote, fired = self._run_call(call.id, call.name, call.arguments, record)
+            new.append(msg)
+            notices.extend(fired)
+            changed |= wrote or bool(fired)
+        if ran:
+            set_tool_calls(record, ran)
+        new.extend(notices)
+        return changed or bool(record.events)
+
     def _run_call(
         self, call_id: str, name: str, raw: Any, record: StepRecord
     ) -> tuple[dict[str, Any], bool, list[dict[str, Any]]]:
         """Run one call; returns the tool message, whether it wrote, and event notices."""
         step = record.index
-        record.tool_calls += 1
         info, args, error = self.router.parse_args(name, raw)
         fault = None
         if info is None or args is None:
@@ -242,37 +253,30 @@ class Environment(AsyncMethods[Observation]):
                 outcome = CallResult(False, error=fault, args=args, info=info)
             else:
                 outcome = self._checked_call(info, args, record)
+        kind = info.kind if info else None
+        ok = outcome.ok
         self.log.calls.append(
-            ToolCallRecord(
-                step=step,
-                call_id=call_id,
-                tool=name,
-                args=args,
-                ok=outcome.ok,
-                kind=info.kind if info else None,
-                error=outcome.error,
-                fault=fault is not None,
-                confirmed=self.confirmed,
-            )
+            call_record(step, call_id, name, args, ok, kind, outcome.error, fault is not None, self.confirmed)
         )
-        wrote = outcome.ok and info is not None and info.kind == "write"
         notices: list[dict[str, Any]] = []
-        if outcome.ok and args is not None:
+        if ok and args is not None and name in self.scheduler.by_tool:
             for firing in self.scheduler.on_call(name, args, step):
                 notices.extend(self._apply_event(firing, record))
-        return _tool_msg(call_id, name, outcome.content()), wrote, notices
+        return _tool_msg(call_id, name, outcome.content()), ok and kind == "write", notices
 
     def _checked_call(self, info: ToolInfo, args: dict[str, Any], record: StepRecord) -> CallResult:
         """Validate, check the workflow rules, run. A call rejected by its schema never acted, so breaks no rule."""
-        parsed = self.router.validate(info, args)
-        if isinstance(parsed, CallResult):
-            return parsed
-        for policy in self.monitor.violations(info.name, args, self.confirmed, self.log.calls, self.workspace.state):
-            self.violations.append(
-                Violation(step=record.index, policy=policy.id, tool=info.name, description=policy.description)
-            )
-            record.violations.append(policy.id)
-        return self.router.execute(info, parsed, args)
+        kwargs = self.router.validate(info, args)
+        if isinstance(kwargs, CallResult):
+            return kwargs
+        if info.name in self.monitor.by_tool:  # most tools have no rule
+            broken = self.monitor.violations(info.name, args, self.confirmed, self.log.calls, self.workspace.state)
+            for policy in broken:
+                self.violations.append(
+                    Violation(step=record.index, policy=policy.id, tool=info.name, description=policy.description)
+                )
+                record.violations.append(policy.id)
+        return self.router.execute(info, kwargs, args)
 
     def _fault(self, tool: str, count: int) -> str | None:
         """The transient error this call hits, if any: scheduled by the spec or stage, or drawn at ``fault_rate``."""

@@ -59,6 +59,10 @@ class EventScheduler:
         self.events = events
         self.stage_events = list(stage_events)
         """Per later stage (``spec.stages[k - 1]`` is stage ``k``): the events of that stage only."""
+        self.by_step: dict[int, list[Event]] = {}  # the spec's own after_step events, in spec order: most steps none
+        for event in events:
+            if event.after_step is not None:
+                self.by_step.setdefault(event.after_step, []).append(event)
         self.reset()
 
     def reset(self) -> None:
@@ -87,9 +91,7 @@ class EventScheduler:
     def at_step(self, step: int) -> list[Firing]:
         """The firings due once ``step`` steps are done: ``after_step`` events and delayed ``on_tool`` ones."""
         due = [
-            Firing(e, list(e.mutations), e.notify, step)
-            for e in self.events
-            if e.after_step == step and e.id not in self.fired
+            Firing(e, list(e.mutations), e.notify, step) for e in self.by_step.get(step, ()) if e.id not in self.fired
         ]
         if self.local:
             here = step - self.offset  # steps done in the current stage

@@ -10,21 +10,23 @@ stack of the JSON decoder, the grader or the trajectory serialiser).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from coworkenv.runtime.json_encoding import reusable
 from coworkenv.runtime.workspace import Workspace
+from coworkenv.services.arguments import Arguments, compiled
 from coworkenv.services.base import ToolError, ToolInfo
 from coworkenv.services.registry import Declared, service_tools, tool_table
 
 # Built once: json.dumps with options builds a new encoder per call, a measurable share of a step.
 _ERROR_JSON = json.JSONEncoder(ensure_ascii=False)
 _encode_result = reusable(json.JSONEncoder(ensure_ascii=False, separators=(",", ":")))
+_scan = json.JSONDecoder().scan_once  # the decoder json.loads uses, without the text checks around it
 MAX_ARG_DEPTH = 32
 """Nesting of lists and objects in tool arguments; every real tool takes at most two levels."""
 
@@ -39,6 +41,20 @@ def nesting_exceeds(value: Any, limit: int) -> bool:
                 return True
             stack.extend((child, depth + 1) for child in (node.values() if isinstance(node, dict) else node))
     return False
+
+
+def _decode(text: str) -> Any:
+    """``json.loads(text)``, without its whitespace scans when the text is exactly one object (the usual
+    argument text); anything else goes through ``json.loads`` itself, so its errors are the ones reported."""
+    if text[0] == "{" and text[-1] == "}":
+        try:
+            value, end = _scan(text, 0)
+        except (StopIteration, ValueError):  # reported by json.loads below, with its own message
+            pass
+        else:
+            if end == len(text):
+                return value
+    return json.loads(text)
 
 
 @dataclass
@@ -100,6 +116,8 @@ class ToolRouter:
         self.ws = workspace
         self.tools = tools
         self._schemas = [info.schema() for info in tools.values()]
+        self._arguments: dict[str, Arguments] = {}
+        self._methods: dict[str, Callable[..., Any]] = {}  # the workspace's services are fixed: bound once
 
     def schemas(self) -> list[dict[str, Any]]:
         return self._schemas
@@ -112,7 +130,7 @@ class ToolRouter:
         text = raw if isinstance(raw, str) else None
         if text is not None:
             try:
-                args = json.loads(text) if text and not text.isspace() else {}
+                args = _decode(text) if text and not text.isspace() else {}
             except json.JSONDecodeError as exc:
                 return info, None, f"arguments for {name} are not valid JSON ({exc.msg} at char {exc.pos})"
             except (ValueError, RecursionError) as exc:  # a huge integer; nesting past the decoder's stack
@@ -127,24 +145,35 @@ class ToolRouter:
             return info, None, f"arguments for {name} are nested deeper than {MAX_ARG_DEPTH} levels"
         return info, args, ""
 
-    def validate(self, info: ToolInfo, args: dict[str, Any]) -> BaseModel | CallResult:
-        """The typed arguments, or the error outcome of a call whose arguments don't fit the schema."""
+    def validate(self, info: ToolInfo, args: dict[str, Any]) -> dict[str, Any] | CallResult:
+        """The call's keyword arguments, or the error outcome of a call whose arguments don't fit the schema.
+
+        Plain arguments pass an exact-type table (:mod:`coworkenv.services.arguments`); the rest go to the
+        tool's argument model, whose errors the agent reads."""
+        table = self._arguments.get(info.name)
+        if table is None:  # compiled on first use: an episode calls a few of the tools it offers
+            table = self._arguments[info.name] = compiled(info.args_model)
+        kwargs = table.fast(args)
+        if kwargs is not None:
+            return kwargs
         try:
-            return info.args_model.model_validate(args)
+            return table.validated(args)
         except ValidationError as exc:
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()[:5]
             )
             return CallResult(False, error=f"invalid arguments for {info.name}: {problems}", args=args, info=info)
 
-    def execute(self, info: ToolInfo, parsed: BaseModel, args: dict[str, Any]) -> CallResult:
+    def execute(self, info: ToolInfo, kwargs: dict[str, Any], args: dict[str, Any]) -> CallResult:
         """Run a validated call against its service."""
-        service = self.ws.services.get(info.service)
-        if service is None:
-            return CallResult(False, error=f"service {info.service!r} is not available", args=args, info=info)
+        method = self._methods.get(info.name)
+        if method is None:
+            service = self.ws.services.get(info.service)
+            if service is None:
+                return CallResult(False, error=f"service {info.service!r} is not available", args=args, info=info)
+            method = self._methods[info.name] = getattr(service, info.method)
         try:
-            # vars(): the fields as they are (dict(model) probes for .keys() through pydantic's slow __getattr__)
-            result = getattr(service, info.method)(**vars(parsed))
+            result = method(**kwargs)
         except ToolError as exc:
             return CallResult(False, error=str(exc), args=args, info=info)
         except Exception as exc:  # a bug in a tool must not end the episode

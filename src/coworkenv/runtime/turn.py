@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from coworkenv.runtime.json_encoding import reusable
+from coworkenv.runtime.records import trusted
 
 _encode_arguments = reusable(json.JSONEncoder(ensure_ascii=False, sort_keys=True))  # built once: runs on every call
 
@@ -35,7 +36,7 @@ class AssistantTurn(BaseModel):
     def message(self) -> dict[str, Any]:
         """The OpenAI-format assistant message."""
         msg: dict[str, Any] = {"role": "assistant", "content": self.content or ""}
-        if self.tool_calls:
+        if self.tool_calls:  # the arguments as the model gave them: text is kept, an object encoded once
             msg["tool_calls"] = [
                 {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments_text()}}
                 for c in self.tool_calls
@@ -43,8 +44,14 @@ class AssistantTurn(BaseModel):
         return msg
 
 
+_CALL_FIELDS = frozenset(ToolCall.model_fields)
+
+
 def parse_turn(raw: Any, step: int) -> tuple[AssistantTurn, list[str]]:
-    """Accept an AssistantTurn, an OpenAI message dict, or junk; return a turn and problems."""
+    """Accept an AssistantTurn, an OpenAI message dict, or junk; return a turn and problems.
+
+    The turn and its calls are built from values checked here (text content, text names, ids and arguments),
+    without validating them again."""
     if isinstance(raw, AssistantTurn):
         return raw, []
     if isinstance(raw, str):
@@ -81,5 +88,6 @@ def parse_turn(raw: Any, step: int) -> tuple[AssistantTurn, list[str]]:
                 problems.append(f"tool call {i} has arguments that are not JSON")
                 continue
         call_id = rc.get("id") if isinstance(rc.get("id"), str) and rc.get("id") else f"call_{step}_{i}"
-        calls.append(ToolCall(id=call_id, name=name, arguments=args))
-    return AssistantTurn(content=content, tool_calls=calls), problems
+        calls.append(trusted(ToolCall, {"id": call_id, "name": name, "arguments": args}, set(_CALL_FIELDS)))
+    turn = {"content": content, "tool_calls": calls, "usage": {}}
+    return trusted(AssistantTurn, turn, {"content", "tool_calls"}), problems

@@ -1,0 +1,71 @@
+"""The step's own records, made without validating what the runtime itself typed.
+
+Every step makes a :class:`StepRecord`, every call a :class:`ToolCallRecord`; validating
+values the environment made (an int index, a str tool name, the decoded argument dict) was
+a tenth of a read step. These builders fill the instance as validation would — every field
+in ``__dict__``, fresh default lists, and the same set of fields marked as given — so the
+records compare, copy and serialise exactly like validated ones. (pydantic's
+``model_construct`` does the same, but measured slower than validating.)
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from coworkenv.trajectory import StepRecord, ToolCallRecord
+
+M = TypeVar("M", bound=BaseModel)
+_new = object.__new__
+_set = object.__setattr__
+_CALL_FIELDS = frozenset(ToolCallRecord.model_fields)
+
+
+def trusted(cls: type[M], values: dict[str, Any], given: set[str]) -> M:
+    """An instance of ``cls`` holding ``values`` (every field, already of its type) with ``given`` marked set."""
+    obj = _new(cls)
+    _set(obj, "__dict__", values)
+    _set(obj, "__pydantic_fields_set__", given)
+    _set(obj, "__pydantic_extra__", None)
+    _set(obj, "__pydantic_private__", None)
+    return obj
+
+
+def step_record(index: int, malformed: bool) -> StepRecord:
+    """``StepRecord(index=index, malformed=malformed)``."""
+    values = {"index": index, "tool_calls": 0, "events": [], "violations": [], "user": None, "malformed": malformed}
+    return trusted(StepRecord, values, {"index", "malformed"})
+
+
+def call_record(
+    step: int,
+    call_id: str,
+    tool: str,
+    args: dict[str, Any] | None,
+    ok: bool,
+    kind: str | None,
+    error: str | None,
+    fault: bool,
+    confirmed: bool,
+) -> ToolCallRecord:
+    """``ToolCallRecord`` with every field given; ``args`` is copied, as validation copies it."""
+    values = {
+        "step": step,
+        "call_id": call_id,
+        "tool": tool,
+        "args": None if args is None else dict(args),
+        "ok": ok,
+        "kind": kind,
+        "error": error,
+        "fault": fault,
+        "confirmed": confirmed,
+    }
+    return trusted(ToolCallRecord, values, set(_CALL_FIELDS))
+
+
+def set_tool_calls(record: StepRecord, count: int) -> None:
+    """``record.tool_calls = count`` as pydantic's ``__setattr__`` does it for a field without assignment
+    validation (the value, and the field marked set), without the hook's lookups."""
+    record.__dict__["tool_calls"] = count
+    record.__pydantic_fields_set__.add("tool_calls")

@@ -1,0 +1,147 @@
+"""Tool arguments checked without building the argument model, where the answer is certain.
+
+A tool's pydantic argument model is the authority: its errors are what the agent reads.
+But most calls carry plain JSON values that already are what the model would produce (a
+text for a ``str``, an in-range integer for a ``Limit``), and building the model for them
+was the largest share of a read step. :func:`compiled` turns a tool's model, once, into a
+per-field table of exact-type checks. A call whose every argument passes is run with those
+very values (a list is copied, as validation copies it); anything else — a wrong or
+coercible type (``1`` for a ``bool``, ``2`` for a ``float``), an extra or missing key, a
+value out of range — goes to the model, so the result and every error message stay those
+of pydantic. A model with a field the table cannot judge exactly (aliases, validators,
+other types) always goes to the model.
+"""
+
+from __future__ import annotations
+
+import operator
+import types
+from collections.abc import Callable
+from typing import Any, Literal, Union, get_args, get_origin
+
+from annotated_types import Ge, Gt, Le, Lt
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+
+Check = Callable[[Any], bool]
+_BOUNDS: dict[type, tuple[str, Callable[[Any, Any], bool]]] = {
+    Ge: ("ge", operator.ge),
+    Gt: ("gt", operator.gt),
+    Le: ("le", operator.le),
+    Lt: ("lt", operator.lt),
+}
+
+
+class Arguments:
+    """The exact-type table of one argument model: ``fast(args)`` gives the call's keyword arguments, or None
+    when only the model can say (then :meth:`model` validates, raising pydantic's ValidationError)."""
+
+    __slots__ = ("checks", "copies", "exact", "known", "model", "required")
+
+    def __init__(self, model: type[BaseModel], checks: dict[str, Check | type] | None) -> None:
+        self.model = model
+        self.known = checks is not None  # False: every call goes to the model
+        checks = checks or {}
+        self.exact = {n: c for n, c in checks.items() if isinstance(c, type)}  # fields that take exactly one type
+        self.checks = {n: c for n, c in checks.items() if not isinstance(c, type)}
+        self.required = frozenset(n for n, f in model.model_fields.items() if f.is_required())
+        self.copies = frozenset(n for n, f in model.model_fields.items() if _is_list(f.annotation))
+
+    def fast(self, args: dict[str, Any]) -> dict[str, Any] | None:
+        if not self.known:
+            return None
+        exact = self.exact
+        for key, value in args.items():
+            kind = exact.get(key)
+            if kind is None:
+                check = self.checks.get(key)
+                if check is None or not check(value):
+                    return None
+            elif type(value) is not kind:
+                return None
+        if not args.keys() >= self.required:
+            return None
+        if self.copies.isdisjoint(args):
+            return args
+        return {k: list(v) if k in self.copies and v is not None else v for k, v in args.items()}
+
+    def validated(self, args: dict[str, Any]) -> dict[str, Any]:
+        """The keyword arguments the model gives (raises ValidationError)."""
+        # vars(): the fields as they are (dict(model) probes for .keys() through pydantic's slow __getattr__)
+        return vars(self.model.model_validate(args))
+
+
+_COMPILED: dict[int, tuple[type[BaseModel], Arguments]] = {}
+
+
+def compiled(model: type[BaseModel]) -> Arguments:
+    """The table of ``model``, built once per model (keyed by identity, the model held so the id stays its)."""
+    hit = _COMPILED.get(id(model))
+    if hit is None or hit[0] is not model:
+        hit = _COMPILED[id(model)] = (model, Arguments(model, _table(model)))
+    return hit[1]
+
+
+def _table(model: type[BaseModel]) -> dict[str, Check | type] | None:
+    decorators = model.__pydantic_decorators__
+    if model.model_config != {"extra": "forbid"} or decorators.field_validators or decorators.model_validators:
+        return None
+    checks: dict[str, Check | type] = {}
+    for name, info in model.model_fields.items():
+        check = _field_check(info)
+        renamed = info.alias not in (None, name) or info.validation_alias not in (None, name)
+        if check is None or renamed or info.default_factory is not None:
+            return None
+        if not info.is_required() and not isinstance(info.default, str | int | float | bool | type(None)):
+            return None  # a mutable default, which the model would copy
+        checks[name] = check
+    return checks
+
+
+def _field_check(info: FieldInfo) -> Check | type | None:
+    """An exact check of a field's value (a type: the value's exact type), or None when the field is not one the
+    table judges."""
+    annotation, optional = _unwrap_optional(info.annotation)
+    if annotation in (str, int, float, bool) and not optional and not info.metadata:
+        return annotation  # type: ignore[no-any-return]
+    base = _base_check(annotation)
+    bounds = []
+    for meta in info.metadata:
+        bound = _BOUNDS.get(type(meta))
+        if bound is None:
+            return None
+        bounds.append((bound[1], getattr(meta, bound[0])))
+    if base is None or (bounds and annotation not in (int, float)):
+        return None
+    if bounds:
+        inner = base
+        base = lambda v: inner(v) and all(cmp(v, b) for cmp, b in bounds)  # noqa: E731
+    if optional:
+        plain = base
+        return lambda v: v is None or plain(v)
+    return base
+
+
+def _unwrap_optional(annotation: Any) -> tuple[Any, bool]:
+    if get_origin(annotation) in (Union, types.UnionType):
+        rest = [a for a in get_args(annotation) if a is not type(None)]
+        if len(rest) == 1 and len(get_args(annotation)) == 2:
+            return rest[0], True
+    return annotation, False
+
+
+def _base_check(annotation: Any) -> Check | None:
+    if annotation in (str, int, float, bool):
+        exact = annotation
+        return lambda v: type(v) is exact
+    if get_origin(annotation) is Literal and all(type(a) is str for a in get_args(annotation)):
+        allowed = frozenset(get_args(annotation))
+        return lambda v: type(v) is str and v in allowed
+    if _is_list(annotation):
+        return lambda v: type(v) is list and all(type(x) is str for x in v)
+    return None
+
+
+def _is_list(annotation: Any) -> bool:
+    annotation, _ = _unwrap_optional(annotation)
+    return get_origin(annotation) is list and get_args(annotation) == (str,)
