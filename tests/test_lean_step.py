@@ -17,6 +17,7 @@ from typing import Any, get_args
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import ConfigDict, Field, create_model
 
 from coworkenv.runtime import AssistantTurn, Environment, ToolCall
 from coworkenv.runtime.records import call_record, set_tool_calls, step_record
@@ -71,7 +72,7 @@ def _same(a: Any, b: Any) -> bool:
         return False
     if isinstance(a, list):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    return a == b or a != a and b != b  # NaN equals itself here
+    return a == b or (a != a and b != b)  # NaN equals itself here
 
 
 @settings(max_examples=400, deadline=None)
@@ -126,6 +127,35 @@ def test_plain_arguments_take_the_table() -> None:
     }
     for name, args in cases.items():
         assert compiled(ALL_TOOLS[name].args_model).fast(args) is not None, name
+    attendees = cases["calendar_create_event"]["attendees"]
+    kwargs = compiled(ALL_TOOLS["calendar_create_event"].args_model).fast(cases["calendar_create_event"])
+    assert kwargs is not None and kwargs["attendees"] == attendees and kwargs["attendees"] is not attendees
+
+
+def test_the_table_holds_types_exactly() -> None:
+    """A bool is an int to isinstance, and an int passes for a float: both go to the model, which converts them."""
+    model = create_model("m", __config__=ConfigDict(extra="forbid"), n=(int, 0), x=(float, 0.0), s=(str, ""))
+    table = compiled(model)
+    assert table.fast({"n": 1, "x": 1.0, "s": "a"}) == {"n": 1, "x": 1.0, "s": "a"}
+    for args in ({"n": True}, {"x": 1}, {"x": False}):
+        assert table.fast(args) is None
+        (key, value), *_ = args.items()
+        assert not _same(getattr(model.model_validate(args), key), value)  # the model converts: passing it was wrong
+    assert table.fast({"s": b"a"}) is None
+
+
+def test_models_the_table_cannot_judge_always_go_to_the_model() -> None:
+    plain = ConfigDict(extra="forbid")
+    models = [
+        create_model("a", __config__=plain, n=(int, Field(0, alias="N"))),  # an alias (declared services)
+        create_model("b", __config__=ConfigDict(extra="ignore"), n=(int, 0)),  # extra keys dropped, not refused
+        create_model("c", __config__=plain, n=(dict[str, int], {})),  # a type the table does not know
+        create_model("d", __config__=plain, n=(list[str], ["x"])),  # a mutable default the model would copy
+        create_model("e", __config__=ConfigDict(extra="forbid", strict=True), n=(int, 0)),
+    ]
+    for model in models:
+        assert not compiled(model).known, model.__name__
+        assert compiled(model).fast({}) is None
 
 
 @pytest.mark.parametrize(
@@ -162,7 +192,15 @@ def test_built_records_are_the_validated_ones() -> None:
     args = {"to": ["a@corp.io"], "n": 1.5}
     built = call_record(3, "c1", "mail_send", args, True, "write", None, False, True)
     plain = ToolCallRecord(
-        step=3, call_id="c1", tool="mail_send", args=args, ok=True, kind="write", error=None, fault=False, confirmed=True
+        step=3,
+        call_id="c1",
+        tool="mail_send",
+        args=args,
+        ok=True,
+        kind="write",
+        error=None,
+        fault=False,
+        confirmed=True,
     )
     assert built == plain
     assert built.model_fields_set == plain.model_fields_set
