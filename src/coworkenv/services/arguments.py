@@ -38,12 +38,12 @@ class Arguments:
 
     __slots__ = ("checks", "copies", "exact", "known", "model", "required")
 
-    def __init__(self, model: type[BaseModel], checks: dict[str, Check | type] | None) -> None:
+    def __init__(self, model: type[BaseModel], checks: dict[str, Check | frozenset[type]] | None) -> None:
         self.model = model
         self.known = checks is not None  # False: every call goes to the model
         checks = checks or {}
-        self.exact = {n: c for n, c in checks.items() if isinstance(c, type)}  # fields that take exactly one type
-        self.checks = {n: c for n, c in checks.items() if not isinstance(c, type)}
+        self.exact = {n: c for n, c in checks.items() if isinstance(c, frozenset)}  # fields judged by type alone
+        self.checks = {n: c for n, c in checks.items() if not isinstance(c, frozenset)}
         self.required = frozenset(n for n, f in model.model_fields.items() if f.is_required())
         self.copies = frozenset(n for n, f in model.model_fields.items() if _is_list(f.annotation))
 
@@ -52,12 +52,12 @@ class Arguments:
             return None
         exact = self.exact
         for key, value in args.items():
-            kind = exact.get(key)
-            if kind is None:
+            kinds = exact.get(key)
+            if kinds is None:
                 check = self.checks.get(key)
                 if check is None or not check(value):
                     return None
-            elif type(value) is not kind:
+            elif type(value) not in kinds:
                 return None
         if not args.keys() >= self.required:
             return None
@@ -82,11 +82,11 @@ def compiled(model: type[BaseModel]) -> Arguments:
     return hit[1]
 
 
-def _table(model: type[BaseModel]) -> dict[str, Check | type] | None:
+def _table(model: type[BaseModel]) -> dict[str, Check | frozenset[type]] | None:
     decorators = model.__pydantic_decorators__
     if model.model_config != {"extra": "forbid"} or decorators.field_validators or decorators.model_validators:
         return None
-    checks: dict[str, Check | type] = {}
+    checks: dict[str, Check | frozenset[type]] = {}
     for name, info in model.model_fields.items():
         check = _field_check(info)
         renamed = info.alias not in (None, name) or info.validation_alias not in (None, name)
@@ -98,12 +98,12 @@ def _table(model: type[BaseModel]) -> dict[str, Check | type] | None:
     return checks
 
 
-def _field_check(info: FieldInfo) -> Check | type | None:
-    """An exact check of a field's value (a type: the value's exact type), or None when the field is not one the
-    table judges."""
+def _field_check(info: FieldInfo) -> Check | frozenset[type] | None:
+    """An exact check of a field's value (a set of types: the value's exact type is one of them), or None when
+    the field is not one the table judges."""
     annotation, optional = _unwrap_optional(info.annotation)
-    if annotation in (str, int, float, bool) and not optional and not info.metadata:
-        return annotation  # type: ignore[no-any-return]
+    if annotation in (str, int, float, bool) and not info.metadata:
+        return frozenset({annotation, type(None)} if optional else {annotation})
     base = _base_check(annotation)
     bounds = []
     for meta in info.metadata:
