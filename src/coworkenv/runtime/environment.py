@@ -144,10 +144,11 @@ class Environment(AsyncMethods[Observation]):
             new.extend(self._user_reply(parsed.content, record))
         elif not problems:
             new.append(_notice("Your last turn was empty: reply to the user or call a tool."))
-        fired_before = len(record.events)
-        new.extend(self._fire_events(after_step=index))
+        if self.scheduler.due(index):
+            fired_before = len(record.events)
+            new.extend(self._fire_events(after_step=index))
+            changed |= len(record.events) > fired_before
         info = self._stage_info(stage)
-        changed |= len(record.events) > fired_before
         if changed:
             self._record_state_checks(index)
         if not self.done and index >= self.max_turns:

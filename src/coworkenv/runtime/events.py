@@ -88,6 +88,10 @@ class EventScheduler:
             if event.on_tool is not None:
                 self.by_tool.setdefault(event.on_tool, []).append(event)
 
+    def due(self, step: int) -> bool:
+        """Whether :meth:`at_step` may fire anything at ``step`` (most steps: no)."""
+        return step in self.by_step or bool(self.pending)
+
     def at_step(self, step: int) -> list[Firing]:
         """The firings due once ``step`` steps are done: ``after_step`` events and delayed ``on_tool`` ones."""
         due = [
