@@ -26,7 +26,7 @@ from coworkenv.services.registry import Declared, service_tools, tool_table
 # Built once: json.dumps with options builds a new encoder per call, a measurable share of a step.
 _ERROR_JSON = json.JSONEncoder(ensure_ascii=False)
 _encode_result = reusable(json.JSONEncoder(ensure_ascii=False, separators=(",", ":")))
-_scan = json.JSONDecoder().scan_once  # the decoder json.loads uses, without the text checks around it
+_scan = vars(json.JSONDecoder())["scan_once"]  # json.loads's scanner (an instance attribute typeshed omits)
 MAX_ARG_DEPTH = 32
 """Nesting of lists and objects in tool arguments; every real tool takes at most two levels."""
 

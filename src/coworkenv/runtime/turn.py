@@ -89,5 +89,5 @@ def parse_turn(raw: Any, step: int) -> tuple[AssistantTurn, list[str]]:
                 continue
         call_id = rc.get("id") if isinstance(rc.get("id"), str) and rc.get("id") else f"call_{step}_{i}"
         calls.append(trusted(ToolCall, {"id": call_id, "name": name, "arguments": args}, set(_CALL_FIELDS)))
-    turn = {"content": content, "tool_calls": calls, "usage": {}}
+    turn: dict[str, Any] = {"content": content, "tool_calls": calls, "usage": {}}
     return trusted(AssistantTurn, turn, {"content", "tool_calls"}), problems
