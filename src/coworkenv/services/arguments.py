@@ -17,6 +17,7 @@ from __future__ import annotations
 import operator
 import types
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any, Literal, Union, get_args, get_origin
 
 from annotated_types import Ge, Gt, Le, Lt
@@ -71,15 +72,10 @@ class Arguments:
         return vars(self.model.model_validate(args))
 
 
-_COMPILED: dict[int, tuple[type[BaseModel], Arguments]] = {}
-
-
+@lru_cache(maxsize=1024)
 def compiled(model: type[BaseModel]) -> Arguments:
-    """The table of ``model``, built once per model (keyed by identity, the model held so the id stays its)."""
-    hit = _COMPILED.get(id(model))
-    if hit is None or hit[0] is not model:
-        hit = _COMPILED[id(model)] = (model, Arguments(model, _table(model)))
-    return hit[1]
+    """The table of ``model``, built once per model class (bounded: declared services make classes per spec)."""
+    return Arguments(model, _table(model))
 
 
 def _table(model: type[BaseModel]) -> dict[str, Check | frozenset[type]] | None:
