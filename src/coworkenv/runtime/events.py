@@ -89,8 +89,9 @@ class EventScheduler:
                 self.by_tool.setdefault(event.on_tool, []).append(event)
 
     def due(self, step: int) -> bool:
-        """Whether :meth:`at_step` may fire anything at ``step`` (most steps: no)."""
-        return step in self.by_step or bool(self.pending)
+        """Whether :meth:`at_step` may fire anything at ``step`` (most steps: no; a stage's own events are looked
+        at while it has some)."""
+        return step in self.by_step or bool(self.pending) or bool(self.local)
 
     def at_step(self, step: int) -> list[Firing]:
         """The firings due once ``step`` steps are done: ``after_step`` events and delayed ``on_tool`` ones."""
