@@ -27,8 +27,10 @@ from coworkenv.agents.oracle import OracleTeacher
 from coworkenv.bank.store import synthesize_bank
 from coworkenv.grading.score import PASS_THRESHOLD
 from coworkenv.runtime.environment import Environment
+from coworkenv.runtime.fork import Trunk
+from coworkenv.runtime.policy import actor_for
 from coworkenv.spec.models import TaskSpec
-from coworkenv.verify.admission import play, probe_runs
+from coworkenv.verify.admission import outcome, probe_runs
 
 
 def read_bank(path: Path) -> list[TaskSpec]:
@@ -46,9 +48,9 @@ def play_all(specs: list[TaskSpec]) -> dict[str, list[tuple[float, float]]]:
     """(Claw-Eval score, score) of every run, by behaviour."""
     rows: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for spec in track(specs, description="playing every behaviour on the bank"):
-        env = Environment(spec, seed=0)
-        reference = play(env, OracleTeacher())
-        for name, played in [("reference", reference), *probe_runs(spec, env, reference)]:
+        trunk = Trunk.record(Environment(spec, seed=0), actor_for(OracleTeacher(), spec))
+        reference = outcome(trunk.env)
+        for name, played in [("reference", reference), *probe_runs(spec, trunk, reference)]:
             grade = played.grade
             claw = grade.score if grade.claw_eval_score is None else grade.claw_eval_score
             rows[name.split("[")[0]].append((claw, grade.score))

@@ -24,18 +24,20 @@ from coworkenv.agents.oracle import OracleTeacher
 from coworkenv.grading.score import PASS_THRESHOLD
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.episode import play_out
+from coworkenv.runtime.fork import Trunk
 from coworkenv.runtime.policy import actor_for
 from coworkenv.spec.models import TaskSpec
 from coworkenv.spec.stages import stage_views
 from coworkenv.trajectory import Grade
 from coworkenv.verify.findings import Finding, Location
 from coworkenv.verify.gaming import PACING
+from coworkenv.verify.leaks import answer_findings
 from coworkenv.verify.probes import PROBES
 from coworkenv.verify.requirements import requirement_findings
 from coworkenv.verify.solvability import unsolvable_findings
 from coworkenv.verify.stage_probes import staged_variants, with_stage
 from coworkenv.verify.stages import event_places, opening_findings, per_stage, stage_prefix, stage_starts, views
-from coworkenv.verify.static import answer_findings, static_findings
+from coworkenv.verify.static import static_findings
 
 
 class ProbeResult(BaseModel):
@@ -69,7 +71,8 @@ class Verification(BaseModel):
 @dataclass
 class Played:
     grade: Grade
-    state_hash: str
+    state_hash: str | None
+    """The final state's hash; None where the caller did not need it (hashing is a real share of a probe run)."""
     messages: list[dict[str, Any]]
     fired: set[str]
     done_reason: str
@@ -84,12 +87,23 @@ class Played:
 def play(env: Environment, policy: Any) -> Played:
     """One episode without building a Trajectory (the verifier plays about ten per spec)."""
     play_out(env, actor_for(policy, env.spec))  # a probe that crashes simply fails its episode
+    return outcome(env)
+
+
+def play_from(trunk: Trunk, policy: Any, *, hashed: bool = True) -> Played:
+    """``play(trunk.env, policy)``, its opening taken from the trunk up to the policy's first turn of its own."""
+    trunk.play(actor_for(policy, trunk.env.spec))
+    return outcome(trunk.env, hashed=hashed)
+
+
+def outcome(env: Environment, *, hashed: bool = True) -> Played:
+    """What the verifier reads of an episode that has just ended in ``env`` (the state hash only if ``hashed``)."""
     records = sum(len(recs) for colls in env.workspace.state.values() for recs in colls.values())
     fired_at: dict[str, int] = {}
     for step in env.steps:
         for event in step.events:
             fired_at.setdefault(event, step.index)
-    grade, state = env.grade(), env.workspace.state_hash()
+    grade, state = env.grade(), env.workspace.state_hash() if hashed else None
     return Played(grade, state, env.transcript(), set(env.fired), env.done_reason, records, fired_at, stage_starts(env))
 
 
@@ -102,7 +116,8 @@ def verify(spec: TaskSpec) -> Verification:
         return Verification(admitted=False, findings=findings)
     first = play(Environment(spec, seed=0), OracleTeacher())
     env = Environment(spec, seed=1)
-    second = play(env, OracleTeacher())
+    trunk = Trunk.record(env, actor_for(OracleTeacher(), spec))  # the probes fork from this second reference run
+    second = outcome(env)
     findings = _reference_findings(spec, first, second) + opening_findings(spec, env)
     for prefix, view in views(first.messages, env):
         found = unsolvable_findings(view, env.router.schemas())
@@ -112,8 +127,8 @@ def verify(spec: TaskSpec) -> Verification:
         report.findings = findings
         return report
     findings += per_stage(requirement_findings, spec)
-    findings += _probe_findings(spec, env, first, report)
-    findings += _pacing_findings(spec, env, first)
+    findings += _probe_findings(spec, trunk, first, report)
+    findings += _pacing_findings(spec, trunk, first)
     report.findings = findings
     report.admitted = not findings
     return report
@@ -130,12 +145,13 @@ def evaluation_only_finding(spec: TaskSpec) -> Finding:
     )
 
 
-def probe_runs(spec: TaskSpec, env: Environment, reference: Played) -> Iterator[tuple[str, Played]]:
-    """Play every probe run that applies to ``spec``, skipping those that turn out to do nothing wrong."""
+def probe_runs(spec: TaskSpec, trunk: Trunk, reference: Played) -> Iterator[tuple[str, Played]]:
+    """Play every probe run that applies to ``spec`` (each forked from the reference ``trunk``), skipping those
+    that turn out to do nothing wrong."""
     for probe, name, policy in staged_variants(spec, PROBES.values()):
         if not getattr(policy, "relevant", lambda _: True)(reference.messages):
             continue  # the run would replay the reference unchanged
-        played = play(env, policy)
+        played = play_from(trunk, policy, hashed=probe.harmless_if_same_state)
         if probe.harmless_if_same_state and played.state_hash == reference.state_hash:
             continue  # the wrong move changed nothing (an idempotent write, an unused swap)
         if probe.harmful_only_if_new_record and played.records == reference.records:
@@ -144,10 +160,10 @@ def probe_runs(spec: TaskSpec, env: Environment, reference: Played) -> Iterator[
             yield name, played
 
 
-def _probe_findings(spec: TaskSpec, env: Environment, reference: Played, report: Verification) -> list[Finding]:
+def _probe_findings(spec: TaskSpec, trunk: Trunk, reference: Played, report: Verification) -> list[Finding]:
     """Every applicable probe run that passes is a finding."""
     out: list[Finding] = []
-    for name, played in probe_runs(spec, env, reference):
+    for name, played in probe_runs(spec, trunk, reference):
         grade = played.grade
         report.probes[name] = ProbeResult(
             score=grade.score,
@@ -200,11 +216,11 @@ def _pacing_variants(spec: TaskSpec, reference: Played) -> list[tuple[str, Any]]
     return out
 
 
-def _pacing_findings(spec: TaskSpec, env: Environment, reference: Played) -> list[Finding]:
+def _pacing_findings(spec: TaskSpec, trunk: Trunk, reference: Played) -> list[Finding]:
     """Correct agents that take an extra look around an event's trigger must grade as the reference does."""
     out: list[Finding] = []
     for name, policy in _pacing_variants(spec, reference):
-        grade = play(env, policy).grade
+        grade = play_from(trunk, policy, hashed=False).grade
         if grade.score != reference.grade.score:
             where = name.split("@", 1)[0][len("pacing[") : -1]
             failed = ", ".join(c.id for c in grade.checks if not c.passed) or "none"

@@ -1,0 +1,241 @@
+"""Forking an environment: snapshots between steps, and episodes that start from a recorded one.
+
+The verifier plays a dozen probes per spec, and most replay the reference's opening
+unchanged before they do their one wrong thing. A :class:`Trunk` plays the reference once,
+keeping a :class:`Snapshot` of the environment before every step; :meth:`Trunk.play` then
+asks a probe for its turns on the trunk's views while they equal the trunk's turns, and
+only from the first turn that differs restores that step's snapshot and steps for real. The
+environment is deterministic in its state and the turn, so the result equals a full replay
+(the tests compare every field of the environment after both, on every example and bank).
+
+A snapshot copies what a step can change and shares what it never changes: records, step
+and call records, messages and firings already made are replaced, never edited, so the
+copies are one level deep (the changed collections, the lists and dicts that hold them).
+A snapshot restores only into the environment it was taken from.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from coworkenv.runtime.environment import Environment
+    from coworkenv.runtime.workspace import Workspace
+    from coworkenv.services.base import Record
+
+COMPONENTS = ("workspace", "tracker", "scheduler", "user", "log", "stages", "rng", "fired")
+"""Environment attributes snapshotted on their own; every other attribute is copied one level."""
+_NESTED = {"tracker": ("_delta",), "scheduler": ("pending",)}
+"""Attributes of a component whose items change after they are made (copied two levels)."""
+
+
+_CONTAINERS = (list, dict, set)
+
+
+def _copied(values: dict[str, Any], nested: tuple[str, ...] = ()) -> dict[str, Any]:
+    """``values`` with each list, dict and set copied one level (``nested`` ones two levels)."""
+    out = dict(values)
+    for key, value in out.items():  # replacing values while iterating is safe: no key is added
+        if isinstance(value, _CONTAINERS):
+            out[key] = value.copy()
+    for key in nested:
+        value = out[key]
+        if isinstance(value, dict):
+            out[key] = {k: v.copy() if isinstance(v, _CONTAINERS) else v for k, v in value.items()}
+        elif value is not None:  # firings: their mutations are replaced when they fire
+            out[key] = [copy.copy(v) for v in value]
+    return out
+
+
+@dataclass(frozen=True)
+class Fields:
+    """An object's attributes at one moment, kept apart from the object's later changes."""
+
+    values: dict[str, Any]
+    nested: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, obj: Any, nested: tuple[str, ...] = ()) -> Fields:
+        return cls(_copied(vars(obj), nested), nested)
+
+    def put(self, obj: Any) -> None:
+        """Give ``obj`` these attributes (copies: the snapshot stays as it was for the next restore)."""
+        state = vars(obj)
+        state.clear()
+        state.update(_copied(self.values, self.nested))
+
+    def make(self, cls: type) -> Any:
+        """A new object of ``cls`` with these attributes (for components the environment replaces, e.g. the user)."""
+        obj = cls.__new__(cls)
+        self.put(obj)
+        return obj
+
+
+@dataclass(frozen=True)
+class WorkspaceState:
+    """The records changed since the workspace's reset (whole collections: their order matters), the lookup
+    indexes over those collections, the change log and the running state hash."""
+
+    tables: dict[tuple[str, str], dict[str, Record]]
+    indexes: dict[tuple[str, str], dict[tuple[Any, ...], dict[Any, dict[str, None]]]]
+    changes: tuple[tuple[str, str, str], ...]
+    reordered: frozenset[tuple[str, str]]
+    digest: Fields
+    hashed: int
+
+    @classmethod
+    def of(cls, ws: Workspace) -> WorkspaceState:
+        touched = _touched(ws)
+        return cls(
+            tables={(s, c): dict(ws.state[s][c]) for s, c in touched},
+            indexes={(s, c): _indexes(ws, s, c) for s, c in touched},
+            changes=tuple(ws.changes),
+            reordered=frozenset(ws._reordered),
+            digest=Fields.of(ws._digest),
+            hashed=ws._hashed,
+        )
+
+    def put(self, ws: Workspace) -> None:
+        """Back to this state: collections changed now but not then go back to their initial records, those changed
+        then get their records and indexes of then; untouched collections are as they were."""
+        for service, collection in _touched(ws) - self.tables.keys():
+            ws.services[service].restore(collection, ws.initial[service][collection])
+        for (service, collection), records in self.tables.items():
+            svc = ws.services[service]
+            svc.restore(collection, records)
+            for key, index in self.indexes[(service, collection)].items():
+                svc._indexes[key] = {value: dict(bucket) for value, bucket in index.items()}
+        ws.changes[:] = self.changes
+        ws._reordered.clear()
+        ws._reordered.update(self.reordered)
+        self.digest.put(ws._digest)
+        ws._hashed = self.hashed
+        ws.epoch += 1  # readers of the change log (the check tracker) start over, as after a reset
+
+
+def _touched(ws: Workspace) -> set[tuple[str, str]]:
+    return {(s, c) for s, c, _ in ws.changes} | ws._reordered
+
+
+def _indexes(ws: Workspace, service: str, collection: str) -> dict[tuple[Any, ...], dict[Any, dict[str, None]]]:
+    """Copies of the lookup indexes over one collection: a bucket's order is the order lookups return."""
+    return {
+        key: {value: dict(bucket) for value, bucket in index.items()}
+        for key, index in ws.services[service]._indexes.items()
+        if key[0] == collection
+    }
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """An environment between two steps: enough to put it back exactly there."""
+
+    env: Fields
+    workspace: WorkspaceState
+    components: dict[str, Fields]
+    user_type: type
+    rng: Any
+
+    @classmethod
+    def of(cls, env: Environment) -> Snapshot:
+        values = {k: v for k, v in vars(env).items() if k not in COMPONENTS}
+        parts = {name: Fields.of(getattr(env, name), _NESTED.get(name, ())) for name in ("tracker", "scheduler", "log")}
+        parts["user"] = Fields.of(env.user)
+        if env.stages is not None:
+            parts["stages"] = Fields.of(env.stages)
+        return cls(Fields(_copied(values)), WorkspaceState.of(env.workspace), parts, type(env.user),
+                   _rng_state(env))  # fmt: skip
+
+    def put(self, env: Environment) -> None:
+        """Put ``env`` (the environment this was taken from) back into this state."""
+        components = {name: getattr(env, name) for name in COMPONENTS}
+        self.env.put(env)
+        for name, value in components.items():  # the same objects: the services and the tracker hold on to them
+            setattr(env, name, value)
+        self.workspace.put(env.workspace)
+        for name in ("tracker", "scheduler", "log"):
+            self.components[name].put(getattr(env, name))
+        env.tracker._epoch = env.workspace.epoch  # the tracker's copy of the change log is the snapshot's
+        env.user = self.components["user"].make(self.user_type)  # a new stage replaces the user: no one holds it
+        if env.stages is not None:
+            self.components["stages"].put(env.stages)
+        env.fired = env.scheduler.fired
+        if self.rng is not None:
+            env.rng.setstate(self.rng)
+
+
+def _rng_state(env: Environment) -> Any:
+    """The generator's state; None where nothing draws from it (it draws only for random faults), so that it is
+    still as the reset seeded it, in the trunk and in every fork alike."""
+    return env.rng.getstate() if env.fault_rate else None
+
+
+@dataclass
+class Trunk:
+    """One episode recorded for forking: before each step, what the agent saw, its turn, and the environment."""
+
+    env: Environment
+    views: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]] = field(default_factory=list)
+    turns: list[Any] = field(default_factory=list)
+    states: list[Snapshot] = field(default_factory=list)
+    """``states[k]``: the environment after k steps, up to the last step (one more than ``turns``)."""
+    error: str | None = None
+    shared_steps: int = 0
+    """Steps that forks took from the trunk instead of playing them (what forking saved)."""
+
+    @classmethod
+    def record(cls, env: Environment, actor: Any) -> Trunk:
+        """Play ``actor`` in ``env`` from a reset, as :func:`~coworkenv.runtime.episode.play_out` does, keeping
+        what forks need; ``env`` ends the episode as play_out leaves it."""
+        trunk = cls(env)
+        obs = env.reset()
+        while not obs.done:
+            trunk.states.append(Snapshot.of(env))
+            messages = list(env.messages)
+            trunk.views.append((messages, obs.tools))
+            try:
+                turn = actor.act(list(messages), obs.tools)
+            except Exception as exc:  # a crashing policy ends its episode, as in play_out
+                trunk.views.pop()
+                trunk.error = f"{type(exc).__name__}: {exc}"
+                env.end("policy_error")
+                return trunk
+            trunk.turns.append(turn)
+            obs = env.step(turn)
+        trunk.states.append(Snapshot.of(env))
+        return trunk
+
+    def play(self, actor: Any) -> str | None:
+        """Play ``actor`` in the trunk's environment: the episode play_out would play from a reset, with every
+        step before the first turn that differs from the trunk's taken from the trunk. The policy's error, if any."""
+        env = self.env
+        for k, (messages, tools) in enumerate(self.views):
+            try:
+                turn = actor.act(list(messages), tools)
+            except Exception as exc:
+                self.states[k].put(env)
+                env.end("policy_error")
+                return f"{type(exc).__name__}: {exc}"
+            if turn != self.turns[k]:
+                self.states[k].put(env)
+                self.shared_steps += k
+                env.step(turn)
+                return _finish(env, actor)
+        self.states[len(self.views)].put(env)
+        self.shared_steps += len(self.views)
+        return _finish(env, actor)
+
+
+def _finish(env: Environment, actor: Any) -> str | None:
+    """The rest of the episode from where ``env`` stands (play_out's loop)."""
+    tools = env.router.schemas()
+    while not env.done:
+        try:
+            turn = actor.act(list(env.messages), tools)
+        except Exception as exc:
+            env.end("policy_error")
+            return f"{type(exc).__name__}: {exc}"
+        env.step(turn)
+    return None

@@ -1,0 +1,239 @@
+"""Static admission checks on names: everything the spec refers to must exist.
+
+Every tool, service, collection, record, slot and result name must resolve; expressions must
+parse; a reference step may use only what an earlier call saved or the user was asked; event
+mutations must target records that exist (a templated id is the triggering call's, checked by
+:mod:`coworkenv.verify.reads`); and a hidden fact's reply must state its value.
+"""
+
+from __future__ import annotations
+
+import re
+
+from coworkenv.expr import check_syntax, format_value, references, root_names
+from coworkenv.services.registry import service_class, tool_table
+from coworkenv.spec.models import STATE_CHECKS, AskStep, CallStep, TaskSpec
+from coworkenv.values import clock, mentioned, mentions
+from coworkenv.verify.findings import Finding
+from coworkenv.verify.leaks import value_texts
+from coworkenv.verify.perturb import exposed
+from coworkenv.verify.reads import context_reads, event_reads
+
+_TOOL_FIELDS = {
+    "tool_called": ("tool",),
+    "tool_not_called": ("tool",),
+    "max_calls": ("tool",),
+    "order": ("first", "then"),
+    "confirmed_before": ("tool",),
+}
+_EXPR_FIELDS = ("where", "allow")
+
+
+def _tool(tools: set[str], name: str | None, where: str) -> list[Finding]:
+    if name is None or name in tools:
+        return []
+    known = "not exposed in this spec" if name in tool_table() else "no such tool"
+    return [
+        Finding(
+            kind="unresolved_reference",
+            where=where,
+            evidence=f"tool {name!r}: {known}",
+            hint="use a tool of the spec's services",
+        )
+    ]
+
+
+def _expr(src: str | None, where: str) -> list[Finding]:
+    err = check_syntax(src) if src else None
+    return [Finding(kind="schema", where=where, evidence=err, hint="fix the expression")] if err else []
+
+
+def _collection(spec: TaskSpec, service: str, collection: str, where: str) -> list[Finding]:
+    if service not in spec.services:
+        return [
+            Finding(
+                kind="unresolved_reference",
+                where=where,
+                evidence=f"service {service!r} is not in the spec",
+                hint="add its fixtures or check another service",
+            )
+        ]
+    records = service_class(service, spec.declared_services).records
+    if collection not in records:
+        return [
+            Finding(
+                kind="unresolved_reference",
+                where=where,
+                evidence=f"{service} has no collection {collection!r}",
+                hint=f"collections: {', '.join(records)}",
+            )
+        ]
+    return []
+
+
+def tool_findings(spec: TaskSpec, tools: set[str]) -> list[Finding]:
+    out = []
+    table = tool_table(spec.declared_services)
+    for i, name in enumerate(spec.tools or []):
+        if name not in table or table[name].service not in spec.services:
+            out += [
+                Finding(
+                    kind="unresolved_reference",
+                    where=f"tools[{i}]",
+                    evidence=f"tool {name!r} is not a tool of the spec's services",
+                )
+            ]
+    for i, p in enumerate(spec.policies):
+        out += _tool(tools, p.tool, f"policies[{i}].tool") + _tool(tools, p.prior_tool, f"policies[{i}].prior_tool")
+        out += _expr(p.when, f"policies[{i}].when") + _expr(p.prior_when, f"policies[{i}].prior_when")
+    for i, e in enumerate(spec.events):
+        out += _tool(tools, e.on_tool, f"events[{i}].on_tool")
+    out += event_reads(spec, tools) + context_reads(spec)
+    for i, f in enumerate(spec.faults):
+        out += _tool(tools, f.tool, f"faults[{i}].tool")
+    return out
+
+
+def _record_ids(spec: TaskSpec, service: str, collection: str) -> set[str]:
+    ids = {r["id"] for r in spec.services.get(service, {}).get(collection, [])}
+    for e in spec.events:
+        ids |= {
+            m.record["id"]
+            for m in e.mutations
+            if m.op == "insert" and m.record and m.service == service and m.collection == collection
+        }
+    return ids
+
+
+def check_findings(spec: TaskSpec) -> list[Finding]:
+    out = []
+    tools = exposed(spec)
+    slots = {f.slot for f in spec.user.hidden_facts}
+    for i, c in enumerate(spec.checks):
+        where = f"checks[{i}]"
+        if c.kind in STATE_CHECKS:
+            out += _collection(spec, c.service, c.collection, where)
+        for name in _TOOL_FIELDS.get(c.kind, ()):
+            out += _tool(tools, getattr(c, name), f"{where}.{name}")
+        for name in _EXPR_FIELDS:
+            out += _expr(getattr(c, name, None), f"{where}.{name}")
+        if c.kind == "field_equals" and not out and c.record_id not in _record_ids(spec, c.service, c.collection):
+            out.append(
+                Finding(
+                    kind="unresolved_reference",
+                    where=f"{where}.record_id",
+                    evidence=f"no {c.service}.{c.collection} record {c.record_id!r}",
+                    hint="check a record that exists, or use record_exists for a new one",
+                )
+            )
+        if (
+            c.kind in ("field_matches", "field_number")
+            and not out
+            and c.field not in _fields(spec, c.service, c.collection)
+        ):
+            out.append(
+                Finding(
+                    kind="unresolved_reference",
+                    where=f"{where}.field",
+                    evidence=f"{c.service}.{c.collection} records have no field {c.field!r}",
+                    hint=f"fields: {', '.join(_fields(spec, c.service, c.collection))}",
+                )
+            )
+        if c.kind == "asked_user" and c.slot not in slots:
+            out.append(
+                Finding(
+                    kind="unresolved_reference", where=f"{where}.slot", evidence=f"no hidden fact with slot {c.slot!r}"
+                )
+            )
+    return out
+
+
+def _fields(spec: TaskSpec, service: str, collection: str) -> list[str]:
+    return list(service_class(service, spec.declared_services).records[collection].model_fields)
+
+
+def reference_findings(spec: TaskSpec, tools: set[str]) -> list[Finding]:
+    out = []
+    facts = {f.slot: f for f in spec.user.hidden_facts}
+    saved: set[str] = set()
+    asked: set[str] = set()
+    for i, step in enumerate(spec.reference):
+        where = f"reference[{i}]"
+        if isinstance(step, AskStep):
+            if step.ask not in facts:
+                out.append(
+                    Finding(
+                        kind="unresolved_reference",
+                        where=where,
+                        evidence=f"asks for {step.ask!r}, which is no hidden fact",
+                    )
+                )
+            asked.add(step.ask)
+            continue
+        if isinstance(step, CallStep):
+            out += _tool(tools, step.call, f"{where}.call")
+        for expr in references(step.model_dump(exclude={"save_as"})):
+            out += _expr(expr, where) or _names(expr, where, saved, asked)
+        if isinstance(step, CallStep) and step.save_as:
+            saved.add(step.save_as)
+    today = clock(spec.context)
+    for slot, fact in facts.items():
+        keys = mentions(fact.reply, today)
+        values = fact.value if isinstance(fact.value, list) else [fact.value]
+        missing = [format_value(v) for v in values if not mentioned(v, fact.reply, keys) and value_texts(v)]
+        if missing:
+            out.append(
+                Finding(
+                    kind="unsolvable",
+                    where=f"user.hidden_facts[{slot}]",
+                    evidence=f"the user's reply does not state {missing[0]!r}",
+                    hint="make the user's reply contain the value",
+                )
+            )
+    return out
+
+
+def _names(expr: str, where: str, saved: set[str], asked: set[str]) -> list[Finding]:
+    out = []
+    for name in sorted(root_names(expr)):
+        if name == "facts":
+            for slot in re.findall(r"facts\.([A-Za-z_][A-Za-z0-9_]*)", expr):
+                if slot not in asked:
+                    out.append(
+                        Finding(
+                            kind="unresolved_reference",
+                            where=where,
+                            evidence=f"uses facts.{slot} before asking the user for it",
+                            hint="add an ask step for the slot first",
+                        )
+                    )
+        elif name not in saved:
+            out.append(
+                Finding(
+                    kind="unresolved_reference",
+                    where=where,
+                    evidence=f"uses {name!r}, which no earlier call saved",
+                    hint="save the call's result under that name",
+                )
+            )
+    return out
+
+
+def event_findings(spec: TaskSpec) -> list[Finding]:
+    out = []
+    for i, e in enumerate(spec.events):
+        for j, m in enumerate(e.mutations):
+            where = f"events[{i}].mutations[{j}]"
+            found = _collection(spec, m.service, m.collection, where)
+            known = m.op == "insert" or "${" in (m.id or "") or m.id in _record_ids(spec, m.service, m.collection)
+            if not found and not known:  # a templated id is the triggering call's: checked by event_reads
+                found.append(
+                    Finding(
+                        kind="unresolved_reference",
+                        where=where,
+                        evidence=f"{m.op} of missing record {m.service}.{m.collection}/{m.id}",
+                        hint="change a record the fixtures hold or an event inserts, or insert it",
+                    )
+                )
+            out += found
+    return out

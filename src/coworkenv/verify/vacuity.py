@@ -1,0 +1,55 @@
+"""Static admission check on vacuity: no check may hold before the agent does anything.
+
+Guards (``unchanged``, ``tool_not_called``, ``max_calls`` and ``record_absent``) say what must
+*not* happen, so they hold until the agent errs; but a spec made only of guards is vacuous, and a
+``record_absent`` is a guard only where an agent can break it.
+"""
+
+from __future__ import annotations
+
+from coworkenv.grading.checks import EpisodeLog, episode_check, state_check
+from coworkenv.runtime.environment import Environment
+from coworkenv.spec.models import GUARD_CHECKS, STATE_CHECKS, TaskSpec
+from coworkenv.verify.findings import Finding, Location
+from coworkenv.verify.perturb import absent_breaker, exposed
+
+
+def vacuous_findings(spec: TaskSpec) -> list[Finding]:
+    """Checks that already hold before the agent does anything (on the state after reset).
+
+    A ``record_absent`` that does not hold at the start asks for a removal, not a guard; one that
+    holds is a guard only where the guarded_action probe can break it (else it is free weight).
+    """
+    env = Environment(spec)
+    log = EpisodeLog()
+    holds = [
+        state_check(c, env.workspace)[0] if c.kind in STATE_CHECKS else episode_check(c, log)[0] for c in spec.checks
+    ]
+    guards = [
+        c.kind in GUARD_CHECKS and (c.kind != "record_absent" or h) for c, h in zip(spec.checks, holds, strict=True)
+    ]
+    if all(guards):
+        return [
+            Finding(
+                kind="vacuous_check",
+                where="checks",
+                location=Location.checks(),
+                evidence=f"every check is a guard ({' / '.join(GUARD_CHECKS)}): doing nothing satisfies them all",
+                hint="add a check on what the task must achieve",
+            )
+        ]
+    tools = exposed(spec)
+    out = []
+    for i, c in enumerate(spec.checks):
+        if not holds[i] or (guards[i] and (c.kind != "record_absent" or absent_breaker(spec, c, tools) is not None)):
+            continue
+        out.append(
+            Finding(
+                kind="vacuous_check",
+                where=f"checks[{i}]",
+                location=Location.check(i, c.id),
+                evidence=f"{c.kind} check {c.id!r} already holds on the initial state",
+                hint="check something the task must change, guard against something an agent can do, or drop the check",
+            )
+        )
+    return out
