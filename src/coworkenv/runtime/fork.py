@@ -27,26 +27,26 @@ if TYPE_CHECKING:
 
 COMPONENTS = ("workspace", "tracker", "scheduler", "user", "log", "stages", "rng", "fired")
 """Environment attributes snapshotted on their own; every other attribute is copied one level."""
-_NESTED = {"tracker": ("_delta",), "scheduler": ("pending",)}
-"""Attributes of a component whose items change after they are made (copied two levels)."""
-
-
 _CONTAINERS = (list, dict, set)
 
 
-def _copied(values: dict[str, Any], nested: tuple[str, ...] = ()) -> dict[str, Any]:
-    """``values`` with each list, dict and set copied one level (``nested`` ones two levels)."""
-    out = dict(values)
-    for key, value in out.items():  # replacing values while iterating is safe: no key is added
-        if isinstance(value, _CONTAINERS):
-            out[key] = value.copy()
-    for key in nested:
-        value = out[key]
-        if isinstance(value, dict):
-            out[key] = {k: v.copy() if isinstance(v, _CONTAINERS) else v for k, v in value.items()}
-        elif value is not None:  # firings: their mutations are replaced when they fire
-            out[key] = [copy.copy(v) for v in value]
-    return out
+@dataclass(frozen=True)
+class Layout:
+    """How a component's attributes are copied: all containers one level, except these."""
+
+    nested: tuple[str, ...] = ()
+    """Containers whose items change after they are made (copied two levels)."""
+    shared: frozenset[str] = frozenset()
+    """Containers made with the component and never changed after (kept, not copied)."""
+
+
+LAYOUTS = {
+    "tracker": Layout(("_delta",), frozenset({"checks", "_baseline", "_watch", "_step0"})),
+    "scheduler": Layout(("pending",), frozenset({"events", "by_tool"})),  # a firing's mutations change as it fires
+    "stages": Layout(shared=frozenset({"stages", "views", "times", "clocks"})),
+    "log": Layout(),
+    "user": Layout(),
+}
 
 
 @dataclass(frozen=True)
@@ -54,17 +54,35 @@ class Fields:
     """An object's attributes at one moment, kept apart from the object's later changes."""
 
     values: dict[str, Any]
+    copied: tuple[str, ...] = ()
     nested: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, obj: Any, nested: tuple[str, ...] = ()) -> Fields:
-        return cls(_copied(vars(obj), nested), nested)
+    def of(cls, values: dict[str, Any], layout: Layout = Layout()) -> Fields:
+        """The attributes ``values`` (an object's ``vars``), copied where later changes would reach them."""
+        skip = layout.shared.union(layout.nested)
+        copied = tuple(k for k, v in values.items() if k not in skip and isinstance(v, _CONTAINERS))
+        nested = tuple(k for k in layout.nested if values.get(k) is not None)
+        return cls(cls(values, copied, nested).fresh(), copied, nested)
+
+    def fresh(self) -> dict[str, Any]:
+        """The attributes, with new copies of the containers (the snapshot stays as it was for the next restore)."""
+        out = dict(self.values)
+        for key in self.copied:
+            out[key] = out[key].copy()
+        for key in self.nested:
+            value = out[key]
+            if isinstance(value, dict):
+                out[key] = {k: v.copy() if isinstance(v, _CONTAINERS) else v for k, v in value.items()}
+            else:  # firings: their mutations are replaced when they fire
+                out[key] = [copy.copy(v) for v in value]
+        return out
 
     def put(self, obj: Any) -> None:
-        """Give ``obj`` these attributes (copies: the snapshot stays as it was for the next restore)."""
+        """Give ``obj`` these attributes."""
         state = vars(obj)
         state.clear()
-        state.update(_copied(self.values, self.nested))
+        state.update(self.fresh())
 
     def make(self, cls: type) -> Any:
         """A new object of ``cls`` with these attributes (for components the environment replaces, e.g. the user)."""
@@ -93,7 +111,7 @@ class WorkspaceState:
             indexes={(s, c): _indexes(ws, s, c) for s, c in touched},
             changes=tuple(ws.changes),
             reordered=frozenset(ws._reordered),
-            digest=Fields.of(ws._digest),
+            digest=Fields.of(vars(ws._digest)),
             hashed=ws._hashed,
         )
 
@@ -141,12 +159,9 @@ class Snapshot:
     @classmethod
     def of(cls, env: Environment) -> Snapshot:
         values = {k: v for k, v in vars(env).items() if k not in COMPONENTS}
-        parts = {name: Fields.of(getattr(env, name), _NESTED.get(name, ())) for name in ("tracker", "scheduler", "log")}
-        parts["user"] = Fields.of(env.user)
-        if env.stages is not None:
-            parts["stages"] = Fields.of(env.stages)
-        return cls(Fields(_copied(values)), WorkspaceState.of(env.workspace), parts, type(env.user),
-                   _rng_state(env))  # fmt: skip
+        names = ("tracker", "scheduler", "log", "user") if env.stages is None else LAYOUTS
+        parts = {name: Fields.of(vars(getattr(env, name)), LAYOUTS[name]) for name in names}
+        return cls(Fields.of(values), WorkspaceState.of(env.workspace), parts, type(env.user), _rng_state(env))
 
     def put(self, env: Environment) -> None:
         """Put ``env`` (the environment this was taken from) back into this state."""
