@@ -17,19 +17,20 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from coworkenv.agents.oracle import OracleTeacher
+from coworkenv.agents.oracle import OracleTeacher, StagedRun, stage_oracle
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.episode import play_out
 from coworkenv.runtime.fork import Snapshot, Trunk
 from coworkenv.runtime.policy import actor_for
 from coworkenv.runtime.turn import AssistantTurn, ToolCall
 from coworkenv.spec import TaskSpec, load_spec
+from coworkenv.spec.stages import stage_count
 from coworkenv.synth.blueprints import BLUEPRINTS
 from coworkenv.synth.composer import compose, plan
 from coworkenv.verify.admission import Played, _pacing_variants, outcome
 from coworkenv.verify.probe_base import Replay
 from coworkenv.verify.probes import PROBES
-from coworkenv.verify.stage_probes import staged_variants
+from coworkenv.verify.stage_probes import AfterReference, staged_variants
 from fork_helpers import fingerprint, first_difference, materialize_indexes
 
 ROOT = Path(__file__).parent.parent
@@ -160,3 +161,42 @@ def test_random_divergence_equals_full_replay(data: st.DataObject) -> None:
     full = Environment(spec, seed=1)
     play_out(full, Replay([*trunk.turns[:k], *rest]))
     _same(trunk.env, full, f"{name}: prefix {k}, then {rest}")
+
+
+class _FailsAt:
+    """The stage's reference run, raising at its n-th turn (a crashing backend)."""
+
+    name = "fails"
+
+    def __init__(self, run: Any, n: int) -> None:
+        self.run, self.n = run, n
+
+    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+        self.n -= 1
+        if self.n < 0:
+            raise RuntimeError("backend down")
+        return self.run.act(messages, tools)
+
+
+@pytest.mark.parametrize("fail_in", [0, 1])
+def test_trunk_whose_policy_failed_forks_as_full_replay(fail_in: int) -> None:
+    """A trunk ended by its policy's error: a run that plays that policy in the failing stage fails the same way,
+    one that plays its own policy there goes on (the fork must not mistake one for the other)."""
+    spec = specs()["examples/hiring_loop_three_days"]
+
+    def runs(own: bool) -> list[Any]:
+        out: list[Any] = [stage_oracle(spec, i) for i in range(stage_count(spec))]
+        if not own:
+            out[fail_in] = _FailsAt(out[fail_in], 2)
+        return out
+
+    trunk = Trunk.record(Environment(spec, seed=1), StagedRun(runs(False)))
+    assert trunk.error is not None
+    for own in (False, True):
+        for follows in (0, 1, 2):
+            if own and follows > fail_in:
+                continue  # its own policy in the failing stage: it does not follow the trunk there
+            error = trunk.play(AfterReference(runs(own), follows))
+            full = Environment(spec, seed=1)
+            assert error == play_out(full, StagedRun(runs(own)))
+            _same(trunk.env, full, f"own policy {own}, follows {follows}: {error}")

@@ -17,6 +17,7 @@ A snapshot restores only into the environment it was taken from.
 from __future__ import annotations
 
 import copy
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -196,6 +197,8 @@ class Trunk:
     turns: list[Any] = field(default_factory=list)
     states: list[Snapshot] = field(default_factory=list)
     """``states[k]``: the environment after k steps, up to the last step (one more than ``turns``)."""
+    stage_at: list[int] = field(default_factory=list)
+    """The stage each step acts in (and the stage of the failed ask, after a policy error)."""
     error: str | None = None
     shared_steps: int = 0
     """Steps that forks took from the trunk instead of playing them (what forking saved)."""
@@ -208,6 +211,7 @@ class Trunk:
         obs = env.reset()
         while not obs.done:
             trunk.states.append(Snapshot.of(env))
+            trunk.stage_at.append(env.stages.index if env.stages is not None else 0)
             messages = list(env.messages)
             trunk.views.append((messages, obs.tools))
             try:
@@ -224,9 +228,18 @@ class Trunk:
 
     def play(self, actor: Any) -> str | None:
         """Play ``actor`` in the trunk's environment: the episode play_out would play from a reset, with every
-        step before the first turn that differs from the trunk's taken from the trunk. The policy's error, if any."""
+        step before the first turn that differs from the trunk's taken from the trunk. The policy's error, if any.
+
+        An actor with ``follows_trunk_stages = n`` is one whose first n stages are the trunk's policy: it is not
+        asked for their turns (a staged run consults each stage's policy only in that stage)."""
         env = self.env
-        for k, (messages, tools) in enumerate(self.views):
+        start = bisect_left(self.stage_at, getattr(actor, "follows_trunk_stages", 0))
+        if start > len(self.views):  # the trunk's policy failed in a stage where this actor is that policy
+            self.states[-1].put(env)
+            env.end("policy_error")
+            return self.error
+        for k in range(start, len(self.views)):
+            messages, tools = self.views[k]
             try:
                 turn = actor.act(list(messages), tools)
             except Exception as exc:

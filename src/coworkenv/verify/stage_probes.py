@@ -24,11 +24,21 @@ from coworkenv.verify.probe_base import Fixed, Probe, Replay, VariantProbe
 DONE = "Everything you asked for is done."
 
 
+class AfterReference(StagedRun):
+    """A staged run that plays the reference in its first stages: a fork from the reference run does not ask it
+    for those stages' turns (they are the trunk's), only from the stage where it may differ."""
+
+    def __init__(self, runs: list[Any], follows_trunk_stages: int) -> None:
+        super().__init__(runs)
+        self.follows_trunk_stages = follows_trunk_stages
+        """How many stages at the start are the reference's own runs (see :meth:`Trunk.play`)."""
+
+
 def with_stage(spec: TaskSpec, k: int, policy: Any) -> StagedRun:
     """The reference in every stage but ``k``, where ``policy`` plays."""
     runs: list[Any] = [stage_oracle(spec, i) for i in range(stage_count(spec))]
     runs[k] = policy
-    return StagedRun(runs)
+    return AfterReference(runs, k)
 
 
 class StopAfterStage(VariantProbe):
@@ -42,7 +52,7 @@ class StopAfterStage(VariantProbe):
         for k in range(1, n):
             runs: list[Any] = [stage_oracle(spec, i) for i in range(k)]
             runs += [Fixed(self.name, lambda _messages: DONE)] * (n - k)
-            out.append((f"{self.name}[{k}]", StagedRun(runs)))
+            out.append((f"{self.name}[{k}]", AfterReference(runs, k)))
         return out
 
 
