@@ -19,16 +19,18 @@ from __future__ import annotations
 import copy
 from bisect import bisect_left
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from coworkenv.runtime.environment import Environment
+    from coworkenv.runtime.user import ScriptedUser
     from coworkenv.runtime.workspace import Workspace
     from coworkenv.services.base import Record
 
 COMPONENTS = ("workspace", "tracker", "scheduler", "user", "log", "stages", "rng", "fired")
 """Environment attributes snapshotted on their own; every other attribute is copied one level."""
 _CONTAINERS = (list, dict, set)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -85,9 +87,9 @@ class Fields:
         state.clear()
         state.update(self.fresh())
 
-    def make(self, cls: type) -> Any:
+    def make(self, cls: type[T]) -> T:
         """A new object of ``cls`` with these attributes (for components the environment replaces, e.g. the user)."""
-        obj = cls.__new__(cls)
+        obj = object.__new__(cls)
         self.put(obj)
         return obj
 
@@ -154,7 +156,7 @@ class Snapshot:
     env: Fields
     workspace: WorkspaceState
     components: dict[str, Fields]
-    user_type: type
+    user_type: type[ScriptedUser]
     rng: Any
 
     @classmethod
