@@ -23,14 +23,12 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
-from coworkenv.agents.oracle import OracleTeacher
 from coworkenv.bank.store import synthesize_bank
 from coworkenv.grading.score import PASS_THRESHOLD
 from coworkenv.runtime.environment import Environment
-from coworkenv.runtime.fork import Trunk
-from coworkenv.runtime.policy import actor_for
 from coworkenv.spec.models import TaskSpec
 from coworkenv.verify.admission import outcome, probe_runs
+from coworkenv.verify.fast_forward import ReferenceTrunk
 
 
 def read_bank(path: Path) -> list[TaskSpec]:
@@ -48,7 +46,7 @@ def play_all(specs: list[TaskSpec]) -> dict[str, list[tuple[float, float]]]:
     """(Claw-Eval score, score) of every run, by behaviour."""
     rows: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for spec in track(specs, description="playing every behaviour on the bank"):
-        trunk = Trunk.record(Environment(spec, seed=0), actor_for(OracleTeacher(), spec))
+        trunk = ReferenceTrunk.record(Environment(spec, seed=0))
         reference = outcome(trunk.env)
         for name, played in [("reference", reference), *probe_runs(spec, trunk, reference)]:
             grade = played.grade

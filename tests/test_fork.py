@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from coworkenv.agents.oracle import OracleTeacher, StagedRun, stage_oracle
+from coworkenv.agents.oracle import OracleRun, OracleTeacher, StagedRun, stage_oracle
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.episode import play_out
 from coworkenv.runtime.fork import Snapshot, Trunk
@@ -28,7 +28,8 @@ from coworkenv.spec.stages import stage_count
 from coworkenv.synth.blueprints import BLUEPRINTS
 from coworkenv.synth.composer import compose, plan
 from coworkenv.verify.admission import Played, _pacing_variants, outcome
-from coworkenv.verify.probe_base import Replay
+from coworkenv.verify.fast_forward import ReferenceTrunk, fast_forward
+from coworkenv.verify.probe_base import Replay, scripted
 from coworkenv.verify.probes import PROBES
 from coworkenv.verify.stage_probes import AfterReference, staged_variants
 from fork_helpers import fingerprint, first_difference, materialize_indexes
@@ -77,7 +78,7 @@ def _same(forked: Environment, full: Environment, label: str) -> None:
 @pytest.mark.parametrize("name", sorted(specs()))
 def test_every_probe_forked_equals_full_replay(name: str) -> None:
     spec = specs()[name]
-    trunk = Trunk.record(Environment(spec, seed=1), actor_for(OracleTeacher(), spec))
+    trunk = ReferenceTrunk.record(Environment(spec, seed=1))
     reference = Environment(spec, seed=1)
     play_out(reference, actor_for(OracleTeacher(), spec))
     _same(trunk.env, reference, f"{name}: reference")
@@ -90,13 +91,19 @@ def test_every_probe_forked_equals_full_replay(name: str) -> None:
         _same(trunk.env, full, f"{name}: {label}")
 
 
-def test_forks_share_steps() -> None:
-    """The probes of a realistic spec do take most of their opening from the trunk."""
-    spec = specs()["examples/phishing_inbox_triage"]
-    trunk = Trunk.record(Environment(spec, seed=1), actor_for(OracleTeacher(), spec))
+@pytest.mark.parametrize("name", ["examples/phishing_inbox_triage", "examples/hiring_loop_three_days"])
+def test_forks_share_steps(name: str) -> None:
+    """The probes of a realistic spec take most of their opening from the trunk, and many are not even asked for
+    their turns there (their oracle starts in the reference oracle's state)."""
+    spec = specs()[name]
+    trunk = ReferenceTrunk.record(Environment(spec, seed=1))
+    starts = []
     for _, policy in _runs(spec, outcome(trunk.env)):
-        trunk.play(actor_for(policy, spec))
-    assert trunk.shared_steps > len(trunk.turns)
+        actor = actor_for(policy, spec)
+        starts.append(fast_forward(trunk.recorder, trunk.trunk.stage_at, actor))
+        trunk.trunk.play(actor, starts[-1])
+    assert trunk.trunk.shared_steps > len(trunk.trunk.turns)
+    assert sum(1 for s in starts if s > 0) >= 3
 
 
 def test_snapshot_restores_after_any_episode() -> None:
@@ -200,3 +207,16 @@ def test_trunk_whose_policy_failed_forks_as_full_replay(fail_in: int) -> None:
             full = Environment(spec, seed=1)
             assert error == play_out(full, StagedRun(runs(own)))
             _same(trunk.env, full, f"own policy {own}, follows {follows}: {error}")
+
+
+def test_fast_forward_only_for_an_oracle_that_starts_as_the_trunks() -> None:
+    """An oracle whose user answers differently, or which already knows a fact, is asked for every turn."""
+    spec = specs()["examples/roadmap_sync_clarify_attendee"]
+    trunk = ReferenceTrunk.record(Environment(spec, seed=1))
+    edited = [*spec.reference[:-1]]  # shares all but the report
+    assert fast_forward(trunk.recorder, trunk.trunk.stage_at, scripted(spec, edited)) > 0
+    fact = spec.user.hidden_facts[0]
+    other_user = spec.user.model_copy(update={"hidden_facts": [fact.model_copy(update={"reply": "Someone else."})]})
+    stranger = OracleRun(spec.model_copy(update={"reference": edited, "user": other_user}))
+    assert fast_forward(trunk.recorder, trunk.trunk.stage_at, stranger) == 0
+    assert fast_forward(trunk.recorder, trunk.trunk.stage_at, scripted(spec, edited, {fact.slot: "x"})) == 0

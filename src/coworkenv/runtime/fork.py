@@ -228,14 +228,15 @@ class Trunk:
         trunk.states.append(Snapshot.of(env))
         return trunk
 
-    def play(self, actor: Any) -> str | None:
+    def play(self, actor: Any, start: int = 0) -> str | None:
         """Play ``actor`` in the trunk's environment: the episode play_out would play from a reset, with every
         step before the first turn that differs from the trunk's taken from the trunk. The policy's error, if any.
 
-        An actor with ``follows_trunk_stages = n`` is one whose first n stages are the trunk's policy: it is not
-        asked for their turns (a staged run consults each stage's policy only in that stage)."""
+        ``start``: the caller vouches that the actor's turns before that step are the trunk's and that it is
+        already in the state it would be in there. An actor with ``follows_trunk_stages = n`` is one whose first
+        n stages are the trunk's policy (a staged run consults each stage's policy only in that stage)."""
         env = self.env
-        start = bisect_left(self.stage_at, getattr(actor, "follows_trunk_stages", 0))
+        start = max(start, bisect_left(self.stage_at, getattr(actor, "follows_trunk_stages", 0)))
         if start > len(self.views):  # the trunk's policy failed in a stage where this actor is that policy
             self.states[-1].put(env)
             env.end("policy_error")

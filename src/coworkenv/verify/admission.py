@@ -24,11 +24,11 @@ from coworkenv.agents.oracle import OracleTeacher
 from coworkenv.grading.score import PASS_THRESHOLD
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.episode import play_out
-from coworkenv.runtime.fork import Trunk
 from coworkenv.runtime.policy import actor_for
 from coworkenv.spec.models import TaskSpec
 from coworkenv.spec.stages import stage_views
 from coworkenv.trajectory import Grade
+from coworkenv.verify.fast_forward import ReferenceTrunk
 from coworkenv.verify.findings import Finding, Location
 from coworkenv.verify.gaming import PACING
 from coworkenv.verify.leaks import answer_findings
@@ -90,7 +90,7 @@ def play(env: Environment, policy: Any) -> Played:
     return outcome(env)
 
 
-def play_from(trunk: Trunk, policy: Any, *, hashed: bool = True) -> Played:
+def play_from(trunk: ReferenceTrunk, policy: Any, *, hashed: bool = True) -> Played:
     """``play(trunk.env, policy)``, its opening taken from the trunk up to the policy's first turn of its own."""
     trunk.play(actor_for(policy, trunk.env.spec))
     return outcome(trunk.env, hashed=hashed)
@@ -116,7 +116,7 @@ def verify(spec: TaskSpec) -> Verification:
         return Verification(admitted=False, findings=findings)
     first = play(Environment(spec, seed=0), OracleTeacher())
     env = Environment(spec, seed=1)
-    trunk = Trunk.record(env, actor_for(OracleTeacher(), spec))  # the probes fork from this second reference run
+    trunk = ReferenceTrunk.record(env)  # the probes fork from this second reference run
     second = outcome(env)
     findings = _reference_findings(spec, first, second) + opening_findings(spec, env)
     for prefix, view in views(first.messages, env):
@@ -145,7 +145,7 @@ def evaluation_only_finding(spec: TaskSpec) -> Finding:
     )
 
 
-def probe_runs(spec: TaskSpec, trunk: Trunk, reference: Played) -> Iterator[tuple[str, Played]]:
+def probe_runs(spec: TaskSpec, trunk: ReferenceTrunk, reference: Played) -> Iterator[tuple[str, Played]]:
     """Play every probe run that applies to ``spec`` (each forked from the reference ``trunk``), skipping those
     that turn out to do nothing wrong."""
     for probe, name, policy in staged_variants(spec, PROBES.values()):
@@ -160,7 +160,7 @@ def probe_runs(spec: TaskSpec, trunk: Trunk, reference: Played) -> Iterator[tupl
             yield name, played
 
 
-def _probe_findings(spec: TaskSpec, trunk: Trunk, reference: Played, report: Verification) -> list[Finding]:
+def _probe_findings(spec: TaskSpec, trunk: ReferenceTrunk, reference: Played, report: Verification) -> list[Finding]:
     """Every applicable probe run that passes is a finding."""
     out: list[Finding] = []
     for name, played in probe_runs(spec, trunk, reference):
@@ -216,7 +216,7 @@ def _pacing_variants(spec: TaskSpec, reference: Played) -> list[tuple[str, Any]]
     return out
 
 
-def _pacing_findings(spec: TaskSpec, trunk: Trunk, reference: Played) -> list[Finding]:
+def _pacing_findings(spec: TaskSpec, trunk: ReferenceTrunk, reference: Played) -> list[Finding]:
     """Correct agents that take an extra look around an event's trigger must grade as the reference does."""
     out: list[Finding] = []
     for name, policy in _pacing_variants(spec, reference):

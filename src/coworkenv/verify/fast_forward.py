@@ -1,0 +1,109 @@
+"""Starting a probe's scripted run where it departs from the reference, in the state the reference's run had there.
+
+Most probes are the oracle over an edited reference: the same steps up to the one the probe
+changes. Forking the environment (:mod:`coworkenv.runtime.fork`) saves stepping through that
+shared opening; this saves asking the probe for its turns there too. The trunk's oracle is
+recorded before every turn; a probe's oracle that starts as the trunk's did (same user, same
+call ids, same knowledge) and shares its first j reference steps is given the trunk oracle's
+state at the last step before the trunk went past step j, and the fork starts there. The
+oracle's turns depend only on that state, the steps and the messages, which are the trunk's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from coworkenv.agents.oracle import OracleRun, OracleTeacher, StagedRun
+from coworkenv.runtime.environment import Environment
+from coworkenv.runtime.fork import Fields, Layout, Trunk
+from coworkenv.runtime.policy import actor_for
+from coworkenv.runtime.turn import AssistantTurn
+from coworkenv.spec.stages import current_stage
+
+_STATE = Layout(nested=("ctx",))  # the bindings, and the facts learnt (a dict the oracle fills in)
+
+
+class OracleRecorder:
+    """The trunk's policy, with its running oracle's state kept before each of its turns."""
+
+    def __init__(self, actor: Any) -> None:
+        self.actor = actor
+        self.name = getattr(actor, "name", "oracle")
+        self.states: list[tuple[Any, Fields]] = []
+
+    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
+        run = _run_in(self.actor, current_stage(messages))
+        self.states.append((run, Fields.of(vars(run), _STATE)))
+        turn: AssistantTurn = self.actor.act(messages, tools)
+        return turn
+
+
+def _run_in(actor: Any, stage: int) -> Any:
+    """The policy that plays ``stage`` (a staged run's, or the actor itself)."""
+    if isinstance(actor, StagedRun):
+        return actor.runs[min(stage, len(actor.runs) - 1)]
+    return actor
+
+
+def fast_forward(recorder: OracleRecorder, stage_at: list[int], actor: Any) -> int:
+    """The step a fork of ``actor`` can start at, its oracle moved on to its state there (0: from the start)."""
+    stage = getattr(actor, "follows_trunk_stages", 0)
+    probe = _run_in(actor, stage)
+    if type(probe) is not OracleRun or stage not in stage_at:
+        return 0
+    first = stage_at.index(stage)
+    trunk, start = recorder.states[first]
+    if type(trunk) is not OracleRun or not _same_start(probe, trunk, start):
+        return 0
+    shared = _shared_steps(probe.spec.reference, trunk.spec.reference)
+    best = first
+    for k in range(first, min(len(stage_at), len(recorder.states))):
+        run, state = recorder.states[k]
+        if stage_at[k] != stage or run is not trunk or state.values["cursor"] > shared:
+            break
+        best = k
+    if best > first:
+        spec = probe.spec
+        recorder.states[best][1].put(probe)
+        probe.spec = spec
+    return best
+
+
+def _same_start(probe: OracleRun, trunk: OracleRun, start: Fields) -> bool:
+    """Whether the probe's oracle is now as the trunk's was when it began: nothing played, the same knowledge, the
+    same call ids, the same user (whose facts its questions read)."""
+    mine = {k: v for k, v in vars(probe).items() if k != "spec"}
+    theirs = {k: v for k, v in start.values.items() if k != "spec"}
+    return mine == theirs and probe.spec.user == trunk.spec.user
+
+
+def _shared_steps(mine: list[Any], theirs: list[Any]) -> int:
+    n = 0
+    for a, b in zip(mine, theirs, strict=False):
+        if a is not b and a != b:
+            break
+        n += 1
+    return n
+
+
+@dataclass
+class ReferenceTrunk:
+    """The reference run recorded for forking, with its oracle's states: what every probe run starts from."""
+
+    trunk: Trunk
+    recorder: OracleRecorder
+
+    @classmethod
+    def record(cls, env: Environment) -> ReferenceTrunk:
+        """Play the reference in ``env`` (which ends the episode as a plain run would leave it)."""
+        recorder = OracleRecorder(actor_for(OracleTeacher(), env.spec))
+        return cls(Trunk.record(env, recorder), recorder)
+
+    @property
+    def env(self) -> Environment:
+        return self.trunk.env
+
+    def play(self, actor: Any) -> str | None:
+        """``actor``'s episode, forked from the reference where it departs (see :meth:`Trunk.play`)."""
+        return self.trunk.play(actor, fast_forward(self.recorder, self.trunk.stage_at, actor))
