@@ -61,7 +61,7 @@ def specs() -> dict[str, TaskSpec]:
 def _runs(spec: TaskSpec, reference: Played) -> list[tuple[str, Any]]:
     """Every run the verifier can make of ``spec``, relevant or not (fresh policies on every call)."""
     runs = [(name, policy) for _, name, policy in staged_variants(spec, PROBES.values())]
-    return [("reference", OracleTeacher()), *runs, *_pacing_variants(spec, reference.fired_at)]
+    return [("reference", OracleTeacher()), *runs, *_pacing_variants(spec, reference)]
 
 
 def _same(forked: Environment, full: Environment, label: str) -> None:
