@@ -5,6 +5,8 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+from coworkenv.bank.llm.prompts import EXAMPLES_DIR, pick_example
+
 ROOT = Path(__file__).parent.parent
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 
@@ -14,6 +16,23 @@ def test_every_package_data_pattern_ships_a_file() -> None:
     for package, patterns in PROJECT["tool"]["setuptools"]["package-data"].items():
         for pattern in patterns:
             assert list((ROOT / "src" / package).glob(pattern)), f"package-data {package}: {pattern!r} matches no file"
+
+
+def test_the_few_shot_pool_is_package_data() -> None:
+    """A wheel ships only what package-data matches: the LLM generator's pool must be inside it, whole,
+    and the repository's ``examples/`` must be that folder (one copy), so an installed ``synth --llm`` has it."""
+    package = ROOT / "src" / "coworkenv"
+    shipped = {
+        p.resolve()
+        for pattern in PROJECT["tool"]["setuptools"]["package-data"]["coworkenv"]
+        for p in package.glob(pattern)
+    }
+    pool = {p.resolve() for p in EXAMPLES_DIR.glob("*.yaml")}
+    assert len(pool) >= 14
+    assert pool <= shipped, f"not shipped: {sorted(p.name for p in pool - shipped)}"
+    assert EXAMPLES_DIR.resolve().is_relative_to(package.resolve())
+    assert (ROOT / "examples").resolve() == EXAMPLES_DIR.resolve()
+    assert f"{pick_example(())[0]}.yaml" in {p.name for p in shipped}
 
 
 def test_the_license_is_an_spdx_expression_with_its_file() -> None:

@@ -148,7 +148,7 @@ def register(app: typer.Typer) -> None:
             pick_example(())  # the few-shot pool must be there before any request is paid for
             return LLMClient(llm, api_key_env=api_key_env)
         except FileNotFoundError as exc:
-            console.print(f"[red]--llm: {exc} (run from a source checkout of coworkenv)[/red]")
+            console.print(f"[red]--llm: {exc} (this install of coworkenv lacks its package data: reinstall it)[/red]")
             raise typer.Exit(2) from None
         except ImportError:
             console.print("[red]--llm needs the openai SDK: pip install 'coworkenv\\[openai]'[/red]")

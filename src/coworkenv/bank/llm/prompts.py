@@ -2,7 +2,7 @@
 
 - ``generate``: the setting, the target capabilities (meaning, ingredients, probes), every
   spec construct with its meaning (:mod:`.constructs`, read off the models), the services
-  catalogue, one admitted example from ``examples/`` and the TaskSpec JSON Schema;
+  catalogue, one admitted example from the package's ``examples/`` and the TaskSpec JSON Schema;
 - ``diversify``: appended to ``generate`` with the bank's most common recent workflows;
 - ``repair``: the verifier's findings and the failing runs' transcripts, sent after the
   model's previous reply so it edits its own spec.
@@ -24,8 +24,9 @@ from coworkenv.capabilities import CAPABILITIES
 from coworkenv.spec.io import spec_json_schema
 from coworkenv.spec.models import GUARD_CHECKS
 
-EXAMPLES_DIR = Path(__file__).resolve().parents[4] / "examples"
-"""The few-shot pool: the project's hand-written, admitted specs."""
+EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "examples"
+"""The few-shot pool: the project's hand-written, admitted specs, shipped as package data (the
+repository's top-level ``examples`` links here) so an installed generator has them too."""
 CAPABILITY_LINE = re.compile(r"^capabilities: \[(.*)\]\s*$", re.MULTILINE)
 
 
