@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -14,6 +15,10 @@ from rich.table import Table
 
 from coworkenv.commands.failures import MAX_ERROR_RATE, check_error_rate
 from coworkenv.rollout.policies import POLICY_SPECS
+
+if TYPE_CHECKING:
+    from coworkenv.eval.runner import EvalResult
+    from coworkenv.spec.models import TaskSpec
 
 TOOLS_HELP = "tools each prompt offers: all | spec (those the spec names) | spec+N (plus N distractors)"
 
@@ -61,103 +66,138 @@ def remote_errors(console: Console, url: str | None) -> Iterator[None]:
 
 def register(app: typer.Typer) -> None:
     """Add this stage's commands to the main app."""
+    app.command("eval")(eval_cmd)
+    app.command("report")(report_cmd)
 
-    @app.command("eval")
-    def eval_cmd(
-        model: str = typer.Option(..., "--model", help=POLICY_SPECS),
-        bank: Path = typer.Option(..., "--bank", help="bank folder (or a folder of spec files without --split)"),
-        split: str | None = typer.Option("heldout", "--split", help="train | heldout; 'all' for every spec"),
-        samples: int = typer.Option(1, "--samples", "-k", min=1, help="episodes per environment (K)"),
-        out: Path = typer.Option(..., "--out", help="run folder for metrics.json, trajectories and report.html"),
-        label: str | None = typer.Option(None, "--label", help="name in reports (default: the model)"),
-        temperature: float | None = typer.Option(None, help="sampling temperature (default 0 for K=1, else 0.8)"),
-        max_new_tokens: int = typer.Option(256, "--max-new-tokens", min=1),
-        batch_size: int = typer.Option(16, "--batch-size", min=1, help="episodes played in lockstep"),
-        device: str = typer.Option("auto", help="auto | cpu | cuda"),
-        dtype: str | None = typer.Option(None, help="weights' dtype for local models, e.g. bfloat16"),
-        tools: str = typer.Option("all", "--tools", help=TOOLS_HELP),
-        seed: int = typer.Option(0),
-        concurrency: int | None = typer.Option(
-            None, "--concurrency", min=1, help="requests in flight to an openai: endpoint (default 1)"
-        ),
-        max_error_rate: float = MAX_ERROR_RATE,
-        env_server: str | None = typer.Option(
-            None, "--env-server", help="play episodes on `coworkenv serve http` at URL"
-        ),
-        env_token: str | None = typer.Option(
-            None, "--env-token", envvar="COWORKENV_TOKEN", help="the server's token (default: $COWORKENV_TOKEN)"
-        ),
-    ) -> None:
-        """Evaluate a model on a bank split: score x100, pass@1, pass@k, pass^k, per capability and blueprint."""
-        from coworkenv.agents.tool_menu import narrow_tools
-        from coworkenv.bank.sources import load_specs
-        from coworkenv.eval.runner import default_temperature, evaluate, make_eval_policy, save_eval
-        from coworkenv.rollout.policies import check_policy_spec
 
-        console = Console()
-        try:
-            check_policy_spec(model)
-            specs = [narrow_tools(s, tools) for s in load_specs(bank, None if split in (None, "all") else split)]
-        except ValueError as exc:
-            console.print(f"[red]{escape(str(exc))}[/red]")
-            raise typer.Exit(2) from None
-        if not specs:
-            console.print(f"[red]no environments in {bank} for split {split!r}[/red]")
-            raise typer.Exit(2)
-        temp = default_temperature(samples) if temperature is None else temperature
-        policy = make_eval_policy(
-            model,
-            device=device,
-            dtype=dtype,
-            temperature=temp,
-            max_new_tokens=max_new_tokens,
-            seed=seed,
-            concurrency=concurrency,
-        )
-        with Progress(console=console) as bar, remote_errors(console, env_server):
-            task = bar.add_task(f"eval {short(model)}", total=len(specs) * samples)
-            result = evaluate(
-                policy,
-                specs,
-                samples=samples,
-                seed=seed,
-                batch_size=batch_size,
-                progress=lambda n: bar.advance(task, n),
-                env_server=env_server,
-                env_token=env_token,
-            )
-        errors = [t.error for t in result.trajectories]
-        result.metrics["errors"] = sum(1 for e in errors if e is not None)
-        save_eval(
-            result,
-            out,
-            label or model,
-            model=model,
-            split=split,
+def eval_cmd(
+    model: str = typer.Option(..., "--model", help=POLICY_SPECS),
+    bank: Path = typer.Option(..., "--bank", help="bank folder (or a folder of spec files without --split)"),
+    split: str | None = typer.Option("heldout", "--split", help="train | heldout; 'all' for every spec"),
+    samples: int = typer.Option(1, "--samples", "-k", min=1, help="episodes per environment (K)"),
+    out: Path = typer.Option(..., "--out", help="run folder for metrics.json, trajectories and report.html"),
+    label: str | None = typer.Option(None, "--label", help="name in reports (default: the model)"),
+    temperature: float | None = typer.Option(None, help="sampling temperature (default 0 for K=1, else 0.8)"),
+    max_new_tokens: int = typer.Option(256, "--max-new-tokens", min=1),
+    batch_size: int = typer.Option(16, "--batch-size", min=1, help="episodes played in lockstep"),
+    device: str = typer.Option("auto", help="auto | cpu | cuda"),
+    dtype: str | None = typer.Option(None, help="weights' dtype for local models, e.g. bfloat16"),
+    tools: str = typer.Option("all", "--tools", help=TOOLS_HELP),
+    seed: int = typer.Option(0),
+    concurrency: int | None = typer.Option(
+        None, "--concurrency", min=1, help="requests in flight to an openai: endpoint (default 1)"
+    ),
+    max_error_rate: float = MAX_ERROR_RATE,
+    env_server: str | None = typer.Option(None, "--env-server", help="play episodes on `coworkenv serve http` at URL"),
+    env_token: str | None = typer.Option(
+        None, "--env-token", envvar="COWORKENV_TOKEN", help="the server's token (default: $COWORKENV_TOKEN)"
+    ),
+) -> None:
+    """Evaluate a model on a bank split: score x100, pass@1, pass@k, pass^k, per capability and blueprint."""
+    from coworkenv.eval.runner import default_temperature, make_eval_policy
+
+    console = Console()
+    specs = _eval_specs(console, model, bank, split, tools)
+    temp = default_temperature(samples) if temperature is None else temperature
+    policy = make_eval_policy(
+        model,
+        device=device,
+        dtype=dtype,
+        temperature=temp,
+        max_new_tokens=max_new_tokens,
+        seed=seed,
+        concurrency=concurrency,
+    )
+    result = _play(console, policy, model, specs, samples, seed, batch_size, env_server, env_token)
+    _record(
+        console,
+        result,
+        out,
+        label or model,
+        max_error_rate,
+        model=model,
+        split=split,
+        samples=samples,
+        bank=str(bank),
+        temperature=temp,
+        max_new_tokens=max_new_tokens,
+        env_server=env_server,
+    )
+
+
+def _eval_specs(console: Console, model: str, bank: Path, split: str | None, tools: str) -> list[TaskSpec]:
+    """The environments to play, with the tools each prompt offers; exit 2 before any model loads
+    when the policy spec or the bank is bad, or the split is empty."""
+    from coworkenv.agents.tool_menu import narrow_tools
+    from coworkenv.bank.sources import load_specs
+    from coworkenv.rollout.policies import check_policy_spec
+
+    try:
+        check_policy_spec(model)
+        specs = [narrow_tools(s, tools) for s in load_specs(bank, None if split in (None, "all") else split)]
+    except ValueError as exc:
+        console.print(f"[red]{escape(str(exc))}[/red]")
+        raise typer.Exit(2) from None
+    if not specs:
+        console.print(f"[red]no environments in {bank} for split {split!r}[/red]")
+        raise typer.Exit(2)
+    return specs
+
+
+def _play(
+    console: Console,
+    policy: Any,
+    model: str,
+    specs: list[TaskSpec],
+    samples: int,
+    seed: int,
+    batch_size: int,
+    env_server: str | None,
+    env_token: str | None,
+) -> EvalResult:
+    """Play each environment ``samples`` times under a progress bar, here or on an environment server."""
+    from coworkenv.eval.runner import evaluate
+
+    with Progress(console=console) as bar, remote_errors(console, env_server):
+        task = bar.add_task(f"eval {short(model)}", total=len(specs) * samples)
+        return evaluate(
+            policy,
+            specs,
             samples=samples,
-            bank=str(bank),
-            temperature=temp,
-            max_new_tokens=max_new_tokens,
+            seed=seed,
+            batch_size=batch_size,
+            progress=lambda n: bar.advance(task, n),
             env_server=env_server,
+            env_token=env_token,
         )
-        console.print(metrics_table(f"{label or model} on {bank} ({split})", result.metrics))
-        _print_report(console, out)
-        check_error_rate(console, errors, len(errors), max_error_rate, "episodes")
 
-    @app.command("report")
-    def report_cmd(
-        run: Path = typer.Argument(..., help="run folder with evaluations and/or trainings"),
-        title: str | None = typer.Option(None, help="page title"),
-    ) -> None:
-        """Re-render a run folder's HTML report (tables and plots) from its files."""
-        from coworkenv.eval.report import write_report
-        from coworkenv.runs import load_run
 
-        if not run.is_dir():
-            Console().print(f"[red]{run} is not a folder[/red]")
-            raise typer.Exit(2)
-        data = load_run(run)
-        if not data.evals and not data.trainings:
-            Console().print(f"[red]{run} holds no evaluation (metrics.json) or training (train_summary.json)[/red]")
-            raise typer.Exit(2)
-        typer.echo(str(write_report(run, title)))
+def _record(console: Console, result: EvalResult, out: Path, label: str, max_error_rate: float, **meta: Any) -> None:
+    """Save the run (errored episodes counted), show its metrics and report, and exit 1 when more
+    episodes errored than --max-error-rate allows."""
+    from coworkenv.eval.runner import save_eval
+
+    errors = [t.error for t in result.trajectories]
+    result.metrics["errors"] = sum(1 for e in errors if e is not None)
+    save_eval(result, out, label, **meta)
+    console.print(metrics_table(f"{label} on {meta['bank']} ({meta['split']})", result.metrics))
+    _print_report(console, out)
+    check_error_rate(console, errors, len(errors), max_error_rate, "episodes")
+
+
+def report_cmd(
+    run: Path = typer.Argument(..., help="run folder with evaluations and/or trainings"),
+    title: str | None = typer.Option(None, help="page title"),
+) -> None:
+    """Re-render a run folder's HTML report (tables and plots) from its files."""
+    from coworkenv.eval.report import write_report
+    from coworkenv.runs import load_run
+
+    if not run.is_dir():
+        Console().print(f"[red]{run} is not a folder[/red]")
+        raise typer.Exit(2)
+    data = load_run(run)
+    if not data.evals and not data.trainings:
+        Console().print(f"[red]{run} holds no evaluation (metrics.json) or training (train_summary.json)[/red]")
+        raise typer.Exit(2)
+    typer.echo(str(write_report(run, title)))

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
+
+if TYPE_CHECKING:
+    from rich.progress import ProgressColumn
 
 
 def _names(values: list[str] | None) -> list[str]:
@@ -77,99 +80,112 @@ def print_llm(console: Console, llm: dict[str, Any]) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add this stage's commands to the main app."""
-
-    @app.command("synth")
-    def synth(
-        n: int = typer.Option(..., "--n", min=1, help="admitted environments wanted"),
-        out: Path = typer.Option(..., "--out", help="bank folder (resumed if it exists)"),
-        seed: int = typer.Option(0, "--seed"),
-        capabilities: list[str] | None = typer.Option(None, "--capabilities", help="only environments exercising them"),
-        blueprints: list[str] | None = typer.Option(None, "--blueprints", help="only these workflows"),
-        held_out: list[str] | None = typer.Option(None, "--held-out", help="held-out blueprints (default: built-in)"),
-        workers: int = typer.Option(1, "--workers", "-w", min=1, help="worker processes"),
-        max_rounds: int = typer.Option(3, "--max-rounds", "--rounds", min=0, help="repair rounds per environment"),
-        llm: str | None = typer.Option(None, "--llm", help="generator model: openai:<model>@<base_url>"),
-        llm_share: float = typer.Option(1.0, "--llm-share", min=0.0, max=1.0, help="share of jobs the model writes"),
-        concurrency: int = typer.Option(8, "--concurrency", min=1, help="requests in flight (--llm; up to 32)"),
-        api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="variable holding the API key"),
-    ) -> None:
-        """Synthesize, verify and repair environments into a bank (resumable)."""
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        from coworkenv.bank.store import BankError, synthesize_bank
-        from coworkenv.capabilities import CAPABILITIES
-
-        console = Console()
-        client = _generator(console, llm, api_key_env) if llm else None
-        caps = _names(capabilities)
-        unknown = sorted(set(caps) - set(CAPABILITIES))
-        if unknown:
-            console.print(f"[red]unknown capabilities: {', '.join(unknown)}; known: {', '.join(CAPABILITIES)}[/red]")
-            raise typer.Exit(2)
-        columns = (
-            TextColumn("[bold]synth"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[jobs]} jobs"),
-            TimeElapsedColumn(),
-        )
-        with Progress(*columns, console=console) as progress:
-            task = progress.add_task("synth", total=n, jobs=0)
-            try:
-                manifest = synthesize_bank(
-                    out,
-                    n,
-                    seed=seed,
-                    capabilities=caps,
-                    blueprints=_names(blueprints),
-                    held_out=_names(held_out) if held_out else None,
-                    workers=concurrency if client else workers,
-                    max_rounds=max_rounds,
-                    on_progress=lambda admitted, jobs: progress.update(task, completed=admitted, jobs=jobs),
-                    llm=client,
-                    llm_share=llm_share,
-                )
-            except (BankError, ValueError) as exc:
-                console.print(f"[red]{exc}[/red]")
-                raise typer.Exit(2) from None
-            except RuntimeError as exc:  # the model's endpoint is dead or refuses us, or the model never passes
-                console.print(f"[red]LLM synthesis stopped (resume with the same command): {exc}[/red]")
-                raise typer.Exit(1) from None
-        console.print(
-            f"{manifest['admitted']} environments in {out} (yield {manifest['yield']:.1%}, "
-            f"{manifest['repaired']} repaired)"
-        )
-
-    def _generator(console: Console, llm: str, api_key_env: str) -> Any:
-        try:
-            from coworkenv.bank.llm.client import LLMClient
-            from coworkenv.bank.llm.prompts import pick_example
-
-            pick_example(())  # the few-shot pool must be there before any request is paid for
-            return LLMClient(llm, api_key_env=api_key_env)
-        except FileNotFoundError as exc:
-            console.print(f"[red]--llm: {exc} (this install of coworkenv lacks its package data: reinstall it)[/red]")
-            raise typer.Exit(2) from None
-        except ImportError:
-            console.print("[red]--llm needs the openai SDK: pip install 'coworkenv\\[openai]'[/red]")
-            raise typer.Exit(2) from None
-        except ValueError as exc:
-            console.print(f"[red]--llm: {exc}[/red]")
-            raise typer.Exit(2) from None
-
+    app.command("synth")(synth)
     bank_app = typer.Typer(help="Inspect environment banks.", no_args_is_help=True)
+    bank_app.command("stats")(stats)
+    app.add_typer(bank_app, name="bank")
 
-    @bank_app.command("stats")
-    def stats(bank: Path = typer.Argument(..., help="bank folder")) -> None:
-        """Print a bank's manifest as tables."""
-        from coworkenv.bank.store import BankError, read_manifest
 
-        console = Console()
+def synth(
+    n: int = typer.Option(..., "--n", min=1, help="admitted environments wanted"),
+    out: Path = typer.Option(..., "--out", help="bank folder (resumed if it exists)"),
+    seed: int = typer.Option(0, "--seed"),
+    capabilities: list[str] | None = typer.Option(None, "--capabilities", help="only environments exercising them"),
+    blueprints: list[str] | None = typer.Option(None, "--blueprints", help="only these workflows"),
+    held_out: list[str] | None = typer.Option(None, "--held-out", help="held-out blueprints (default: built-in)"),
+    workers: int = typer.Option(1, "--workers", "-w", min=1, help="worker processes"),
+    max_rounds: int = typer.Option(3, "--max-rounds", "--rounds", min=0, help="repair rounds per environment"),
+    llm: str | None = typer.Option(None, "--llm", help="generator model: openai:<model>@<base_url>"),
+    llm_share: float = typer.Option(1.0, "--llm-share", min=0.0, max=1.0, help="share of jobs the model writes"),
+    concurrency: int = typer.Option(8, "--concurrency", min=1, help="requests in flight (--llm; up to 32)"),
+    api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="variable holding the API key"),
+) -> None:
+    """Synthesize, verify and repair environments into a bank (resumable)."""
+    from rich.progress import Progress
+
+    from coworkenv.bank.store import BankError, synthesize_bank
+
+    console = Console()
+    client = _generator(console, llm, api_key_env) if llm else None
+    caps = _known_capabilities(console, _names(capabilities))
+    with Progress(*_columns(), console=console) as progress:
+        task = progress.add_task("synth", total=n, jobs=0)
         try:
-            manifest = read_manifest(bank)
-        except BankError as exc:
+            manifest = synthesize_bank(
+                out,
+                n,
+                seed=seed,
+                capabilities=caps,
+                blueprints=_names(blueprints),
+                held_out=_names(held_out) if held_out else None,
+                workers=concurrency if client else workers,
+                max_rounds=max_rounds,
+                on_progress=lambda admitted, jobs: progress.update(task, completed=admitted, jobs=jobs),
+                llm=client,
+                llm_share=llm_share,
+            )
+        except (BankError, ValueError) as exc:
             console.print(f"[red]{exc}[/red]")
             raise typer.Exit(2) from None
-        print_manifest(console, manifest)
+        except RuntimeError as exc:  # the model's endpoint is dead or refuses us, or the model never passes
+            console.print(f"[red]LLM synthesis stopped (resume with the same command): {exc}[/red]")
+            raise typer.Exit(1) from None
+    console.print(
+        f"{manifest['admitted']} environments in {out} (yield {manifest['yield']:.1%}, {manifest['repaired']} repaired)"
+    )
 
-    app.add_typer(bank_app, name="bank")
+
+def _generator(console: Console, llm: str, api_key_env: str) -> Any:
+    """The LLM client, once the few-shot pool and the SDK are known to be there (exit 2 if not)."""
+    try:
+        from coworkenv.bank.llm.client import LLMClient
+        from coworkenv.bank.llm.prompts import pick_example
+
+        pick_example(())  # the few-shot pool must be there before any request is paid for
+        return LLMClient(llm, api_key_env=api_key_env)
+    except FileNotFoundError as exc:
+        console.print(f"[red]--llm: {exc} (this install of coworkenv lacks its package data: reinstall it)[/red]")
+        raise typer.Exit(2) from None
+    except ImportError:
+        console.print("[red]--llm needs the openai SDK: pip install 'coworkenv\\[openai]'[/red]")
+        raise typer.Exit(2) from None
+    except ValueError as exc:
+        console.print(f"[red]--llm: {exc}[/red]")
+        raise typer.Exit(2) from None
+
+
+def _known_capabilities(console: Console, caps: list[str]) -> list[str]:
+    """The --capabilities asked for; an unknown name exits 2, listing the known ones."""
+    from coworkenv.capabilities import CAPABILITIES
+
+    unknown = sorted(set(caps) - set(CAPABILITIES))
+    if unknown:
+        console.print(f"[red]unknown capabilities: {', '.join(unknown)}; known: {', '.join(CAPABILITIES)}[/red]")
+        raise typer.Exit(2)
+    return caps
+
+
+def _columns() -> tuple[ProgressColumn, ...]:
+    """The synth bar: admitted of wanted, and how many jobs it has taken so far."""
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+
+    return (
+        TextColumn("[bold]synth"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[jobs]} jobs"),
+        TimeElapsedColumn(),
+    )
+
+
+def stats(bank: Path = typer.Argument(..., help="bank folder")) -> None:
+    """Print a bank's manifest as tables."""
+    from coworkenv.bank.store import BankError, read_manifest
+
+    console = Console()
+    try:
+        manifest = read_manifest(bank)
+    except BankError as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from None
+    print_manifest(console, manifest)

@@ -261,16 +261,8 @@ def _final_checks(
     return checks
 
 
-def finalize(
-    draft: Draft,
-    *,
-    seed: int,
-    phrasing: int = 0,
-    drop: tuple[str, ...] = (),
-    weights: dict[str, float] | None = None,
-    required: dict[str, bool] | None = None,
-) -> TaskSpec:
-    """Build the TaskSpec: phrasing, hidden facts and asks, check weights and requirements, content id."""
+def _asking_reference(draft: Draft) -> list[dict[str, Any]]:
+    """The reference with stated facts filled in and an ask for each withheld one before its first use."""
     stated = {s: f for s, f in draft.facts.items() if s not in draft.withheld}
     reference: list[dict[str, Any]] = []
     asked: set[str] = set()
@@ -283,6 +275,20 @@ def finalize(
                     at -= 1
                 reference.insert(at, {"ask": slot, "question": draft.facts[slot].question})
         reference.append(_substitute(step, stated))
+    return reference
+
+
+def finalize(
+    draft: Draft,
+    *,
+    seed: int,
+    phrasing: int = 0,
+    drop: tuple[str, ...] = (),
+    weights: dict[str, float] | None = None,
+    required: dict[str, bool] | None = None,
+) -> TaskSpec:
+    """Build the TaskSpec: phrasing, hidden facts and asks, check weights and requirements, content id."""
+    reference = _asking_reference(draft)
     hidden = [
         {"slot": s, "value": f.value, "keywords": f.keywords, "reply": f.reply, "question": f.question}
         for s, f in draft.facts.items()

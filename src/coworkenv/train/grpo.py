@@ -116,9 +116,6 @@ def train_grpo(
     ``deadline`` (a ``time.perf_counter()`` value) ends training early, after at least one step,
     when another step as long as the last would pass it: a run sized for a device budget finishes.
     """
-    # lazy: an optional extra (train); the core and the CLI must run without it
-    import torch
-
     s = settings or GRPOSettings()
     if not specs:
         raise ValueError("GRPO needs at least one training environment")
@@ -127,13 +124,7 @@ def train_grpo(
     out.mkdir(parents=True, exist_ok=True)
     log_path = out / TRAIN_LOG
     log_path.unlink(missing_ok=True)
-    rl = RlSettings(
-        reward=s.setting.reward,
-        normaliser=s.setting.normaliser,
-        credit=s.setting.credit,  # type: ignore[arg-type]
-        gamma=s.gamma,
-        violation_penalty=s.violation_penalty,
-    )
+    rl = _rl_settings(s)
     ref_model = copy.deepcopy(model).eval().requires_grad_(False) if s.kl_coef > 0 else None
     optimizer = MasterWeightsAdamW(model.parameters(), lr=s.learning_rate)
     policy = sampling_policy(model, tokenizer, temperature=s.temperature, max_new_tokens=s.max_new_tokens)
@@ -142,10 +133,7 @@ def train_grpo(
     start = time.perf_counter()
     for step in range(1, s.steps + 1):
         t0 = time.perf_counter()
-        torch.manual_seed(s.seed * 100_003 + step)
-        policy.model.model = inference_weights(model)  # sample from a bf16 copy on GPU: the fast decode path
-        with autocast(policy.model.model):
-            episodes = collect_groups(policy, take(), s.group_size, env_seed=s.seed, max_turns=s.max_turns)
+        episodes = _sample(policy, model, take, s, step)
         samples = turn_samples(episodes, rl)
         stats = policy_gradient_step(
             model,
@@ -157,17 +145,7 @@ def train_grpo(
             micro_batch=s.micro_batch,
             max_length=s.max_length,
         )
-        scores = [e.trajectory.grade.score for e in episodes]
-        record = {
-            "step": step,
-            "reward": round(statistics.fmean(scores), 6),
-            "pass_rate": round(statistics.fmean(e.trajectory.grade.passed for e in episodes), 6),
-            "turns_per_episode": round(statistics.fmean(len(e.turns) for e in episodes), 3),
-            "groups_with_spread": round(reward_spread(episodes), 4),
-            "advantage_abs": round(statistics.fmean(abs(x.advantage) for x in samples), 6) if samples else 0.0,
-            **{k: round(v, 6) for k, v in stats.items()},
-            "seconds": round(time.perf_counter() - t0, 3),
-        }
+        record = _step_record(step, episodes, samples, stats, t0)
         append_jsonl(log_path, [record])
         log.append(record)
         if progress:
@@ -177,14 +155,70 @@ def train_grpo(
     seconds = round(time.perf_counter() - start, 2)
     model.eval()
     save_checkpoint(model, tokenizer, out)
+    _write_summary(
+        out, s, log, label=label or out.name, model_name=model_name, environments=len(specs), seconds=seconds
+    )
+    return GRPOResult(model, out, log, seconds)
+
+
+def _rl_settings(s: GRPOSettings) -> RlSettings:
+    """The scheme maths' settings (rewards, normalisation, credit) for this training setting."""
+    return RlSettings(
+        reward=s.setting.reward,
+        normaliser=s.setting.normaliser,
+        credit=s.setting.credit,  # type: ignore[arg-type]
+        gamma=s.gamma,
+        violation_penalty=s.violation_penalty,
+    )
+
+
+def _sample(policy: Any, model: Any, take: Callable[[], list[TaskSpec]], s: GRPOSettings, step: int) -> list[Episode]:
+    """One step's groups of episodes, seeded by the step, sampled from the fast inference copy of the weights."""
+    # lazy: an optional extra (train); the core and the CLI must run without it
+    import torch
+
+    torch.manual_seed(s.seed * 100_003 + step)
+    policy.model.model = inference_weights(model)  # sample from a bf16 copy on GPU: the fast decode path
+    with autocast(policy.model.model):
+        return collect_groups(policy, take(), s.group_size, env_seed=s.seed, max_turns=s.max_turns)
+
+
+def _step_record(
+    step: int, episodes: Sequence[Episode], samples: Sequence[TurnSample], stats: dict[str, float], t0: float
+) -> dict[str, Any]:
+    """One line of the train log: what the episodes scored, how much they could teach, the update's figures."""
+    scores = [e.trajectory.grade.score for e in episodes]
+    return {
+        "step": step,
+        "reward": round(statistics.fmean(scores), 6),
+        "pass_rate": round(statistics.fmean(e.trajectory.grade.passed for e in episodes), 6),
+        "turns_per_episode": round(statistics.fmean(len(e.turns) for e in episodes), 3),
+        "groups_with_spread": round(reward_spread(episodes), 4),
+        "advantage_abs": round(statistics.fmean(abs(x.advantage) for x in samples), 6) if samples else 0.0,
+        **{k: round(v, 6) for k, v in stats.items()},
+        "seconds": round(time.perf_counter() - t0, 3),
+    }
+
+
+def _write_summary(
+    out: Path,
+    s: GRPOSettings,
+    log: list[dict[str, Any]],
+    *,
+    label: str,
+    model_name: str,
+    environments: int,
+    seconds: float,
+) -> None:
+    """The run's ``train_summary.json``, which reports and ``coworkenv report`` read back."""
     atomic_write_json(
         out / TRAIN_SUMMARY,
         {
             "kind": "grpo",
-            "label": label or out.name,
+            "label": label,
             "setting": s.setting.name,
             "model": model_name,
-            "environments": len(specs),
+            "environments": environments,
             "steps": len(log),
             "planned_steps": s.steps,
             "seconds": seconds,
@@ -194,7 +228,6 @@ def train_grpo(
             "settings": {**asdict(s), "setting": asdict(s.setting)},
         },
     )
-    return GRPOResult(model, out, log, seconds)
 
 
 def run_grid(

@@ -148,40 +148,15 @@ def train_sft(
     progress: Progress | None = None,
 ) -> SFTResult:
     """Fine-tune ``model`` on ``records`` and save the checkpoint and logs into ``out``."""
-    # lazy: an optional extra (train); the core and the CLI must run without it
-    from transformers import PrinterCallback
-    from trl import SFTConfig, SFTTrainer
-
     s = settings or SFTSettings()
     out = Path(out)
     check_round_trip(tokenizer)  # refuse to train what could not be reloaded
     out.mkdir(parents=True, exist_ok=True)
     log_path = out / TRAIN_LOG
     log_path.unlink(missing_ok=True)
-    on_gpu = next(model.parameters()).device.type == "cuda"
     train, val = split_validation(records, s.val_fraction, s.seed)
     scratch = tempfile.TemporaryDirectory(prefix="coworkenv-sft-")  # the Trainer wants a folder; saves go to out
-    every = eval_interval(len(train), s.batch_size, s.grad_accum, s.epochs, s.max_steps, s.evals) if val else None
-    config = SFTConfig(**_config_kwargs(s, scratch.name, on_gpu, every))
-    peft_config = None
-    if s.lora:
-        # lazy: an optional extra (train); the core and the CLI must run without it
-        from peft import LoraConfig
-
-        peft_config = LoraConfig(
-            r=s.lora_r, lora_alpha=s.lora_alpha, target_modules="all-linear", lora_dropout=0.0, task_type="CAUSAL_LM"
-        )
-    model.train()
-    trainer = SFTTrainer(
-        model=model,
-        args=config,
-        train_dataset=_dataset(train),
-        eval_dataset=_dataset(val) if val else None,
-        processing_class=tokenizer,
-        peft_config=peft_config,
-        callbacks=[_log_callback(log_path, progress), keeper := best_weights_callback(log_path)],
-    )
-    trainer.remove_callback(PrinterCallback)  # the run's own log and progress bar replace its prints
+    trainer, keeper = _trainer(model, tokenizer, s, train, val, scratch.name, log_path, progress)
     start = time.perf_counter()
     with scratch:
         trainer.train()
@@ -202,21 +177,70 @@ def train_sft(
         seconds,
         best,
     )
+    _write_summary(result, s, label=label, model_name=model_name, examples=len(records), validation=len(val))
+    return result
+
+
+def _trainer(
+    model: Any,
+    tokenizer: Any,
+    s: SFTSettings,
+    train: list[dict[str, Any]],
+    val: list[dict[str, Any]],
+    folder: str,
+    log_path: Path,
+    progress: Progress | None,
+) -> tuple[Any, Any]:
+    """TRL's SFTTrainer over the train and validation demos (LoRA if asked), logging to the run's log;
+    and the callback that keeps the weights of the lowest validation loss."""
+    # lazy: an optional extra (train); the core and the CLI must run without it
+    from transformers import PrinterCallback
+    from trl import SFTConfig, SFTTrainer
+
+    on_gpu = next(model.parameters()).device.type == "cuda"
+    every = eval_interval(len(train), s.batch_size, s.grad_accum, s.epochs, s.max_steps, s.evals) if val else None
+    model.train()
+    trainer = SFTTrainer(
+        model=model,
+        args=SFTConfig(**_config_kwargs(s, folder, on_gpu, every)),
+        train_dataset=_dataset(train),
+        eval_dataset=_dataset(val) if val else None,
+        processing_class=tokenizer,
+        peft_config=_lora_config(s) if s.lora else None,
+        callbacks=[_log_callback(log_path, progress), keeper := best_weights_callback(log_path)],
+    )
+    trainer.remove_callback(PrinterCallback)  # the run's own log and progress bar replace its prints
+    return trainer, keeper
+
+
+def _lora_config(s: SFTSettings) -> Any:
+    """PEFT's LoRA adapters on every linear layer (merged into the checkpoint after training)."""
+    # lazy: an optional extra (train); the core and the CLI must run without it
+    from peft import LoraConfig
+
+    return LoraConfig(
+        r=s.lora_r, lora_alpha=s.lora_alpha, target_modules="all-linear", lora_dropout=0.0, task_type="CAUSAL_LM"
+    )
+
+
+def _write_summary(
+    result: SFTResult, s: SFTSettings, *, label: str, model_name: str, examples: int, validation: int
+) -> None:
+    """The run's ``train_summary.json``, which reports and ``coworkenv report`` read back."""
     atomic_write_json(
-        out / TRAIN_SUMMARY,
+        result.out / TRAIN_SUMMARY,
         {
             "kind": "sft",
             "label": label,
             "model": model_name,
-            "examples": len(records),
-            "validation": len(val),
+            "examples": examples,
+            "validation": validation,
             "steps": result.steps,
             "first_loss": result.first_loss,
             "last_loss": result.last_loss,
-            "best": best,
-            "seconds": seconds,
+            "best": result.best,
+            "seconds": result.seconds,
             "created": time.time(),
             "settings": asdict(s),
         },
     )
-    return result
