@@ -87,14 +87,24 @@ def append_jsonl(path: str | Path, records: list[dict[str, Any]]) -> None:
     append_lines(path, [json_text(r) for r in records])
 
 
-def append_lines(path: str | Path, lines: list[str]) -> None:
-    """Append already-serialised lines in one write and fsync them (the one place that does)."""
+def append_lines(path: str | Path, lines: list[str], *, sync: bool = True) -> None:
+    """Append already-serialised lines in one write and (``sync``) fsync them (the one place that appends)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a", encoding="utf-8") as fh:
         fh.write("".join(line + "\n" for line in lines))
         fh.flush()
-        os.fsync(fh.fileno())
+        if sync:
+            os.fsync(fh.fileno())
+
+
+def sync_file(path: str | Path) -> None:
+    """fsync a file written earlier without syncing."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def read_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:

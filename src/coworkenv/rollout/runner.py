@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -23,7 +24,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from coworkenv.bank.sources import load_specs
 from coworkenv.rollout.policies import check_policy_spec, make_policy
-from coworkenv.rollout.store import Encoded, RolloutStore, counts, episode_key
+from coworkenv.rollout.store import RETRIED, Encoded, Outcome, RolloutStore, counts, episode_key, replaces
 from coworkenv.rollout.worker import (
     EpisodeTask,
     PolicyLoadError,
@@ -62,8 +63,10 @@ class RolloutSummary:
 
 
 def plan_tasks(specs: Sequence[TaskSpec], samples: int, seed: int) -> list[EpisodeTask]:
-    """K samples per spec; sample ``k`` runs with environment seed ``seed + k``."""
-    return [EpisodeTask(spec=s.model_dump(mode="json"), sample=k, seed=seed + k) for s in specs for k in range(samples)]
+    """K samples per spec; sample ``k`` runs with environment seed ``seed + k``. The K tasks of a spec share one
+    dump of it (a dump costs about what a short episode does, and a chunk pickles a shared dict once)."""
+    dumps = [s.model_dump(mode="json") for s in specs]
+    return [EpisodeTask(spec=d, sample=k, seed=seed + k) for d in dumps for k in range(samples)]
 
 
 def chunked(tasks: list[EpisodeTask], size: int) -> list[list[EpisodeTask]]:
@@ -128,9 +131,9 @@ def rollout_bank(
         "specs": len(specs),
         "split": split,
     }
-    done = store.open(config)
+    outcomes = store.open(config)
     tasks = plan_tasks(specs, samples, seed)
-    todo = [t for t in tasks if t.key not in done]
+    todo = [t for t in tasks if t.key not in outcomes or outcomes[t.key].status == RETRIED]
     store.write_manifest({"config": config, "status": "running", "planned": len(tasks)})
     size = chunk_size or auto_chunk_size(name, len(todo), workers)
     chunks = chunked(todo, size)
@@ -142,18 +145,29 @@ def rollout_bank(
         batches = _pool(chunks, policy, opts, options, workers)
     else:
         batches = _inline(todo, size, policy, opts, options, batch_size)
-    _drain(store, batches, len(tasks), len(tasks) - len(todo), name, progress, console)
+    try:
+        _drain(store, batches, outcomes, len(tasks), len(tasks) - len(todo), name, progress, console)
+    finally:
+        store.flush()
     seconds = time.perf_counter() - start
-    wanted = {t.key for t in tasks}
-    summary = counts([r for r in store.records() if r.key in wanted])
+    kept = sorted((outcomes[t.key] for t in tasks if t.key in outcomes), key=lambda o: (o.spec_id, o.sample))
+    summary = counts(kept)  # in the store's order, so the mean score adds up the same
     store.write_manifest({"config": config, "status": "complete", "planned": len(tasks), **summary})
     return RolloutSummary(Path(out), len(tasks), len(tasks) - len(todo), len(todo), seconds, summary)
 
 
 def _drain(
-    store: RolloutStore, batches: Iterable[Records], total: int, done: int, name: str, show: bool, console: Any
+    store: RolloutStore,
+    batches: Iterable[Records],
+    outcomes: dict[str, Outcome],
+    total: int,
+    done: int,
+    name: str,
+    show: bool,
+    console: Any,
 ) -> None:
-    """Append each batch of records as it arrives, with a progress bar."""
+    """Append each batch of records as it arrives, with a progress bar; ``outcomes`` takes theirs as the store
+    would keep them (so the summary needs no second read of the store)."""
     passed = seen = 0
     columns = (
         TextColumn("{task.description}"),
@@ -168,6 +182,9 @@ def _drain(
         task = bar.add_task(f"rollout {label}", total=total, completed=done, rate="-")
         for records in batches:
             store.append(records)
+            for r in records:
+                if replaces(outcomes.get(r.outcome.key), r.outcome):
+                    outcomes[r.outcome.key] = r.outcome
             seen += len(records)
             passed += sum(1 for r in records if r.passed)
             bar.update(task, advance=len(records), rate=f"{passed / seen:.0%}")
@@ -186,38 +203,79 @@ def _inline(
         yield run_tasks(group, policy, options)
 
 
+def start_method(policy: str) -> str:
+    """How pool workers start: ``fork`` for a scripted policy in a single-threaded driver, ``spawn`` otherwise.
+
+    A forked worker starts in milliseconds with this process's modules already imported; a spawned one imports
+    coworkenv again (a second or more per worker, on a loaded machine several), which a run of oracle episodes
+    spends most of its time waiting for. Spawn stays the rule for models (torch and its threads do not survive a
+    fork) and wherever another thread runs (a fork copies its locks in whatever state they are)."""
+    import multiprocessing
+    import threading
+
+    scripted = policy.startswith(SCRIPTED_POLICIES)
+    if scripted and threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+        return "fork"
+    return "spawn"
+
+
 def _pool(
     chunks: list[list[EpisodeTask]], policy: str, opts: dict[str, Any], options: RunOptions, workers: int
 ) -> Iterator[Records]:
-    """A spawn-context process pool (safe with torch/threads in the parent), bounded in flight."""
+    """A process pool, bounded in flight, started before this returns (so a fork happens before the progress
+    bar's thread starts)."""
+    batches = _pool_batches(chunks, policy, opts, options, workers)
+    next(batches)  # runs up to the first yield: the workers exist and the first chunks are queued
+    return batches
+
+
+def _pool_batches(
+    chunks: list[list[EpisodeTask]], policy: str, opts: dict[str, Any], options: RunOptions, workers: int
+) -> Iterator[Records]:
+    """The pool's batches in the order of ``chunks`` (so the store's lines come in the order one process writes
+    them), after one empty batch that marks the pool started.
+
+    At most ``window`` chunks are out at a time; one that finishes before an earlier one waits in memory. When
+    the pool fails, the chunks that did finish are handed on before the error, so nothing reported is lost."""
     import multiprocessing
     import os
 
-    ctx = multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context(start_method(policy))
     queue = iter(chunks)
+    window = max(4 * workers, 64 // max(1, len(chunks[0]) if chunks else 1))
     init = (policy, opts, os.getpid())
     with ProcessPoolExecutor(workers, mp_context=ctx, initializer=init_worker, initargs=init) as pool:
-        pending: set[Future[Records]] = set()
+        order: deque[Future[Records]] = deque()
 
         def submit() -> None:
-            chunk = next(queue, None)
-            if chunk is not None:
-                pending.add(pool.submit(run_chunk, chunk, options))
+            while len(order) < window and (chunk := next(queue, None)) is not None:
+                order.append(pool.submit(run_chunk, chunk, options))
 
-        for _ in range(workers * 2):
-            submit()
-        while pending:
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in finished:
-                pending.discard(future)
-                submit()
+        submit()
+        yield []
+        while order:
+            wait([f for f in order if not f.done()], return_when=FIRST_COMPLETED)  # a later one finishing: refill
+            while order and order[0].done():
                 try:
-                    records = future.result()
-                except PolicyLoadError as exc:
-                    raise RolloutError(str(exc)) from None
-                except BrokenProcessPool as exc:
-                    raise RolloutError(f"a worker process died ({exc}); re-run to resume") from None
+                    records = order.popleft().result()
+                except (PolicyLoadError, BrokenProcessPool) as exc:
+                    yield from _finished(order)
+                    raise _pool_error(exc) from None
                 yield records
+            submit()
+
+
+def _finished(futures: Iterable[Future[Records]]) -> Iterator[Records]:
+    """The results of the futures that finished well (out of order: the run is failing)."""
+    for future in futures:
+        if future.done() and not future.cancelled() and future.exception() is None:
+            yield future.result()
+
+
+def _pool_error(exc: BaseException) -> RolloutError:
+    if isinstance(exc, PolicyLoadError):
+        return RolloutError(str(exc))
+    return RolloutError(f"a worker process died ({exc}); re-run to resume")
 
 
 def _ray(

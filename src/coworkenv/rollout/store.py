@@ -1,8 +1,14 @@
 """The resumable rollout store: one JSONL line per finished episode, plus a manifest.
 
-Episodes are keyed by ``(spec_id, sample)``. Only the driver process writes; each record
-is appended whole and fsynced, so a SIGKILL leaves at most one torn last line, which is
-truncated on reopen. A re-run reads the keys already present and skips them: nothing is
+Episodes are keyed by ``(spec_id, sample)``. Only the driver process writes.
+
+Durability rule: each batch of records reaches the file in one ``write`` of whole lines as
+soon as it arrives, so a killed driver (SIGKILL, a crash) loses no episode it has written:
+written data is the kernel's, whatever becomes of the process. A kill in the middle of a
+write leaves at most one torn last line, which is truncated on reopen. ``fsync`` (what
+survives an OS crash or a power cut) runs at most once per :data:`SYNC_INTERVAL` seconds
+and once at the end of the run, not per batch: an OS crash loses at most the episodes of
+the last second, which a resume plays again. A re-run reads the keys already present and skips them: nothing is
 run twice, nothing finished is lost. Readers deduplicate by key and sort, so exports are
 deterministic whatever order the workers finished in. Every line is an
 :class:`~coworkenv.trajectory.EpisodeRecord`, validated as it is read: a line that is not one
@@ -12,22 +18,57 @@ deterministic whatever order the workers finished in. Every line is an
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from coworkenv.storage import append_lines, atomic_write_json, json_text, read_jsonl_numbered, repair_jsonl
+from coworkenv.rollout.lines import ToolMenu, record_line
+from coworkenv.storage import append_lines, atomic_write_json, read_jsonl_numbered, repair_jsonl, sync_file
 from coworkenv.trajectory import EpisodeRecord, EpisodeStatus
 
 EPISODES_FILE = "episodes.jsonl"
 MANIFEST_FILE = "manifest.json"
 RESUME_FIELDS = ("policy", "seed", "user", "fault_rate", "bank", "split")
 """Settings that must match to resume a run (``samples`` may grow)."""
+SYNC_INTERVAL = 1.0
+"""Seconds between fsyncs of ``episodes.jsonl`` while a run goes on (see the module's durability rule)."""
 RETRIED = "error"
 """The status of episodes a resumed run plays again (a dead endpoint, a crashed backend)."""
+
+
+class _Ended(Protocol):
+    @property
+    def status(self) -> str: ...
+    @property
+    def score(self) -> float | None: ...
+    @property
+    def passed(self) -> bool: ...
+
+
+def replaces(old: _Ended | None, new: _Ended) -> bool:
+    """Whether ``new`` is the record a key keeps over ``old``: the first wins, but a retried error gives way."""
+    return old is None or (old.status == RETRIED and new.status != RETRIED)
+
+
+class SyncPolicy:
+    """When an append is fsynced: when ``interval`` seconds have passed since the last fsync (see the module)."""
+
+    def __init__(self, interval: float = SYNC_INTERVAL) -> None:
+        self.interval = interval
+        self.last = time.monotonic()
+
+    def due(self) -> bool:
+        if time.monotonic() - self.last < self.interval:
+            return False
+        self.synced()
+        return True
+
+    def synced(self) -> None:
+        self.last = time.monotonic()
 
 
 class StoreMismatch(ValueError):
@@ -43,27 +84,50 @@ def episode_key(spec_id: str, sample: int) -> str:
 
 
 @dataclass(frozen=True)
-class Encoded:
-    """A record already serialised by the worker, so the driver only writes bytes."""
+class Outcome:
+    """How an episode ended, without its trajectory: what the driver counts and resumes by."""
 
-    line: str
+    key: str
+    spec_id: str
+    sample: int
+    status: EpisodeStatus
+    score: float | None
     passed: bool
 
     @classmethod
-    def of(cls, record: EpisodeRecord) -> Encoded:
-        return cls(json_text(record.model_dump(mode="json")), record.passed)
+    def of(cls, record: EpisodeRecord) -> Outcome:
+        return cls(record.key, record.spec_id, record.sample, record.status, record.score, record.passed)
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """A record already serialised by the worker, so the driver only writes bytes (and counts its outcome)."""
+
+    line: str
+    outcome: Outcome
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome.passed
+
+    @classmethod
+    def of(cls, record: EpisodeRecord, menu: ToolMenu | None = None) -> Encoded:
+        """``menu``: the environment's tool menu, encoded once (see :mod:`coworkenv.rollout.lines`)."""
+        return cls(record_line(record, menu), Outcome.of(record))
 
 
 class RolloutStore:
     """A run folder: ``episodes.jsonl`` and ``manifest.json``."""
 
-    def __init__(self, root: str | Path) -> None:
+    def __init__(self, root: str | Path, sync: SyncPolicy | None = None) -> None:
         self.root = Path(root)
+        self.sync = sync or SyncPolicy()
         self.episodes_path = self.root / EPISODES_FILE
         self.manifest_path = self.root / MANIFEST_FILE
 
-    def open(self, config: dict[str, Any]) -> set[str]:
-        """Prepare for appending under ``config``; returns the keys already done."""
+    def open(self, config: dict[str, Any]) -> dict[str, Outcome]:
+        """Prepare for appending under ``config``; returns the outcome of every episode already stored
+        (the record that :meth:`records` would keep for its key)."""
         self.root.mkdir(parents=True, exist_ok=True)
         old = self.manifest().get("config", {})
         changed = [f for f in RESUME_FIELDS if f in old and old[f] != config.get(f)]
@@ -73,11 +137,20 @@ class RolloutStore:
                 + ", ".join(f"{f}={old[f]!r} (now {config.get(f)!r})" for f in changed)
             )
         repair_jsonl(self.episodes_path)
-        return {r.key for r in self.records() if r.status != RETRIED}
+        outcomes: dict[str, Outcome] = {}
+        for record in self.records():
+            outcomes[record.key] = Outcome.of(record)
+        return outcomes
 
     def append(self, records: list[Encoded]) -> None:
-        """Append whole lines and fsync: a crash leaves at most one torn last line."""
-        append_lines(self.episodes_path, [r.line for r in records])
+        """Append whole lines in one write; fsync as :class:`SyncPolicy` says (see the module's durability rule)."""
+        append_lines(self.episodes_path, [r.line for r in records], sync=self.sync.due())
+
+    def flush(self) -> None:
+        """Make everything appended so far durable (the end of a run)."""
+        if self.episodes_path.exists():
+            sync_file(self.episodes_path)
+        self.sync.synced()
 
     def manifest(self) -> dict[str, Any]:
         if not self.manifest_path.exists():
@@ -94,8 +167,7 @@ class RolloutStore:
         """
         seen: dict[str, EpisodeRecord] = {}
         for record in read_records(self.episodes_path):
-            old = seen.get(record.key)
-            if old is None or (old.status == RETRIED and record.status != RETRIED):
+            if replaces(seen.get(record.key), record):
                 seen[record.key] = record
         yield from sorted(seen.values(), key=lambda r: (r.spec_id, r.sample))
 
@@ -123,8 +195,9 @@ def iter_episodes(
                 yield record
 
 
-def counts(records: list[EpisodeRecord]) -> dict[str, Any]:
-    """Headline figures of a set of episode records, for manifests and summaries."""
+def counts(records: Iterable[_Ended]) -> dict[str, Any]:
+    """Headline figures of a set of episode records (or their :class:`Outcome`), for manifests and summaries."""
+    records = list(records)
     by_status: dict[str, int] = {}
     for r in records:
         by_status[r.status] = by_status.get(r.status, 0) + 1

@@ -22,7 +22,9 @@ from typing import Any
 from coworkenv.interop.client import client_for
 from coworkenv.rollout.environments import make_environment
 from coworkenv.rollout.policies import make_policy
+from coworkenv.rollout.lines import ToolMenu
 from coworkenv.rollout.store import Encoded, episode_key
+from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.episode import run_episode, run_lockstep
 from coworkenv.runtime.policy import actor_for
 from coworkenv.spec.models import TaskSpec
@@ -161,28 +163,67 @@ def _failure(exc: BaseException) -> str:
 
 
 def encode_record(
-    task: EpisodeTask, policy_name: str, traj: Trajectory | None, error: str | None, *, timed_out: bool = False
+    task: EpisodeTask,
+    policy_name: str,
+    traj: Trajectory | None,
+    error: str | None,
+    *,
+    timed_out: bool = False,
+    menu: ToolMenu | None = None,
 ) -> Encoded:
     """The store line of an episode; one whose trajectory cannot be serialised is kept as an error record."""
     try:
-        return Encoded.of(episode_record(task, policy_name, traj, error, timed_out=timed_out))
+        return Encoded.of(episode_record(task, policy_name, traj, error, timed_out=timed_out), menu)
     except (ValueError, TypeError, RecursionError) as exc:
         return Encoded.of(episode_record(task, policy_name, None, f"cannot serialise the trajectory: {_failure(exc)}"))
 
 
+class SpecEpisodes:
+    """The episodes of one spec in a worker, played one after another in one environment.
+
+    Building an Environment costs about what a short episode does, and every episode starts with ``reset``
+    (which puts the workspace, user, events, checks and seeded faults back), so a local environment is built
+    once and reseeded per episode; its tool menu is encoded once for all the records (:class:`ToolMenu`). An
+    episode that raised leaves its environment behind: the next one builds a fresh one."""
+
+    def __init__(self, spec: TaskSpec, options: RunOptions) -> None:
+        self.spec = spec
+        self.options = options
+        self.env: Environment | None = None
+        self.menu: ToolMenu | None = None
+
+    def environment(self, seed: int) -> Any:
+        if self.options.env_server or self.options.user:  # remote sessions and LLM users: one per episode
+            return open_environment(self.spec, seed, self.options)
+        if self.env is None:
+            self.env = open_environment(self.spec, seed, self.options)
+            self.menu = ToolMenu(self.env.router.schemas())
+        self.env.seed = seed
+        return self.env
+
+    def run(self, task: EpisodeTask, policy: Any) -> Encoded:
+        """Run one episode; never raises (a broken environment or trajectory becomes an ``error`` record)."""
+        name = getattr(policy, "name", type(policy).__name__)
+        try:
+            env = self.environment(task.seed)
+            actor = actor_for(policy, self.spec)
+            deadline = Deadline(actor.act, self.options.timeout, name)
+            traj = run_episode(env, deadline, sample=task.sample)
+            close_environment(env)
+        except Exception as exc:  # recorded, so the run goes on and the failure is visible
+            self.env = self.menu = None
+            return encode_record(task, name, None, _failure(exc))
+        menu = self.menu if env is self.env else None
+        return encode_record(task, name, traj, None, timed_out=deadline.expired, menu=menu)
+
+
 def run_task(task: EpisodeTask, policy: Any, options: RunOptions, spec: TaskSpec | None = None) -> Encoded:
     """Run one episode; never raises (a broken spec, environment or trajectory becomes an ``error`` record)."""
-    name = getattr(policy, "name", type(policy).__name__)
     try:
         spec = spec or TaskSpec.model_validate(task.spec)
-        env = open_environment(spec, task.seed, options)
-        actor = actor_for(policy, spec)
-        deadline = Deadline(actor.act, options.timeout, name)
-        traj = run_episode(env, deadline, sample=task.sample)
-        close_environment(env)
     except Exception as exc:  # recorded, so the run goes on and the failure is visible
-        return encode_record(task, name, None, _failure(exc))
-    return encode_record(task, name, traj, None, timed_out=deadline.expired)
+        return encode_record(task, getattr(policy, "name", type(policy).__name__), None, _failure(exc))
+    return SpecEpisodes(spec, options).run(task, policy)
 
 
 def run_lockstep_tasks(tasks: list[EpisodeTask], policy: Any, options: RunOptions) -> list[Encoded]:
@@ -225,18 +266,19 @@ def run_lockstep_tasks(tasks: list[EpisodeTask], policy: Any, options: RunOption
 
 
 def run_tasks(tasks: list[EpisodeTask], policy: Any, options: RunOptions) -> list[Encoded]:
-    """Episodes one after another, validating each distinct spec once (K samples share it)."""
-    specs: dict[str, TaskSpec] = {}
+    """Episodes one after another, validating each distinct spec once and playing its samples in one
+    environment (:class:`SpecEpisodes`)."""
+    specs: dict[str, SpecEpisodes] = {}
     out = []
     for task in tasks:
         spec_id = task.spec["id"]
         if spec_id not in specs:
             try:
-                specs[spec_id] = TaskSpec.model_validate(task.spec)
+                specs[spec_id] = SpecEpisodes(TaskSpec.model_validate(task.spec), options)
             except Exception:  # run_task records the validation error on the episode
                 out.append(run_task(task, policy, options))
                 continue
-        out.append(run_task(task, policy, options, specs[spec_id]))
+        out.append(specs[spec_id].run(task, policy))
     return out
 
 
