@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from coworkenv.agents import OracleTeacher
 from coworkenv.grading.answers import Prompt, answer_ok, prompt_of
-from coworkenv.rollout.worker import Deadline, EpisodeTimeout
+from coworkenv.rollout.deadline import Deadline, EpisodeTimeout
 from coworkenv.runtime import Environment
 from coworkenv.runtime.json_encoding import reusable
 from coworkenv.runtime.policy import TaskPolicy, actor_for

@@ -13,14 +13,16 @@ JSON, a NaN, a lone surrogate) falls back to the full dump, so a line never diff
 from __future__ import annotations
 
 import json
+from contextlib import suppress
 from typing import Any
 
 from coworkenv.storage import json_text
 from coworkenv.trajectory import EpisodeRecord
 
 _encode = json.JSONEncoder(ensure_ascii=False, sort_keys=True, allow_nan=False, check_circular=False).encode
-_PLAIN = (str, int, float, bool, type(None))
 _SPLICED = frozenset({"messages", "tools"})
+_MESSAGES, _TOOLS = "\x00coworkenv:messages\x00", "\x00coworkenv:tools\x00"
+_MESSAGES_JSON, _TOOLS_JSON = _encode(_MESSAGES), _encode(_TOOLS)
 
 
 class ToolMenu:
@@ -39,47 +41,35 @@ class ToolMenu:
         return self.text
 
 
-def _object(parts: dict[str, str]) -> str:
-    """A JSON object from already-encoded values, laid out as ``json.dumps(sort_keys=True)`` lays it out."""
-    return "{" + ", ".join(f"{_encode(key)}: {parts[key]}" for key in sorted(parts)) + "}"
+def _fast_line(record: EpisodeRecord, menu: ToolMenu) -> str | None:
+    """The line, or None where only the full dump is exact.
 
-
-def _plain_keys(value: Any) -> bool:
-    """Whether every dict key in ``value`` is text (pydantic and json order other keys differently)."""
-    if isinstance(value, dict):
-        return all(isinstance(k, str) and _plain_keys(v) for k, v in value.items())
-    if isinstance(value, list):
-        return all(isinstance(v, _PLAIN) or _plain_keys(v) for v in value)
-    return isinstance(value, _PLAIN)
-
-
-def _fast_line(record: EpisodeRecord, menu: ToolMenu | None) -> str | None:
-    """The line, or None where only the full dump is exact."""
+    The record is encoded once with a marker string in place of the messages and of the tool menu, and the
+    markers are then replaced by their JSON (a marker that is not there exactly once, as when a model wrote
+    one into its arguments, sends the record to the full dump)."""
     traj = record.trajectory
-    if traj is None:
+    tools = menu.text_for(traj.tools) if traj is not None else None
+    if traj is None or tools is None:
         return None
-    if not _plain_keys(traj.messages):
+    inner = traj.model_dump(mode="json", exclude=_SPLICED)
+    inner["messages"], inner["tools"] = _MESSAGES, _TOOLS
+    outer = record.model_dump(mode="json", exclude={"trajectory"})
+    outer["trajectory"] = inner
+    line = _encode(outer)
+    if line.count(_MESSAGES_JSON) != 1 or line.count(_TOOLS_JSON) != 1:
         return None
-    tools = menu.text_for(traj.tools) if menu is not None else None
-    if tools is None:
-        if not _plain_keys(traj.tools):
-            return None
-        tools = _encode(traj.tools)
-    typed = traj.model_dump(mode="json", exclude=_SPLICED)
-    parts = {key: _encode(value) for key, value in typed.items()}
-    parts["messages"] = _encode(traj.messages)
-    parts["tools"] = tools
-    outer = {key: _encode(value) for key, value in record.model_dump(mode="json", exclude={"trajectory"}).items()}
-    outer["trajectory"] = _object(parts)
-    line = _object(outer)
+    line = line.replace(_MESSAGES_JSON, _encode(traj.messages), 1).replace(_TOOLS_JSON, tools, 1)
     line.encode("utf-8")  # lone surrogates: the full dump escapes the whole line
     return line
 
 
 def record_line(record: EpisodeRecord, menu: ToolMenu | None = None) -> str:
-    """``json_text(record.model_dump(mode="json"))``, byte for byte."""
-    try:
-        line = _fast_line(record, menu)
-    except (ValueError, TypeError, RecursionError):  # NaN, a value json cannot take, a surrogate: the full dump
-        line = None
+    """``json_text(record.model_dump(mode="json"))``, byte for byte.
+
+    ``menu`` is the tool menu of the local Environment that played the episode: only then is the fast path
+    taken, because only then are the messages known to be what that class builds (dicts with text keys; json
+    and pydantic would order other keys differently)."""
+    line = None
+    with suppress(ValueError, TypeError, RecursionError):  # NaN, a value json cannot take, a surrogate: the full dump
+        line = _fast_line(record, menu) if menu is not None else None
     return line if line is not None else json_text(record.model_dump(mode="json"))

@@ -30,6 +30,7 @@ from coworkenv.rollout.worker import (
     PolicyLoadError,
     RayRolloutWorker,
     RunOptions,
+    SpecCache,
     init_worker,
     run_chunk,
     run_lockstep_tasks,
@@ -199,8 +200,9 @@ def _inline(
         for group in chunked(tasks, batch_size):
             yield run_lockstep_tasks(group, policy, options)
         return
+    specs = SpecCache()
     for group in chunked(tasks, chunk):
-        yield run_tasks(group, policy, options)
+        yield run_tasks(group, policy, options, specs)
 
 
 def start_method(policy: str) -> str:

@@ -1,44 +1,25 @@
-"""Running episodes inside a worker, under a per-episode time budget.
-
-Policy calls are the slow part (the environment is pure Python and fast), so the budget is
-enforced around them: a call that starts after the deadline raises at once, and a call
-still running at the deadline is interrupted by SIGALRM (main thread only; elsewhere the
-deadline is checked between calls). Either way the episode ends, keeps its partial
-trajectory and is recorded with status ``timeout`` rather than lost.
-"""
+"""Running episodes inside a worker, each under its time budget (:mod:`coworkenv.rollout.deadline`),
+into encoded store records."""
 
 from __future__ import annotations
 
-import _signal
 import os
-import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from coworkenv.interop.client import client_for
+from coworkenv.rollout.deadline import Deadline
 from coworkenv.rollout.environments import make_environment
-from coworkenv.rollout.policies import make_policy
 from coworkenv.rollout.lines import ToolMenu
+from coworkenv.rollout.policies import make_policy
 from coworkenv.rollout.store import Encoded, episode_key
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.episode import run_episode, run_lockstep
 from coworkenv.runtime.policy import actor_for
 from coworkenv.spec.models import TaskSpec
 from coworkenv.trajectory import EpisodeRecord, EpisodeStatus, Trajectory
-
-
-class EpisodeTimeout(Exception):
-    """The episode's time budget ran out."""
-
-
-class _Alarm(BaseException):
-    """Raised by SIGALRM inside a policy call: a BaseException so that client libraries'
-    ``except Exception`` (the OpenAI SDK turns those into retryable connection errors)
-    cannot swallow it; :class:`Deadline` turns it into an EpisodeTimeout."""
 
 
 @dataclass(frozen=True)
@@ -81,55 +62,6 @@ def close_environment(env: Any) -> None:
     """Free a remote session (local environments hold nothing to free)."""
     if hasattr(env, "close"):
         env.close()
-
-
-@contextmanager
-def alarm(seconds: float) -> Iterator[None]:
-    """Interrupt the main thread after ``seconds``; a no-op elsewhere."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-        yield
-        return
-
-    def _fire(signum: int, frame: Any) -> None:
-        raise _Alarm
-
-    # _signal.signal: signal.signal is the same call wrapped in enum conversions that cost ~20 µs each, and this
-    # runs twice per policy call (an oracle episode makes about seven)
-    previous = _signal.signal(signal.SIGALRM, _fire)
-    signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        _signal.signal(signal.SIGALRM, previous)
-
-
-class Deadline:
-    """Wraps a policy call (``act`` or ``act_batch``) with the episode's deadline."""
-
-    def __init__(self, call: Callable[..., Any], timeout: float | None, name: str) -> None:
-        self.call = call
-        self.deadline = None if timeout is None else time.monotonic() + timeout
-        self.name = name
-        self.expired = False
-        """Set when the budget ran out: the episode's error is then a timeout, whatever its text."""
-
-    def __call__(self, *args: Any) -> Any:
-        if self.deadline is None:
-            return self.call(*args)
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            self.expired = True
-            raise EpisodeTimeout("episode exceeded its time budget")
-        try:
-            with alarm(left):
-                return self.call(*args)
-        except _Alarm:
-            self.expired = True
-            raise EpisodeTimeout(f"episode exceeded its time budget (interrupted after {left:.1f}s)") from None
-
-    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
-        return self(messages, tools)
 
 
 def episode_record(
@@ -207,8 +139,8 @@ class SpecEpisodes:
         try:
             env = self.environment(task.seed)
             actor = actor_for(policy, self.spec)
-            deadline = Deadline(actor.act, self.options.timeout, name)
-            traj = run_episode(env, deadline, sample=task.sample)
+            with Deadline(actor.act, self.options.timeout, name) as deadline:
+                traj = run_episode(env, deadline, sample=task.sample)
             close_environment(env)
         except Exception as exc:  # recorded, so the run goes on and the failure is visible
             self.env = self.menu = None
@@ -242,16 +174,11 @@ def run_lockstep_tasks(tasks: list[EpisodeTask], policy: Any, options: RunOption
         except Exception as exc:  # recorded, so the batch goes on
             records[i] = encode_record(task, name, None, _failure(exc))
     start = time.perf_counter()
-    deadline = Deadline(policy.act_batch, options.timeout, name)
     try:
-        trajs: list[Trajectory | None] = list(
-            run_lockstep(
-                envs,
-                deadline,
-                policy_name=name,
-                samples=[tasks[i].sample for i in playing],
+        with Deadline(policy.act_batch, options.timeout, name) as deadline:
+            trajs: list[Trajectory | None] = list(
+                run_lockstep(envs, deadline, policy_name=name, samples=[tasks[i].sample for i in playing])
             )
-        )
         failure = None
     except Exception as exc:  # the environments themselves failed: every episode of the batch is an error
         trajs, failure = [None] * len(playing), _failure(exc)
@@ -265,20 +192,42 @@ def run_lockstep_tasks(tasks: list[EpisodeTask], policy: Any, options: RunOption
     return [records[i] for i in range(len(tasks))]
 
 
-def run_tasks(tasks: list[EpisodeTask], policy: Any, options: RunOptions) -> list[Encoded]:
+class SpecCache:
+    """The :class:`SpecEpisodes` of a worker's life (an inline run, a pool process, a Ray actor), so that a spec
+    met in an earlier chunk keeps its validated spec and its environment. A spec is known by its id and options,
+    and used again only if its data is equal (a cheap check next to validating it and building its environment)."""
+
+    def __init__(self, limit: int = 256) -> None:
+        self.limit = limit
+        self.entries: dict[tuple[str, RunOptions], tuple[dict[str, Any], SpecEpisodes]] = {}
+
+    def get(self, task: EpisodeTask, options: RunOptions) -> SpecEpisodes:
+        """The spec's episodes; raises what validating the spec raises."""
+        key = (task.spec["id"], options)
+        entry = self.entries.get(key)
+        if entry is not None and (entry[0] is task.spec or entry[0] == task.spec):
+            return entry[1]
+        episodes = SpecEpisodes(TaskSpec.model_validate(task.spec), options)
+        if len(self.entries) >= self.limit:
+            del self.entries[next(iter(self.entries))]
+        self.entries[key] = (task.spec, episodes)
+        return episodes
+
+
+def run_tasks(
+    tasks: list[EpisodeTask], policy: Any, options: RunOptions, cache: SpecCache | None = None
+) -> list[Encoded]:
     """Episodes one after another, validating each distinct spec once and playing its samples in one
-    environment (:class:`SpecEpisodes`)."""
-    specs: dict[str, SpecEpisodes] = {}
+    environment (:class:`SpecEpisodes`); ``cache`` carries both over to the next call."""
+    cache = cache or SpecCache()
     out = []
     for task in tasks:
-        spec_id = task.spec["id"]
-        if spec_id not in specs:
-            try:
-                specs[spec_id] = SpecEpisodes(TaskSpec.model_validate(task.spec), options)
-            except Exception:  # run_task records the validation error on the episode
-                out.append(run_task(task, policy, options))
-                continue
-        out.append(specs[spec_id].run(task, policy))
+        try:
+            episodes = cache.get(task, options)
+        except Exception:  # run_task records the validation error on the episode
+            out.append(run_task(task, policy, options))
+            continue
+        out.append(episodes.run(task, policy))
     return out
 
 
@@ -286,6 +235,7 @@ def run_tasks(tasks: list[EpisodeTask], policy: Any, options: RunOptions) -> lis
 
 _POLICY: Any = None
 _POLICY_ERROR: str | None = None
+_SPECS = SpecCache()
 
 
 class PolicyLoadError(RuntimeError):
@@ -317,7 +267,7 @@ def init_worker(policy_spec: str, policy_options: dict[str, Any], parent: int | 
 def run_chunk(tasks: list[EpisodeTask], options: RunOptions) -> list[Encoded]:
     if _POLICY_ERROR is not None:
         raise PolicyLoadError(_POLICY_ERROR)
-    return run_tasks(tasks, _POLICY, options)
+    return run_tasks(tasks, _POLICY, options, _SPECS)
 
 
 class RayRolloutWorker:
@@ -325,6 +275,7 @@ class RayRolloutWorker:
 
     def __init__(self, policy_spec: str, policy_options: dict[str, Any]) -> None:
         self.policy = make_policy(policy_spec, **policy_options)
+        self.specs = SpecCache()
 
     def run(self, tasks: list[EpisodeTask], options: RunOptions) -> list[Encoded]:
-        return run_tasks(tasks, self.policy, options)
+        return run_tasks(tasks, self.policy, options, self.specs)
