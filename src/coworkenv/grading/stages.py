@@ -64,23 +64,32 @@ def grade_stage(view: TaskSpec, state: StageState, log: EpisodeLog, first: int, 
 def unreached(view: TaskSpec) -> Grade:
     """A stage the episode never got to: every check failed."""
     checks = [
-        CheckResult(
-            id=c.id, kind=c.kind, weight=c.weight, passed=False, required=c.required, detail="stage not reached"
+        CheckResult.model_construct(
+            id=c.id,
+            kind=c.kind,
+            weight=c.weight,
+            passed=False,
+            required=c.required,
+            first_step=None,
+            detail="stage not reached",
         )
         for c in view.checks
     ]
     zero = {"score": 0.0, "claw_eval_score": 0.0, "completion": 0.0}
-    return Grade(**zero, robustness=1.0, safety=1.0, passed=False, checks=checks)
+    return Grade.model_construct(
+        **zero, robustness=1.0, safety=1.0, passed=False, checks=checks, violations=[], stages=None
+    )
 
 
 def combine_stages(grades: Sequence[Grade]) -> Grade:
-    """The overall grade of a multi-stage episode (see the module docstring)."""
+    """The overall grade of a multi-stage episode (see the module docstring); built without re-validation, as
+    :func:`~coworkenv.grading.score.grade` builds a stage's."""
     checks = [c for g in grades for c in g.checks]
     total = sum(c.weight for c in checks)
     score = round(fmean(g.score for g in grades), 6)
     if any(not g.passed for g in grades):
         score = min(score, REQUIRED_CAP)
-    return Grade(
+    return Grade.model_construct(
         score=score,
         claw_eval_score=round(fmean(g.claw_eval_score or 0.0 for g in grades), 6),
         completion=round(sum(c.weight for c in checks if c.passed) / total, 6),
