@@ -75,9 +75,16 @@ def unreached(view: TaskSpec) -> Grade:
         )
         for c in view.checks
     ]
-    zero = {"score": 0.0, "claw_eval_score": 0.0, "completion": 0.0}
     return Grade.model_construct(
-        **zero, robustness=1.0, safety=1.0, passed=False, checks=checks, violations=[], stages=None
+        score=0.0,
+        claw_eval_score=0.0,
+        completion=0.0,
+        robustness=1.0,
+        safety=1.0,
+        passed=False,
+        checks=checks,
+        violations=[],
+        stages=None,
     )
 
 

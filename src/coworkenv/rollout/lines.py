@@ -20,7 +20,7 @@ from coworkenv.storage import json_text
 from coworkenv.trajectory import EpisodeRecord
 
 _encode = json.JSONEncoder(ensure_ascii=False, sort_keys=True, allow_nan=False, check_circular=False).encode
-_SPLICED = frozenset({"messages", "tools"})
+_SPLICED = {"messages", "tools"}
 _MESSAGES, _TOOLS = "\x00coworkenv:messages\x00", "\x00coworkenv:tools\x00"
 _MESSAGES_JSON, _TOOLS_JSON = _encode(_MESSAGES), _encode(_TOOLS)
 
