@@ -21,7 +21,7 @@ from coworkenv.bank.sources import load_specs
 from coworkenv.rollout import RolloutStore, RunOptions, rollout_bank
 from coworkenv.rollout import store as store_module
 from coworkenv.rollout.deadline import Deadline, EpisodeTimeout
-from coworkenv.rollout.lines import ToolMenu, _fast_line, record_line
+from coworkenv.rollout.lines import ToolMenu, _fast_line, record_bytes
 from coworkenv.rollout.runner import plan_tasks
 from coworkenv.rollout.store import SyncPolicy, counts
 from coworkenv.rollout.worker import EpisodeTask, SpecCache, SpecEpisodes, episode_record, run_task, run_tasks
@@ -49,15 +49,15 @@ def _fast(record: EpisodeRecord, menu: ToolMenu) -> bool:
         return False
 
 
-def _full(record: EpisodeRecord) -> str:
-    return json_text(record.model_dump(mode="json"))
+def _full(record: EpisodeRecord) -> bytes:
+    return json_text(record.model_dump(mode="json")).encode("utf-8")
 
 
 def test_spliced_lines_are_the_full_dump_on_every_example() -> None:
     for spec in EXAMPLES:
         record, menu = _record(spec)
         assert _fast(record, menu), f"{spec.id}: the fast path was not taken"
-        assert record_line(record, menu) == _full(record), spec.id
+        assert record_bytes(record, menu) == _full(record), spec.id
 
 
 @pytest.mark.parametrize(
@@ -94,7 +94,7 @@ def test_spliced_lines_are_the_full_dump_whatever_the_record_holds(spoil: str, f
     else:
         record.trajectory = None
     assert _fast(record, menu) is fast
-    assert record_line(record, menu) == _full(record)
+    assert record_bytes(record, menu) == _full(record)
 
 
 def _lines(encoded: list[Any]) -> list[str]:
@@ -167,7 +167,7 @@ def test_fsync_runs_once_a_second_and_at_the_end_not_per_batch(tmp_path: Path, m
     store.open({})
     rollout_line = (tmp_path / "episodes.jsonl").read_text().splitlines()[0]
     for _ in range(3):
-        store.append([store_module.Encoded(rollout_line, store_module.Outcome("k", "s", 0, "ok", 1.0, True))])
+        store.append([store_module.Encoded(rollout_line.encode(), store_module.Outcome("k", "s", 0, "ok", 1.0, True))])
     assert len([p for p in synced if p.endswith("episodes.jsonl")]) == 3
 
 

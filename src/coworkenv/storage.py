@@ -88,11 +88,18 @@ def append_jsonl(path: str | Path, records: list[dict[str, Any]]) -> None:
 
 
 def append_lines(path: str | Path, lines: list[str], *, sync: bool = True) -> None:
-    """Append already-serialised lines in one write and (``sync``) fsync them (the one place that appends)."""
+    """Append already-serialised lines in one write and (``sync``) fsync them."""
+    append_bytes(path, [line.encode("utf-8") for line in lines], sync=sync)
+
+
+def append_bytes(path: str | Path, lines: list[bytes], *, sync: bool = True) -> None:
+    """Append UTF-8 lines (without their newlines) in one write and (``sync``) fsync them: the one place that
+    appends. Lines are encoded one by one (by the caller, or a worker): an ASCII line encodes at memory speed,
+    while one joined text with a single non-ASCII character is encoded character by character."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write("".join(line + "\n" for line in lines))
+    with open(path, "ab") as fh:
+        fh.write(b"\n".join([*lines, b""]))
         fh.flush()
         if sync:
             os.fsync(fh.fileno())

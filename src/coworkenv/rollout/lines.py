@@ -41,7 +41,7 @@ class ToolMenu:
         return self.text
 
 
-def _fast_line(record: EpisodeRecord, menu: ToolMenu) -> str | None:
+def _fast_line(record: EpisodeRecord, menu: ToolMenu) -> bytes | None:
     """The line, or None where only the full dump is exact.
 
     The record is encoded once with a marker string in place of the messages and of the tool menu, and the
@@ -59,12 +59,11 @@ def _fast_line(record: EpisodeRecord, menu: ToolMenu) -> str | None:
     if line.count(_MESSAGES_JSON) != 1 or line.count(_TOOLS_JSON) != 1:
         return None
     line = line.replace(_MESSAGES_JSON, _encode(traj.messages), 1).replace(_TOOLS_JSON, tools, 1)
-    line.encode("utf-8")  # lone surrogates: the full dump escapes the whole line
-    return line
+    return line.encode("utf-8")  # raises on lone surrogates: the full dump escapes the whole line
 
 
-def record_line(record: EpisodeRecord, menu: ToolMenu | None = None) -> str:
-    """``json_text(record.model_dump(mode="json"))``, byte for byte.
+def record_bytes(record: EpisodeRecord, menu: ToolMenu | None = None) -> bytes:
+    """``json_text(record.model_dump(mode="json"))`` in UTF-8, byte for byte.
 
     ``menu`` is the tool menu of the local Environment that played the episode: only then is the fast path
     taken, because only then are the messages known to be what that class builds (dicts with text keys; json
@@ -72,4 +71,4 @@ def record_line(record: EpisodeRecord, menu: ToolMenu | None = None) -> str:
     line = None
     with suppress(ValueError, TypeError, RecursionError):  # NaN, a value json cannot take, a surrogate: the full dump
         line = _fast_line(record, menu) if menu is not None else None
-    return line if line is not None else json_text(record.model_dump(mode="json"))
+    return line if line is not None else json_text(record.model_dump(mode="json")).encode("utf-8")

@@ -26,8 +26,8 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from coworkenv.rollout.lines import ToolMenu, record_line
-from coworkenv.storage import append_lines, atomic_write_json, read_jsonl_numbered, repair_jsonl, sync_file
+from coworkenv.rollout.lines import ToolMenu, record_bytes
+from coworkenv.storage import append_bytes, atomic_write_json, read_jsonl_numbered, repair_jsonl, sync_file
 from coworkenv.trajectory import EpisodeRecord, EpisodeStatus
 
 EPISODES_FILE = "episodes.jsonl"
@@ -101,10 +101,14 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Encoded:
-    """A record already serialised by the worker, so the driver only writes bytes (and counts its outcome)."""
+    """A record already serialised (to UTF-8) by the worker, so the driver only writes bytes and counts its outcome."""
 
-    line: str
+    data: bytes
     outcome: Outcome
+
+    @property
+    def line(self) -> str:
+        return self.data.decode("utf-8")
 
     @property
     def passed(self) -> bool:
@@ -113,7 +117,7 @@ class Encoded:
     @classmethod
     def of(cls, record: EpisodeRecord, menu: ToolMenu | None = None) -> Encoded:
         """``menu``: the environment's tool menu, encoded once (see :mod:`coworkenv.rollout.lines`)."""
-        return cls(record_line(record, menu), Outcome.of(record))
+        return cls(record_bytes(record, menu), Outcome.of(record))
 
 
 class RolloutStore:
@@ -144,7 +148,7 @@ class RolloutStore:
 
     def append(self, records: list[Encoded]) -> None:
         """Append whole lines in one write; fsync as :class:`SyncPolicy` says (see the module's durability rule)."""
-        append_lines(self.episodes_path, [r.line for r in records], sync=self.sync.due())
+        append_bytes(self.episodes_path, [r.data for r in records], sync=self.sync.due())
 
     def flush(self) -> None:
         """Make everything appended so far durable (the end of a run)."""
