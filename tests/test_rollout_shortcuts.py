@@ -29,6 +29,7 @@ from coworkenv.runtime import Environment, run_episode
 from coworkenv.storage import json_text
 from coworkenv.trajectory import EpisodeRecord, ToolCallRecord
 from rollout_specs import mail_reply_spec, write_specs
+from test_rollout_hostile import Scripted, _children
 
 TESTS = Path(__file__).parent
 EXAMPLES = load_specs(TESTS.parent / "examples")
@@ -172,8 +173,6 @@ def test_fsync_runs_once_a_second_and_at_the_end_not_per_batch(tmp_path: Path, m
 
 
 def test_the_summary_is_what_rereading_the_store_gives(tmp_path: Path) -> None:
-    from test_rollout_hostile import Scripted
-
     first = rollout_bank(SPECS[:3], Scripted([RuntimeError("down")], "flaky"), 2, tmp_path, progress=False)
     assert first.counts == counts(RolloutStore(tmp_path).records())
     second = rollout_bank(SPECS, Scripted([], "flaky"), 3, tmp_path, progress=False)  # retries, new samples, new specs
@@ -203,19 +202,6 @@ def test_an_episode_wide_deadline_spent_between_calls_stops_the_next_call() -> N
         assert signal.getsignal(signal.SIGALRM) is outer
     finally:
         signal.signal(signal.SIGALRM, previous)
-
-
-def _children(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                found.append(int(entry.name))
-    return found
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds the workers in /proc")
