@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from coworkenv.interop.client import client_for
 from coworkenv.rollout.deadline import Deadline
 from coworkenv.rollout.environments import make_environment
 from coworkenv.rollout.lines import ToolMenu
@@ -54,8 +55,6 @@ def open_environment(spec: TaskSpec, seed: int, options: RunOptions) -> Any:
         return make_environment(
             spec, seed, user=options.user, fault_rate=options.fault_rate, max_turns=options.max_turns
         )
-    from coworkenv.interop.client import client_for  # lazy: it loads the bank catalogue, which local runs never use
-
     return client_for(options.env_server, options.env_token).make(spec=spec, seed=seed, max_turns=options.max_turns)
 
 
