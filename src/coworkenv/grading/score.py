@@ -14,6 +14,7 @@ available as ``Grade.claw_eval_score`` for comparison with published Claw-Eval n
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from coworkenv.grading.checks import EpisodeLog, Records, episode_check, state_check
 from coworkenv.spec.models import STATE_CHECKS, TaskSpec
@@ -42,6 +43,19 @@ def robustness(log: EpisodeLog) -> float:
     return recovered / len(faults)
 
 
+def check_result(check: Any, passed: bool, first_step: int | None, detail: str) -> CheckResult:
+    """A check's result, built without re-validation: every value comes from the validated spec or is typed here."""
+    return CheckResult.model_construct(
+        id=check.id,
+        kind=check.kind,
+        weight=check.weight,
+        passed=passed,
+        required=check.required,
+        first_step=first_step,
+        detail=detail,
+    )
+
+
 def grade(
     spec: TaskSpec,
     ws: Records,
@@ -63,17 +77,7 @@ def grade(
             step = (log.last_step if first in (None, 0) else first) if ok else None
         else:
             ok, step, detail = episode_check(check, log)
-        results.append(
-            CheckResult.model_construct(
-                id=check.id,
-                kind=check.kind,
-                weight=check.weight,
-                passed=ok,
-                required=check.required,
-                first_step=step,
-                detail=detail,
-            )
-        )
+        results.append(check_result(check, ok, step, detail))
     total = sum(r.weight for r in results)
     completion = sum(r.weight for r in results if r.passed) / total
     rob = robustness(log)

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING
 
 from coworkenv.grading.answers import prompt_of
 from coworkenv.grading.checks import EpisodeLog
-from coworkenv.grading.score import PASS_THRESHOLD, REQUIRED_CAP, grade
+from coworkenv.grading.score import PASS_THRESHOLD, REQUIRED_CAP, check_result, grade
 from coworkenv.services.base import Record
 from coworkenv.spec.models import TaskSpec
-from coworkenv.trajectory import CheckResult, Grade, Violation
+from coworkenv.trajectory import Grade, Violation
 
 if TYPE_CHECKING:  # the runtime imports grading; grading only reads its workspace
     from coworkenv.runtime.workspace import State, Workspace
@@ -63,18 +63,7 @@ def grade_stage(view: TaskSpec, state: StageState, log: EpisodeLog, first: int, 
 
 def unreached(view: TaskSpec) -> Grade:
     """A stage the episode never got to: every check failed."""
-    checks = [
-        CheckResult.model_construct(
-            id=c.id,
-            kind=c.kind,
-            weight=c.weight,
-            passed=False,
-            required=c.required,
-            first_step=None,
-            detail="stage not reached",
-        )
-        for c in view.checks
-    ]
+    checks = [check_result(c, False, None, "stage not reached") for c in view.checks]
     return Grade.model_construct(
         score=0.0,
         claw_eval_score=0.0,
