@@ -42,6 +42,7 @@ __all__ = [
     "compile_expr",
     "evaluate",
     "format_value",
+    "record_fields",
     "references",
     "render",
     "root_names",
@@ -370,3 +371,24 @@ def root_names(src: str) -> set[str]:
         if kind == "name" and prev != ("op", ".") and nxt != ("op", "("):
             names.add(value)
     return names
+
+
+@lru_cache(maxsize=4096)
+def record_fields(src: str, root: str = "r") -> frozenset[str] | None:
+    """The fields of ``root`` an expression reads, when it reads ``root`` only as ``root.field``; else None.
+
+    An expression is a pure function of its context, so on two records that agree on these fields it gives the
+    same value (or fails the same way): the check tracker uses this to skip re-evaluating a check a write cannot
+    have changed. None (``root`` passed whole, indexed, or a malformed expression) means: always evaluate."""
+    try:
+        tokens = _tokenize(src)
+    except ExprError:
+        return None
+    fields: set[str] = set()
+    for i, (kind, value) in enumerate(tokens):
+        if kind != "name" or value != root or (i and tokens[i - 1] == ("op", ".")):
+            continue
+        if tokens[i + 1] != ("op", ".") or tokens[i + 2][0] not in ("name", "kw"):
+            return None
+        fields.add(tokens[i + 2][1])
+    return frozenset(fields)

@@ -15,13 +15,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from coworkenv.expr import record_fields
 from coworkenv.expr_ops import COMPARE
-from coworkenv.grading.checks import collateral, record_matches, state_check, unchanged_result
+from coworkenv.grading.checks import record_matches, state_check, unchanged_result
 from coworkenv.spec import models as m
 from coworkenv.spec.models import STATE_CHECKS
 
 if TYPE_CHECKING:  # the runtime imports grading; grading only reads its workspace
     from coworkenv.runtime.workspace import Workspace
+    from coworkenv.services.base import Record
 
 _WHERE = (m.RecordExists, m.RecordAbsent, m.Count)
 _DIRECT = (m.FieldEquals, m.FieldMatches, m.FieldNumber)
@@ -71,18 +73,36 @@ class CheckTracker:
         if isinstance(check, _DIRECT):
             return  # read directly when asked
         rec = self.ws.records(check.service, check.collection).get(rid)
+        old = self.ws.initial_records(check.service, check.collection).get(rid)
         delta = self._delta[check.id]
         if isinstance(check, m.Unchanged):
-            if collateral(check, self.ws.initial_records(check.service, check.collection).get(rid), rec):
+            if self._collateral(check, rid, old, rec):
                 delta[rid] = True
             else:
                 delta.pop(rid, None)
             return
-        now = rec is not None and record_matches(check.where, rec)
-        if now == (rid in self._baseline[check.id]):
+        initially = rid in self._baseline[check.id]
+        if rec is not None and old is not None and _agree(old, rec, record_fields(check.where)):
+            now = initially  # the fields the check reads are as they were at step 0
+        else:
+            now = rec is not None and record_matches(check.where, rec)
+        if now == initially:
             delta.pop(rid, None)
         else:
             delta[rid] = now
+
+    def _collateral(self, check: m.Unchanged, rid: str, old: Record | None, new: Record | None) -> bool:
+        """:func:`collateral` of the record's initial and live versions, with ``allow`` on the initial record
+        computed once per fixtures, and on the live one only when it differs in a field ``allow`` reads."""
+        if old is new or old == new:
+            return False
+        if check.allow is None:
+            return True
+        if old is not None and _initially_allowed(self.ws, check, rid, old):
+            return False
+        if new is None or (old is not None and _agree(old, new, record_fields(check.allow))):
+            return True  # ``allow`` holds of neither version (on the live one, as on the initial)
+        return not record_matches(check.allow, new)
 
     def _count(self, check: Any) -> int:
         delta = self._delta[check.id]
@@ -126,6 +146,34 @@ class CheckTracker:
     def _dirty_checks(self, dirty: set[tuple[str, str]]) -> Iterable[Any]:
         for collection in dirty:
             yield from self._watch.get(collection, ())
+
+
+_SCALARS = (str, int, float, bool)
+
+
+def _agree(old: Record, new: Record, fields: frozenset[str] | None) -> bool:
+    """Whether two records hold the same values in ``fields`` (None: unknown fields, so no), strictly: the same
+    object, or equal scalars of the same type (``1 == 1.0 == True`` yet an expression may tell them apart)."""
+    if fields is None:
+        return False
+    for name in fields:
+        a, b = old.get(name), new.get(name)
+        if a is not b and (type(a) is not type(b) or type(a) not in _SCALARS or a != b):
+            return False
+    return True
+
+
+def _initially_allowed(ws: Workspace, check: m.Unchanged, rid: str, rec: Record) -> bool:
+    """Whether an unchanged check's ``allow`` holds of an initial record: computed once per fixtures."""
+    assert check.allow is not None
+    key = ("allowed", check.service, check.collection, check.allow)
+    memo = ws.initial_memo.get(key)
+    if memo is None:
+        memo = ws.initial_memo[key] = {}
+    hit = memo.get(rid)
+    if hit is None:
+        hit = memo[rid] = record_matches(check.allow, rec)
+    return hit
 
 
 def _initial_matches(ws: Workspace, service: str, collection: str, where: str) -> frozenset[str]:
