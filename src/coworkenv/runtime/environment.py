@@ -125,10 +125,12 @@ class Environment(AsyncMethods[Observation]):
         if self.done:
             return Observation([], self.router.schemas(), True, self.done_reason, len(self.steps))
         index = len(self.steps) + 1
-        stage = self.stages.index if self.stages is not None else 0
+        stages = self.stages
+        stage = stages.index if stages is not None else 0
         parsed, problems = parse_turn(turn, index)
-        for key, value in parsed.usage.items():
-            self.usage[key] = self.usage.get(key, 0) + value
+        if parsed.usage:
+            for key, value in parsed.usage.items():
+                self.usage[key] = self.usage.get(key, 0) + value
         record = step_record(index, bool(problems))
         self.steps.append(record)
         self.log.last_step = index
@@ -148,7 +150,7 @@ class Environment(AsyncMethods[Observation]):
             fired_before = len(record.events)
             new.extend(self._fire_events(after_step=index))
             changed |= len(record.events) > fired_before
-        info = self._stage_info(stage)
+        info = self._stage_info(stage) if stages is not None else {}
         if changed:
             self._record_state_checks(index)
         if not self.done and index >= self.max_turns:
@@ -219,6 +221,13 @@ class Environment(AsyncMethods[Observation]):
     def _run_calls(self, calls: list[ToolCall], record: StepRecord, new: list[dict[str, Any]]) -> bool:
         """Run a turn's calls, adding their messages (then any event notices) to ``new``; whether the state may
         have changed."""
+        if len(calls) == 1 and len(self.log.calls) < self.max_tool_calls:  # the usual turn: one call, in budget
+            call = calls[0]
+            msg, wrote, fired = self._run_call(call.id, call.name, call.arguments, record)
+            set_tool_calls(record, 1)
+            new.append(msg)
+            new.extend(fired)
+            return wrote or bool(fired) or bool(record.events)
         notices: list[dict[str, Any]] = []
         changed = False
         ran = 0
@@ -249,7 +258,8 @@ class Environment(AsyncMethods[Observation]):
         else:
             count = self.tool_counts.get(name, 0) + 1
             self.tool_counts[name] = count
-            fault = self._fault(name, count)
+            if self.stages is not None or self.spec.faults or self.fault_rate:  # else no call can hit a fault
+                fault = self._fault(name, count)
             if fault is not None:
                 outcome = CallResult(False, error=fault, args=args, info=info)
             else:

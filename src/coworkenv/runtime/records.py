@@ -34,8 +34,16 @@ def trusted(cls: type[M], values: dict[str, Any], given: set[str]) -> M:
 
 def step_record(index: int, malformed: bool) -> StepRecord:
     """``StepRecord(index=index, malformed=malformed)``."""
-    values = {"index": index, "tool_calls": 0, "events": [], "violations": [], "user": None, "malformed": malformed}
-    return trusted(StepRecord, values, {"index", "malformed"})
+    obj = _new(StepRecord)  # trusted(), inlined: a step makes this record every time
+    _set(
+        obj,
+        "__dict__",
+        {"index": index, "tool_calls": 0, "events": [], "violations": [], "user": None, "malformed": malformed},
+    )
+    _set(obj, "__pydantic_fields_set__", {"index", "malformed"})
+    _set(obj, "__pydantic_extra__", None)
+    _set(obj, "__pydantic_private__", None)
+    return obj
 
 
 def call_record(
@@ -50,6 +58,7 @@ def call_record(
     confirmed: bool,
 ) -> ToolCallRecord:
     """``ToolCallRecord`` with every field given; ``args`` is copied, as validation copies it."""
+    obj = _new(ToolCallRecord)  # trusted(), inlined: every call makes this record
     values = {
         "step": step,
         "call_id": call_id,
@@ -61,7 +70,11 @@ def call_record(
         "fault": fault,
         "confirmed": confirmed,
     }
-    return trusted(ToolCallRecord, values, set(_CALL_FIELDS))
+    _set(obj, "__dict__", values)
+    _set(obj, "__pydantic_fields_set__", set(_CALL_FIELDS))
+    _set(obj, "__pydantic_extra__", None)
+    _set(obj, "__pydantic_private__", None)
+    return obj
 
 
 def set_tool_calls(record: StepRecord, count: int) -> None:
