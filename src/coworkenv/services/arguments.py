@@ -79,19 +79,53 @@ def compiled(model: type[BaseModel]) -> Arguments:
 
 
 def _table(model: type[BaseModel]) -> dict[str, Check | frozenset[type]] | None:
-    decorators = model.__pydantic_decorators__
-    if model.model_config != {"extra": "forbid"} or decorators.field_validators or decorators.model_validators:
+    if not _plain_model(model):
         return None
     checks: dict[str, Check | frozenset[type]] = {}
     for name, info in model.model_fields.items():
         check = _field_check(info)
-        renamed = info.alias not in (None, name) or info.validation_alias not in (None, name)
-        if check is None or renamed or info.default_factory is not None:
+        if check is None or _renamed(name, info) or info.default_factory is not None:
             return None
         if not info.is_required() and not isinstance(info.default, str | int | float | bool | type(None)):
             return None  # a mutable default, which the model would copy
         checks[name] = check
     return checks
+
+
+def _plain_model(model: type[BaseModel]) -> bool:
+    """Whether the model does no more than each field's own checks: no config beyond ``extra="forbid"``, no
+    validators of its own."""
+    decorators = model.__pydantic_decorators__
+    return model.model_config == {"extra": "forbid"} and not (
+        decorators.field_validators or decorators.model_validators
+    )
+
+
+def _renamed(name: str, info: FieldInfo) -> bool:
+    return info.alias not in (None, name) or info.validation_alias not in (None, name)
+
+
+@lru_cache(maxsize=1024)
+def _field_table(model: type[BaseModel]) -> dict[str, Check | frozenset[type]]:
+    """The exact checks of the fields a table can judge (empty for a model that is not plain)."""
+    if not _plain_model(model):
+        return {}
+    checks = {name: (_field_check(info), _renamed(name, info)) for name, info in model.model_fields.items()}
+    return {name: check for name, (check, renamed) in checks.items() if check is not None and not renamed}
+
+
+def changed_record(model: type[BaseModel], old: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any] | None:
+    """``old`` (a record as ``model`` validates and dumps it) with ``changes``, as validating and dumping the
+    changed record would give it, or None when only the model can say.
+
+    Certain when every change passes its field's exact check: validation keeps such a value as it is (a list
+    copied), and every other field already is its own validated, dumped value, which validation leaves alone."""
+    table = _field_table(model)
+    for key, value in changes.items():
+        check = table.get(key)
+        if check is None or not (type(value) in check if isinstance(check, frozenset) else check(value)):
+            return None
+    return {**old, **{k: list(v) if type(v) is list else v for k, v in changes.items()}}
 
 
 def _field_check(info: FieldInfo) -> Check | frozenset[type] | None:

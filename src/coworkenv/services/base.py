@@ -20,6 +20,8 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from coworkenv.services.arguments import changed_record
+
 Record = dict[str, Any]
 Limit = Annotated[int, Field(ge=1, le=50, description="page size")]
 Offset = Annotated[int, Field(ge=0, description="index of the first result")]
@@ -214,7 +216,9 @@ class Service:
     def update(self, collection: str, record_id: str, changes: Record) -> Record:
         """Replace a record with a validated, changed copy (never mutate in place)."""
         old = self.get(collection, record_id)
-        rec = self._validated(collection, {**old, **changes})
+        rec = changed_record(self.records[collection], old, changes)  # None: the model must validate the whole
+        if rec is None:
+            rec = self._validated(collection, {**old, **changes})
         self.store(collection, record_id, rec)
         return rec
 
