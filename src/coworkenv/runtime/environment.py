@@ -262,8 +262,14 @@ class Environment(AsyncMethods[Observation]):
                 fault = self._fault(name, count)
             if fault is not None:
                 outcome = CallResult(False, error=fault, args=args, info=info)
-            else:
-                outcome = self._checked_call(info, args, record)
+            else:  # validate, check the workflow rules, run (a call its schema rejects never acted: breaks no rule)
+                kwargs = self.router.validate(info, args)
+                if isinstance(kwargs, CallResult):
+                    outcome = kwargs
+                else:
+                    if info.name in self.monitor.by_tool:  # most tools have no rule
+                        self._check_rules(info, args, record)
+                    outcome = self.router.execute(info, kwargs, args)
         kind = info.kind if info else None
         ok = outcome.ok
         self.log.calls.append(
@@ -275,19 +281,14 @@ class Environment(AsyncMethods[Observation]):
                 notices.extend(self._apply_event(firing, record))
         return _tool_msg(call_id, name, outcome.content()), ok and kind == "write", notices
 
-    def _checked_call(self, info: ToolInfo, args: dict[str, Any], record: StepRecord) -> CallResult:
-        """Validate, check the workflow rules, run. A call rejected by its schema never acted, so breaks no rule."""
-        kwargs = self.router.validate(info, args)
-        if isinstance(kwargs, CallResult):
-            return kwargs
-        if info.name in self.monitor.by_tool:  # most tools have no rule
-            broken = self.monitor.violations(info.name, args, self.confirmed, self.log.calls, self.workspace.state)
-            for policy in broken:
-                self.violations.append(
-                    Violation(step=record.index, policy=policy.id, tool=info.name, description=policy.description)
-                )
-                record.violations.append(policy.id)
-        return self.router.execute(info, kwargs, args)
+    def _check_rules(self, info: ToolInfo, args: dict[str, Any], record: StepRecord) -> None:
+        """Note the workflow rules a call about to run breaks."""
+        broken = self.monitor.violations(info.name, args, self.confirmed, self.log.calls, self.workspace.state)
+        for policy in broken:
+            self.violations.append(
+                Violation(step=record.index, policy=policy.id, tool=info.name, description=policy.description)
+            )
+            record.violations.append(policy.id)
 
     def _fault(self, tool: str, count: int) -> str | None:
         """The transient error this call hits, if any: scheduled by the spec or stage, or drawn at ``fault_rate``."""
