@@ -60,6 +60,8 @@ def _walk(obj: Any, path: str, seen: dict[int, str]) -> Any:
     fields = vars(obj) if hasattr(obj, "__dict__") else {}
     if isinstance(obj, Service):  # an index's buckets keep an order lookups return; which was built first does not
         fields = {k: v for k, v in fields.items() if k != "on_change"} | {"_indexes": sorted(obj._indexes.items())}
+        # a collection's ranks count only by their order (a deletion leaves a gap where a rebuild would not)
+        fields["_positions"] = {c: sorted(p, key=p.__getitem__) for c, p in sorted(obj._positions.items())}
     return (
         type(obj).__qualname__,
         [(k, _walk(v, f"{path}.{k}", seen)) for k, v in sorted(fields.items()) if k not in CACHES],

@@ -97,10 +97,12 @@ class Fields:
 @dataclass(frozen=True)
 class WorkspaceState:
     """The records changed since the workspace's reset (whole collections: their order matters), the lookup
-    indexes over those collections, the change log and the running state hash."""
+    indexes over those collections and the ranks that keep their buckets in the table's order, the change log
+    and the running state hash."""
 
     tables: dict[tuple[str, str], dict[str, Record]]
     indexes: dict[tuple[str, str], dict[tuple[Any, ...], dict[Any, dict[str, None]]]]
+    positions: dict[tuple[str, str], dict[str, int]]
     changes: tuple[tuple[str, str, str], ...]
     reordered: frozenset[tuple[str, str]]
     digest: Fields
@@ -112,6 +114,7 @@ class WorkspaceState:
         return cls(
             tables={(s, c): dict(ws.state[s][c]) for s, c in touched},
             indexes={(s, c): _indexes(ws, s, c) for s, c in touched},
+            positions={(s, c): dict(p) for s, c in touched if (p := ws.services[s]._positions.get(c)) is not None},
             changes=tuple(ws.changes),
             reordered=frozenset(ws._reordered),
             digest=Fields.of(vars(ws._digest)),
@@ -128,6 +131,9 @@ class WorkspaceState:
             svc.restore(collection, records)
             for key, index in self.indexes[(service, collection)].items():
                 svc._indexes[key] = {value: dict(bucket) for value, bucket in index.items()}
+            positions = self.positions.get((service, collection))
+            if positions is not None:
+                svc._positions[collection] = dict(positions)
         ws.changes[:] = self.changes
         ws._reordered.clear()
         ws._reordered.update(self.reordered)

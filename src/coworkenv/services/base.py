@@ -154,6 +154,7 @@ class Service:
         self.db = db
         self.on_change = on_change
         self._indexes: dict[tuple[str, str, bool], dict[Any, dict[str, None]]] = {}
+        self._positions: dict[str, dict[str, int]] = {}  # per indexed collection: record id -> rank in the table
         self._lowered: dict[tuple[str, str], tuple[Record, str]] = {}  # (cache, id) -> (record, its text lower-cased)
 
     # --- class-level helpers ---------------------------------------------------------
@@ -233,9 +234,12 @@ class Service:
         """Set a record (``rec``) or remove it (``None``), keeping indexes current and telling ``on_change``."""
         table = self.db[collection]
         old = table.get(record_id)
+        positions = self._positions.get(collection)
+        if positions is not None and (old is None) != (rec is None):
+            _reposition(positions, table, record_id, rec is None)
         for (coll, field, lower), index in self._indexes.items():
             if coll == collection:
-                _reindex(index, record_id, old, rec, field, lower)
+                _reindex(index, positions, record_id, old, rec, field, lower)
         if rec is None:
             table.pop(record_id, None)
         else:
@@ -248,15 +252,22 @@ class Service:
         table = self.db[collection]
         table.clear()
         table.update(records)
+        self._positions.pop(collection, None)
         for key in [k for k in self._indexes if k[0] == collection]:
             del self._indexes[key]
 
     def lookup(self, collection: str, field: str, value: Any, *, lower: bool = False) -> list[Record]:
-        """The records whose ``field`` equals ``value`` (compared lower-cased with ``lower``), through an index
-        built on first use and kept current by :meth:`store`, so a lookup by key costs what it finds."""
+        """The records whose ``field`` equals ``value`` (compared lower-cased with ``lower``) in the collection's
+        order, through an index built on first use and kept current by :meth:`store`, so a lookup by key costs
+        what it finds.
+
+        The order is the table's whatever the history (when the index was built, which writes moved a record
+        between buckets and back): tools return it, so it must not depend on earlier episodes."""
         index = self._indexes.get((collection, field, lower))
         table = self.db[collection]
         if index is None:
+            if collection not in self._positions:
+                self._positions[collection] = {rid: i for i, rid in enumerate(table)}
             index = {}
             for rid, rec in table.items():
                 index.setdefault(_index_key(rec.get(field), lower), {})[rid] = None
@@ -292,9 +303,26 @@ def _index_key(value: Any, lower: bool) -> Any:
     return value.lower() if lower and isinstance(value, str) else value
 
 
+def _reposition(positions: dict[str, int], table: dict[str, Record], rid: str, removed: bool) -> None:
+    """Keep ``positions`` ranking the table's keys in its order: a new key goes after the last (as in the dict),
+    a removed one leaves (ranks may have gaps; only their order counts)."""
+    if removed:
+        positions.pop(rid, None)
+    else:
+        last = next(reversed(table), None)
+        positions[rid] = 0 if last is None else positions[last] + 1
+
+
 def _reindex(
-    index: dict[Any, dict[str, None]], rid: str, old: Record | None, new: Record | None, field: str, lower: bool
+    index: dict[Any, dict[str, None]],
+    positions: dict[str, int] | None,
+    rid: str,
+    old: Record | None,
+    new: Record | None,
+    field: str,
+    lower: bool,
 ) -> None:
+    """Move ``rid`` to the bucket of its new value, keeping every bucket in the table's order."""
     before = None if old is None else _index_key(old.get(field), lower)
     after = None if new is None else _index_key(new.get(field), lower)
     if old is not None and new is not None and before == after:
@@ -306,7 +334,13 @@ def _reindex(
             if not bucket:
                 del index[before]
     if new is not None:
-        index.setdefault(after, {})[rid] = None
+        bucket = index.setdefault(after, {})
+        assert positions is not None  # built with the collection's first index
+        if bucket and positions[next(reversed(bucket))] > positions[rid]:  # an earlier record joins: not at the end
+            rank = positions.__getitem__
+            index[after] = dict.fromkeys(sorted([*bucket, rid], key=rank))
+        else:
+            bucket[rid] = None
 
 
 def joined(*fields: Any) -> str:
