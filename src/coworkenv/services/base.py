@@ -21,6 +21,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from coworkenv.services.arguments import changed_record
+from coworkenv.services.indexes import index_key, reindex, reposition
 
 Record = dict[str, Any]
 Limit = Annotated[int, Field(ge=1, le=50, description="page size")]
@@ -236,10 +237,10 @@ class Service:
         old = table.get(record_id)
         positions = self._positions.get(collection)
         if positions is not None and (old is None) != (rec is None):
-            _reposition(positions, table, record_id, rec is None)
+            reposition(positions, table, record_id, rec is None)
         for (coll, field, lower), index in self._indexes.items():
             if coll == collection:
-                _reindex(index, positions, record_id, old, rec, field, lower)
+                reindex(index, positions, record_id, old, rec, field, lower)
         if rec is None:
             table.pop(record_id, None)
         else:
@@ -270,7 +271,7 @@ class Service:
                 self._positions[collection] = {rid: i for i, rid in enumerate(table)}
             index = {}
             for rid, rec in table.items():
-                index.setdefault(_index_key(rec.get(field), lower), {})[rid] = None
+                index.setdefault(index_key(rec.get(field), lower), {})[rid] = None
             self._indexes[(collection, field, lower)] = index
         return [table[rid] for rid in index.get(value, ())]
 
@@ -297,50 +298,6 @@ class Service:
             err = exc.errors()[0]
             field = ".".join(str(p) for p in err["loc"]) or collection
             raise ToolError(f"invalid {field}: {err['msg']}") from None
-
-
-def _index_key(value: Any, lower: bool) -> Any:
-    return value.lower() if lower and isinstance(value, str) else value
-
-
-def _reposition(positions: dict[str, int], table: dict[str, Record], rid: str, removed: bool) -> None:
-    """Keep ``positions`` ranking the table's keys in its order: a new key goes after the last (as in the dict),
-    a removed one leaves (ranks may have gaps; only their order counts)."""
-    if removed:
-        positions.pop(rid, None)
-    else:
-        last = next(reversed(table), None)
-        positions[rid] = 0 if last is None else positions[last] + 1
-
-
-def _reindex(
-    index: dict[Any, dict[str, None]],
-    positions: dict[str, int] | None,
-    rid: str,
-    old: Record | None,
-    new: Record | None,
-    field: str,
-    lower: bool,
-) -> None:
-    """Move ``rid`` to the bucket of its new value, keeping every bucket in the table's order."""
-    before = None if old is None else _index_key(old.get(field), lower)
-    after = None if new is None else _index_key(new.get(field), lower)
-    if old is not None and new is not None and before == after:
-        return
-    if old is not None:
-        bucket = index.get(before)
-        if bucket is not None:
-            bucket.pop(rid, None)
-            if not bucket:
-                del index[before]
-    if new is not None:
-        bucket = index.setdefault(after, {})
-        assert positions is not None  # built with the collection's first index
-        if bucket and positions[next(reversed(bucket))] > positions[rid]:  # an earlier record joins: not at the end
-            rank = positions.__getitem__
-            index[after] = dict.fromkeys(sorted([*bucket, rid], key=rank))
-        else:
-            bucket[rid] = None
 
 
 def joined(*fields: Any) -> str:
