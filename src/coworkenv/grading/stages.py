@@ -64,7 +64,7 @@ def grade_stage(view: TaskSpec, state: StageState, log: EpisodeLog, first: int, 
 def unreached(view: TaskSpec) -> Grade:
     """A stage the episode never got to: every check failed."""
     checks = [check_result(c, False, None, "stage not reached") for c in view.checks]
-    return Grade.model_construct(
+    return Grade(
         score=0.0,
         claw_eval_score=0.0,
         completion=0.0,
@@ -78,14 +78,13 @@ def unreached(view: TaskSpec) -> Grade:
 
 
 def combine_stages(grades: Sequence[Grade]) -> Grade:
-    """The overall grade of a multi-stage episode (see the module docstring); built without re-validation, as
-    :func:`~coworkenv.grading.score.grade` builds a stage's."""
+    """The overall grade of a multi-stage episode (see the module docstring)."""
     checks = [c for g in grades for c in g.checks]
     total = sum(c.weight for c in checks)
     score = round(fmean(g.score for g in grades), 6)
     if any(not g.passed for g in grades):
         score = min(score, REQUIRED_CAP)
-    return Grade.model_construct(
+    return Grade(
         score=score,
         claw_eval_score=round(fmean(g.claw_eval_score or 0.0 for g in grades), 6),
         completion=round(sum(c.weight for c in checks if c.passed) / total, 6),
