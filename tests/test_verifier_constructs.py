@@ -30,6 +30,7 @@ FIXES: dict[str, Callable[[dict[str, Any]], None]] = {
     "number_tolerance_loose": lambda d: d["checks"][0].update(
         tolerance=0.01, where="r.channel == 'finance' and r.author == 'me'"
     ),
+    "own_post_number_distractor": lambda d: d["checks"][0].update(tolerance=0.01),
 }
 
 
@@ -152,3 +153,17 @@ def test_a_loose_field_number_lets_the_wrong_figure_pass_and_its_twin_does_not()
     fixed = spec_from_data(data)
     assert not _catering(fixed, "1,460.00").passed
     assert _catering(fixed, "1,840.50").passed
+
+
+def test_a_loose_check_on_the_agents_own_post_lets_the_look_alike_figure_pass() -> None:
+    """Only the agent's post is selected, so the chat never satisfies the check; but February's 1,460 is within
+    400 of March's 1,840.50. The distractor run posts February's figure; the channel swap alone never did."""
+    data = yaml.safe_load((BROKEN / "own_post_number_distractor.yaml").read_text())
+    spec = spec_from_data(data)
+    assert _catering(spec, "1,460.00").passed
+    assert [f for f in static_findings(spec) if f.kind == "vacuous_check"] == []
+    report = verify(spec)
+    assert report.probe_scores["distractor[checks[0].value]"] >= 0.75
+    assert report.probe_scores["distractor[checks[0]]"] < 0.75  # the record swap moves the post to #general
+    FIXES["own_post_number_distractor"](data)
+    assert not _catering(spec_from_data(data), "1,460.00").passed

@@ -30,7 +30,7 @@ from coworkenv.spec.stages import stage_views
 from coworkenv.trajectory import Grade
 from coworkenv.verify.fast_forward import ReferenceTrunk
 from coworkenv.verify.findings import Finding, Location
-from coworkenv.verify.gaming import PACING
+from coworkenv.verify.gaming import PACING, probe_hint
 from coworkenv.verify.leaks import answer_findings
 from coworkenv.verify.probes import PROBES
 from coworkenv.verify.requirements import requirement_findings
@@ -178,7 +178,7 @@ def _probe_findings(spec: TaskSpec, trunk: ReferenceTrunk, reference: Played, re
                     where=f"probe:{name}",
                     location=Location.probe(name),
                     evidence=f"the {name} probe scores {grade.score:.3f} (pass threshold {PASS_THRESHOLD})",
-                    hint="add, weigh up or mark required the checks this wrong behaviour fails",
+                    hint=probe_hint(name),
                 )
             )
     return out

@@ -9,14 +9,14 @@ Pacing variants are not wrong at all: they must grade the same as the reference.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from coworkenv.agents.oracle import OracleRun
 from coworkenv.runtime.turn import AssistantTurn, ToolCall
 from coworkenv.spec.models import AnswerStep, CallStep, ConfirmStep, TaskSpec
-from coworkenv.verify.perturb import distractor_swaps, exposed, guarded_calls, is_write
+from coworkenv.verify.distractors import Swap, distractor_swaps
+from coworkenv.verify.perturb import exposed, guarded_calls, is_write
 from coworkenv.verify.probe_base import Probe, VariantProbe, before_last_answer, scripted
 
 CONTENT_FREE = "Shall I go ahead?"
@@ -55,47 +55,46 @@ def _adds(tool: str) -> bool:
 
 
 class Redirect:
-    """The reference, with its tool arguments re-pointed from one record to another."""
+    """The reference, re-pointed from one record to its look-alike (see ``Swap``)."""
 
     name = "distractor"
 
-    def __init__(self, spec: TaskSpec, swaps: dict[str, str]) -> None:
+    def __init__(self, spec: TaskSpec, swap: Swap) -> None:
         self.run = OracleRun(spec)
-        self.swaps = swaps
+        self.swap = swap
 
     def relevant(self, reference: list[dict[str, Any]]) -> bool:
         """Whether the reference's calls use any swapped value at all (else this run changes nothing)."""
-        calls = json.dumps([m.get("tool_calls") for m in reference if m.get("role") == "assistant"])
-        return any(json.dumps(old)[1:-1] in calls for old in self.swaps)
+        return self.swap.used_in([m.get("tool_calls") for m in reference if m.get("role") == "assistant"])
 
     def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
         turn = self.run.act(messages, tools)
+        content = turn.content if self.swap.number is None or turn.content is None else self.swap.apply(turn.content)
         if not turn.tool_calls:
-            return turn
-        calls = [ToolCall(id=c.id, name=c.name, arguments=_swap(c.arguments, self.swaps)) for c in turn.tool_calls]
-        return AssistantTurn(content=turn.content, tool_calls=calls)
-
-
-def _swap(value: Any, swaps: dict[str, str]) -> Any:
-    if isinstance(value, str):
-        for old, new in swaps.items():
-            value = value.replace(old, new)
-        return value
-    if isinstance(value, list):
-        return [_swap(v, swaps) for v in value]
-    if isinstance(value, dict):
-        return {k: _swap(v, swaps) for k, v in value.items()}
-    return value
+            return turn if content == turn.content else AssistantTurn(content=content)
+        calls = [ToolCall(id=c.id, name=c.name, arguments=self.swap.apply(c.arguments)) for c in turn.tool_calls]
+        return AssistantTurn(content=content, tool_calls=calls)
 
 
 class Distractor(VariantProbe):
-    """Acts on the most similar other record (the other Kim, last year's invoice) instead of the right one."""
+    """Acts on the most similar other record (the other Kim, last year's invoice) instead of the right one, or
+    writes the number of the most similar other record (last month's expense) instead of the one it should read."""
 
     name = "distractor"
     harmless_if_same_state = True
 
     def variants(self, spec: TaskSpec) -> list[tuple[str, Any]]:
-        return [(f"{self.name}[{where}]", Redirect(spec, swaps)) for where, swaps in distractor_swaps(spec)]
+        return [(f"{self.name}[{where}]", Redirect(spec, swap)) for where, swap in distractor_swaps(spec)]
+
+
+def probe_hint(name: str) -> str:
+    """What to change when the probe run ``name`` passes (a misread number: the check that wants it is loose)."""
+    if name.startswith(f"{Distractor.name}[") and name.split("@", 1)[0].endswith(".value]"):
+        return (
+            "the run wrote the look-alike record's number where the reference wrote the right one: narrow the "
+            "check's tolerance so that number fails it, or mark required a check that tells the two apart"
+        )
+    return "add, weigh up or mark required the checks this wrong behaviour fails"
 
 
 class GuardedAction(VariantProbe):

@@ -7,7 +7,6 @@ about the services (which write damages which record, what a plausible wrong dat
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -226,77 +225,6 @@ def _call_of(spec: TaskSpec, tool: str) -> CallStep | None:
         if damage.tool == tool and spec.services.get(service, {}).get(collection):
             return damage.call(spec.services[service][collection][0])
     return None
-
-
-MAX_DISTRACTORS = 2
-SELECTING = ("field_equals", "record_exists", "record_absent", "count", "field_matches", "field_number")
-"""The checks about particular records: a distractor run re-points the reference at a look-alike."""
-_KEYS = ("id", "email", "name")
-
-
-def distractor_swaps(spec: TaskSpec) -> list[tuple[str, dict[str, str]]]:
-    """For each record-selecting check: the value swaps that re-point the reference at the look-alike record.
-
-    The record a check is about is the fixture record whose identifying values (id, email,
-    name, or any value the check quotes) appear in the check; its look-alike is the other
-    record of its collection sharing the most values and words with it.
-    """
-    out: list[tuple[str, dict[str, str]]] = []
-    done: set[str] = set()
-    for i, check in enumerate(spec.checks):
-        if check.kind not in SELECTING or len(out) >= MAX_DISTRACTORS:
-            continue
-        text = repr(check.model_dump())
-        found = _subject(spec, text)
-        if found is None or found[1]["id"] in done:
-            continue
-        records, rec = found
-        other = max((r for r in records if r is not rec), key=lambda r: _likeness(rec, r), default=None)
-        if other is None:
-            continue
-        swaps = {
-            str(v): str(other[k])
-            for k, v in rec.items()
-            if isinstance(v, str)
-            and isinstance(other.get(k), str)
-            and v != other[k]
-            and len(v) >= 4
-            and (k in _KEYS or f"'{v}'" in text)
-        }
-        if swaps:
-            done.add(rec["id"])
-            out.append((f"checks[{i}]", swaps))
-    return out
-
-
-def _subject(spec: TaskSpec, text: str) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
-    """The fixture record a check is about: the most of its values quoted whole in the check, else the
-    first whose id, email or name contains a literal the check quotes (a loose check: ``'sam.ortiz'``)."""
-    low = text.lower()
-    quoted = [q.lower() for q in re.findall(r"'([^']{4,})'", text.replace("\\'", ""))]
-    best: tuple[int, list[dict[str, Any]], dict[str, Any]] | None = None
-    loose: tuple[list[dict[str, Any]], dict[str, Any]] | None = None
-    for collections in spec.services.values():
-        for records in collections.values():
-            for rec in records:
-                hits = sum(
-                    (3 if k in _KEYS else 1)
-                    for k, v in rec.items()
-                    if isinstance(v, str) and len(v) >= 4 and v.lower() in low
-                )
-                if hits and (best is None or hits > best[0]):
-                    best = (hits, records, rec)
-                keys = [str(rec.get(k, "")).lower() for k in _KEYS]
-                if loose is None and any(q in k for q in quoted for k in keys):
-                    loose = (records, rec)
-    return (best[1], best[2]) if best else loose
-
-
-def _likeness(a: dict[str, Any], b: dict[str, Any]) -> float:
-    same = sum(1 for k, v in a.items() if k != "id" and b.get(k) == v)
-    words_a = {w for v in a.values() if isinstance(v, str) for w in v.lower().split()}
-    words_b = {w for v in b.values() if isinstance(v, str) for w in v.lower().split()}
-    return same + 0.5 * len(words_a & words_b)
 
 
 def _allowed(allow: str | None, rec: dict[str, Any]) -> bool:

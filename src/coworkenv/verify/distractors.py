@@ -1,0 +1,189 @@
+"""Look-alike records: what a distractor run changes so that the reference acts on, or reads, the wrong one.
+
+Two kinds of look-alike. A check that selects a record (the other Sam Ortiz, last year's
+invoice) is probed by re-pointing the reference's calls at the most similar other record of
+that record's collection. A ``field_number`` check is about a number the agent must read from
+a fixture record (the March catering expense) and write somewhere, often into its own post
+that the check selects by author: there the look-alike is the most similar other record
+holding a different number in the same field (February's catering expense), and the run
+writes and reports that number instead.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from coworkenv.spec.models import FieldNumber, TaskSpec
+from coworkenv.values import numbers_in
+
+MAX_DISTRACTORS = 2
+"""Runs per kind of look-alike and spec (each costs an episode)."""
+SELECTING = ("field_equals", "record_exists", "record_absent", "count", "field_matches", "field_number")
+"""The checks about particular records: a distractor run re-points the reference at a look-alike."""
+_KEYS = ("id", "email", "name")
+_TOKEN = re.compile(r"(?<![\w.,:/-])\d+(?:[.,]\d+)*(?![\w:/-]|[.,]\d)")
+"""A written quantity standing on its own (not part of a date, a time or an identifier)."""
+
+
+@dataclass(frozen=True)
+class Swap:
+    """What a distractor run changes in the reference: the look-alike's identifying values put in place of the
+    right record's (in the calls only), or the look-alike's number in place of the one the agent should read
+    (in the calls and in what it tells the user: an agent that misread the number reports it too)."""
+
+    texts: dict[str, str] = field(default_factory=dict)
+    number: tuple[float, float] | None = None
+    """(the number the check wants, the look-alike's number)."""
+
+    def apply(self, value: Any) -> Any:
+        """``value`` (a call's arguments, or text) with the swaps made, at any depth."""
+        if isinstance(value, str):
+            for old, new in self.texts.items():
+                value = value.replace(old, new)
+            return value if self.number is None else _TOKEN.sub(self._token, value)
+        if isinstance(value, list):
+            return [self.apply(v) for v in value]
+        if isinstance(value, dict):
+            return {k: self.apply(v) for k, v in value.items()}
+        if self.number is not None and _is_number(value) and _same(float(value), self.number[0]):
+            wrong = self.number[1]
+            return int(wrong) if isinstance(value, int) and wrong.is_integer() else wrong
+        return value
+
+    def used_in(self, calls: Any) -> bool:
+        """Whether making the swaps would change ``calls`` (else a run with them replays the reference)."""
+        text = json.dumps(calls)
+        return any(json.dumps(old)[1:-1] in text for old in self.texts) or (
+            self.number is not None and self.apply(calls) != calls
+        )
+
+    def _token(self, m: re.Match[str]) -> str:
+        right, wrong = self.number or (0.0, 0.0)
+        token = m.group()
+        found = numbers_in(token)
+        return written_like(token, wrong) if len(found) == 1 and _same(found[0], right) else token
+
+
+def written_like(token: str, x: float) -> str:
+    """``x`` written as ``token`` is: as many decimals (at least those ``x`` needs), thousands grouped or not."""
+    head, dot, tail = token.partition(".")
+    needed = len(repr(x).partition(".")[2].rstrip("0")) if not x.is_integer() else 0
+    decimals = max(len(tail) if dot and tail.isdigit() else 0, needed)
+    return f"{x:,.{decimals}f}" if "," in head else f"{x:.{decimals}f}"
+
+
+def distractor_swaps(spec: TaskSpec) -> list[tuple[str, Swap]]:
+    """Every distractor run of ``spec``: the record swaps, then the number swaps."""
+    return record_swaps(spec) + number_swaps(spec)
+
+
+def record_swaps(spec: TaskSpec) -> list[tuple[str, Swap]]:
+    """For each record-selecting check: the value swaps that re-point the reference at the look-alike record.
+
+    The record a check is about is the fixture record whose identifying values (id, email,
+    name, or any value the check quotes) appear in the check; its look-alike is the other
+    record of its collection sharing the most values and words with it.
+    """
+    out: list[tuple[str, Swap]] = []
+    done: set[str] = set()
+    for i, check in enumerate(spec.checks):
+        if check.kind not in SELECTING or len(out) >= MAX_DISTRACTORS:
+            continue
+        text = repr(check.model_dump())
+        found = _subject(spec, text)
+        if found is None or found[1]["id"] in done:
+            continue
+        records, rec = found
+        other = max((r for r in records if r is not rec), key=lambda r: _likeness(rec, r), default=None)
+        if other is None:
+            continue
+        swaps = {
+            str(v): str(other[k])
+            for k, v in rec.items()
+            if isinstance(v, str)
+            and isinstance(other.get(k), str)
+            and v != other[k]
+            and len(v) >= 4
+            and (k in _KEYS or f"'{v}'" in text)
+        }
+        if swaps:
+            done.add(rec["id"])
+            out.append((f"checks[{i}]", Swap(texts=swaps)))
+    return out
+
+
+def number_swaps(spec: TaskSpec) -> list[tuple[str, Swap]]:
+    """For each ``field_number`` check whose number a fixture record holds: the look-alike's number in its place.
+
+    The holder is the first fixture record with a number field equal to the check's value;
+    its look-alike is the record of the same collection whose same field holds another number,
+    one the check's tolerance admits first (the look-alike a loose check cannot tell apart),
+    then the most like the holder. Whatever record the check selects (a fixture record, or the agent's own
+    post picked by author), the run writes the look-alike's number where the reference wrote
+    the right one.
+    """
+    out: list[tuple[str, Swap]] = []
+    for i, check in enumerate(spec.checks):
+        if not isinstance(check, FieldNumber) or len(out) >= MAX_DISTRACTORS:
+            continue
+        found = _holder(spec, check.value)
+        if found is None:
+            continue
+        records, rec, key = found
+        others = [r for r in records if r is not rec and _is_number(r.get(key)) and not _same(r[key], check.value)]
+        if others:
+            other = max(others, key=lambda r: (abs(r[key] - check.value) <= check.tolerance, _likeness(rec, r)))
+            out.append((f"checks[{i}].value", Swap(number=(check.value, float(other[key])))))
+    return out
+
+
+def _holder(spec: TaskSpec, value: float) -> tuple[list[dict[str, Any]], dict[str, Any], str] | None:
+    """The first fixture record with a number field equal to ``value``: (its collection's records, it, the field)."""
+    for collections in spec.services.values():
+        for records in collections.values():
+            for rec in records:
+                key = next((k for k, v in rec.items() if k != "id" and _is_number(v) and _same(v, value)), None)
+                if key is not None and "id" in rec:
+                    return records, rec, key
+    return None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _same(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9 * max(1.0, abs(b))
+
+
+def _subject(spec: TaskSpec, text: str) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
+    """The fixture record a check is about: the most of its values quoted whole in the check, else the
+    first whose id, email or name contains a literal the check quotes (a loose check: ``'sam.ortiz'``)."""
+    low = text.lower()
+    quoted = [q.lower() for q in re.findall(r"'([^']{4,})'", text.replace("\\'", ""))]
+    best: tuple[int, list[dict[str, Any]], dict[str, Any]] | None = None
+    loose: tuple[list[dict[str, Any]], dict[str, Any]] | None = None
+    for collections in spec.services.values():
+        for records in collections.values():
+            for rec in records:
+                hits = sum(
+                    (3 if k in _KEYS else 1)
+                    for k, v in rec.items()
+                    if isinstance(v, str) and len(v) >= 4 and v.lower() in low
+                )
+                if hits and (best is None or hits > best[0]):
+                    best = (hits, records, rec)
+                keys = [str(rec.get(k, "")).lower() for k in _KEYS]
+                if loose is None and any(q in k for q in quoted for k in keys):
+                    loose = (records, rec)
+    return (best[1], best[2]) if best else loose
+
+
+def _likeness(a: dict[str, Any], b: dict[str, Any]) -> float:
+    same = sum(1 for k, v in a.items() if k != "id" and b.get(k) == v)
+    words_a = {w for v in a.values() if isinstance(v, str) for w in v.lower().split()}
+    words_b = {w for v in b.values() if isinstance(v, str) for w in v.lower().split()}
+    return same + 0.5 * len(words_a & words_b)

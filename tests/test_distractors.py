@@ -1,0 +1,80 @@
+"""The look-alikes a distractor run uses: the record a check selects, and the number a check wants read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from coworkenv.spec import load_spec, spec_from_data
+from coworkenv.verify.admission import verify
+from coworkenv.verify.distractors import Swap, distractor_swaps, number_swaps, written_like
+
+BROKEN = Path(__file__).parent / "broken_specs"
+MISREAD = Swap(number=(1840.5, 1460.0))
+
+
+def test_the_look_alike_number_is_the_one_the_loose_check_cannot_tell_apart() -> None:
+    """The taxi on the same day shares more fields with the March catering; February's catering is within the
+    check's tolerance, so the run posts that one."""
+    spec = load_spec(BROKEN / "own_post_number_distractor.yaml")
+    [(where, swap)] = number_swaps(spec)
+    assert where == "checks[0].value"
+    assert swap.number == (1840.5, 1460.0)  # exp-2
+
+
+def test_without_a_look_alike_within_the_tolerance_the_most_alike_record_is_used() -> None:
+    data = yaml.safe_load((BROKEN / "own_post_number_distractor.yaml").read_text())
+    data["checks"][0]["tolerance"] = 0.01
+    [(_, swap)] = number_swaps(spec_from_data(data))
+    assert swap.number == (1840.5, 86.4)  # exp-3: same employee, day, status and receipt
+
+
+def test_no_number_swap_where_no_fixture_holds_the_number_or_no_other_record_differs() -> None:
+    data = yaml.safe_load((BROKEN / "own_post_number_distractor.yaml").read_text())
+    data["checks"][0]["value"] = 1926.9  # a total: no single record holds it
+    assert number_swaps(spec_from_data(data)) == []
+    data["checks"][0]["value"] = 1840.5
+    for rec in data["services"]["expenses"]["expenses"]:
+        rec["amount"] = 1840.5  # every look-alike holds the same number: nothing to misread
+    assert number_swaps(spec_from_data(data)) == []
+
+
+def test_the_record_swaps_come_first_and_keep_their_labels() -> None:
+    spec = load_spec(BROKEN / "own_post_number_distractor.yaml")
+    assert [w for w, _ in distractor_swaps(spec)] == ["checks[0]", "checks[0].value"]
+    loose = load_spec(BROKEN / "loose_distractor.yaml")
+    assert [(w, s.number) for w, s in distractor_swaps(loose)] == [("checks[0]", None)]
+
+
+def test_the_misread_number_is_written_as_the_right_one_was() -> None:
+    assert written_like("1,840.50", 1460.0) == "1,460.00"
+    assert written_like("1840.5", 1460.0) == "1460.0"
+    assert written_like("1840", 1460.25) == "1460.25"  # never rounds the look-alike away
+    text = "March came to $1,840.50 (1840.5 USD), see exp-1840.5 on 2025-03-21 at 18:40."
+    assert MISREAD.apply(text) == "March came to $1,460.00 (1460.0 USD), see exp-1840.5 on 2025-03-21 at 18:40."
+
+
+def test_numbers_in_arguments_are_swapped_at_any_depth_and_others_are_kept() -> None:
+    args = {"amount": 1840.5, "count": 2, "lines": [{"total": 1840.5, "flag": True}], "note": "1840.5"}
+    assert MISREAD.apply(args) == {
+        "amount": 1460.0,
+        "count": 2,
+        "lines": [{"total": 1460.0, "flag": True}],
+        "note": "1460.0",
+    }
+    assert Swap(number=(1840.0, 1460.0)).apply({"amount": 1840}) == {"amount": 1460}  # an int stays an int
+
+
+def test_a_swap_is_used_only_where_the_calls_hold_its_value() -> None:
+    calls = [[{"function": {"name": "chat_post_message", "arguments": '{"text": "it came to 1840.5 USD"}'}}]]
+    assert MISREAD.used_in(calls)
+    assert not MISREAD.used_in([[{"function": {"arguments": '{"text": "it came to 1840.55 USD"}'}}]])
+    assert Swap(texts={"sam.ortiz@corp.com": "sam.ortiz@partner.com"}).used_in([[{"arguments": "sam.ortiz@corp.com"}]])
+
+
+def test_the_finding_says_the_check_is_too_loose_for_the_look_alike() -> None:
+    report = verify(load_spec(BROKEN / "own_post_number_distractor.yaml"))
+    [finding] = [f for f in report.findings if f.where == "probe:distractor[checks[0].value]"]
+    assert "look-alike record's number" in finding.hint and "tolerance" in finding.hint
+    assert not report.probes["distractor[checks[0].value]"].failed  # no check tells the two figures apart
