@@ -283,7 +283,8 @@ def test_a_malformed_turn_at_a_stage_boundary_is_an_observation() -> None:
 def test_claw_eval_export_skips_multi_stage_environments(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["export", "claw-eval", str(EXAMPLES), "--out", str(tmp_path / "claw")])
     assert result.exit_code == 0, result.output
-    assert "skipped 4 multi-stage environment(s)" in result.output
+    staged = sum(1 for path in EXAMPLES.glob("*.yaml") if load_spec(path).stages)
+    assert staged >= 4 and f"skipped {staged} multi-stage environment(s)" in result.output
     assert not (tmp_path / "claw" / "hiring_loop_three_days").exists()
     assert (tmp_path / "claw" / "printer_tickets_resolution" / "task.yaml").exists()
 

@@ -76,6 +76,9 @@ EXPECTED = {
     "cross_stage_result": ("unresolved_reference", "stages[0].reference[2]"),
     "notes_stage_unsolvable": ("unsolvable", "stages[0].reference call 1 (tickets_get).ticket_id"),
     "stage_event_missing_record": ("unresolved_reference", "stages[0].events[0].mutations[1]"),
+    # changes that name their record by `where`: it must exist, and be the only match, when the change is made
+    "event_before_record": ("unresolved_reference", "events[0].mutations[1]"),
+    "stage_event_ambiguous_target": ("unresolved_reference", "stages[0].events[0].mutations[1]"),
 }
 
 

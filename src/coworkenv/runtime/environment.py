@@ -85,7 +85,9 @@ class Environment(AsyncMethods[Observation]):
         self.workspace = Workspace(spec.services, spec.declared_services)
         self.router = ToolRouter(self.workspace, exposed_tools(list(spec.services), spec.tools, spec.declared_services))
         self.monitor = RuleMonitor(spec.policies)
-        self.scheduler = EventScheduler(spec.events, [s.events or [] for s in spec.stages or []])
+        self.scheduler = EventScheduler(
+            spec.events, [s.events or [] for s in spec.stages or []], self.workspace.records
+        )
         self.tracker = CheckTracker(spec.checks, self.workspace)  # step-0 results computed here, once
         self._system = system_prompt(spec)
         self._prompt = prompt_of(spec)  # what a reply restating the prompt could copy (earns no answer weight)

@@ -13,16 +13,25 @@ overwrites what an earlier firing added.
 A later stage's own events are live only during that stage: ``begin_stage`` swaps them in,
 counts their ``after_step`` from the stage's start, and drops the delayed firings of the
 stage that ended. The spec's own events stay live all along.
+
+A mutation that names its record by ``where`` is resolved when its event fires, against
+the live workspace (so a record the agent created earlier can be changed): the first
+match in the collection's order is changed; none, nothing. Each selector that found no
+record or several is noted in ``missed``, which the verifier reads after the reference run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from coworkenv.expr import ExprError, evaluate, references, render
+from coworkenv.grading.checks import record_matches
 from coworkenv.spec.models import Event, Mutation
+
+Records = Callable[[str, str], Mapping[str, dict[str, Any]]]
+"""The live records of a service's collection, in the collection's order (``Workspace.records``)."""
 
 
 @dataclass
@@ -33,6 +42,45 @@ class Firing:
     mutations: list[Mutation]
     notify: str | None
     due: int
+
+
+@dataclass(frozen=True)
+class Miss:
+    """A change by ``where`` that found no record, or several, when it was made."""
+
+    owner: str
+    """The id of the event that made it (of the stage, for a change between stages)."""
+    index: int
+    """Its place in the owner's mutations."""
+    matches: int
+
+
+def target(mutation: Mutation, records: Records) -> tuple[Mutation | None, int]:
+    """``mutation`` with its ``where`` resolved to the first live record that matches (None when none does),
+    and how many matched."""
+    if mutation.where is None:
+        return mutation, 1
+    where = mutation.where
+    found = [rid for rid, rec in records(mutation.service, mutation.collection).items() if record_matches(where, rec)]
+    if not found:
+        return None, 0
+    return mutation.model_copy(update={"id": found[0], "where": None}), len(found)
+
+
+def targets(owner: str, mutations: list[Mutation], records: Records, missed: list[Miss]) -> list[Mutation]:
+    """The mutations with their selectors resolved, those that found nothing left out; misses noted in ``missed``."""
+    out: list[Mutation] = []
+    for j, mutation in enumerate(mutations):
+        resolved, matches = target(mutation, records)
+        if matches != 1:
+            missed.append(Miss(owner, j, matches))
+        if resolved is not None:
+            out.append(resolved)
+    return out
+
+
+def _nothing(service: str, collection: str) -> Mapping[str, dict[str, Any]]:
+    return {}
 
 
 def _resolved(template: Any, ctx: dict[str, Any]) -> bool:
@@ -55,10 +103,17 @@ def _when(event: Event, args: dict[str, Any]) -> bool:
 class EventScheduler:
     """Decides which events fire at each step and on each call; the Environment applies them."""
 
-    def __init__(self, events: list[Event], stage_events: Sequence[list[Event]] = ()) -> None:
+    def __init__(
+        self, events: list[Event], stage_events: Sequence[list[Event]] = (), records: Records = _nothing
+    ) -> None:
         self.events = events
         self.stage_events = list(stage_events)
         """Per later stage (``spec.stages[k - 1]`` is stage ``k``): the events of that stage only."""
+        self.records = records
+        self.selecting = {
+            e.id for e in [*events, *(e for es in self.stage_events for e in es)] if any(m.where for m in e.mutations)
+        }
+        """The events with a change by ``where`` (resolved as they fire)."""
         self.by_step: dict[int, list[Event]] = {}  # the spec's own after_step events, in spec order: most steps none
         for event in events:
             if event.after_step is not None:
@@ -71,6 +126,7 @@ class EventScheduler:
         self.pending: list[Firing] = []
         self.armed: set[str] = set()
         """Events that fire once and wait (``after``) for their step: a second trigger changes nothing."""
+        self.missed: list[Miss] = []
         self._use_stage([], 0)
 
     def begin_stage(self, k: int, offset: int) -> None:
@@ -139,6 +195,8 @@ class EventScheduler:
         times = self.times[event.id] = self.times.get(event.id, 0) + 1
         if times > 1:
             firing.mutations = [_suffixed(m, times) for m in firing.mutations]
+        if event.id in self.selecting:
+            firing.mutations = targets(event.id, firing.mutations, self.records, self.missed)
         return firing
 
 

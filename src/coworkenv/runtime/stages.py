@@ -2,7 +2,8 @@
 
 When the user has nothing more to say in a stage (the report is in, the follow-ups done),
 the stage is graded on the state at that moment, the clock advances, the stage's changes
-are applied to the workspace, and the next request arrives in a notice that says the time
+are applied to the workspace (one naming its record by ``where`` is resolved then, so it can
+reach a record an earlier stage created), and the next request arrives in a notice that says the time
 and what changed. With ``context: notes`` the agent's view starts over: the system prompt
 and the notice, which carries the note the agent left in the documents service.
 """
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from coworkenv.grading.checks import state_check
 from coworkenv.grading.stages import StageState
+from coworkenv.runtime.events import Miss, targets
 from coworkenv.services.base import ToolError
 from coworkenv.spec.models import STATE_CHECKS, Stage, TaskSpec
 from coworkenv.spec.stages import STAGE_MARK, clock_text, stage_clocks, stage_views
@@ -44,6 +46,7 @@ class StageRun:
         self.marks = [StageMark(index=0, id="first", first_step=1, first_message=0, clock=self.clocks[0])]
         self.openings: list[list[str]] = []  # per later stage: its non-guard state checks already true at its start
         self.calls: dict[str, int] = {}  # calls per tool in this stage, which its faults count
+        self.missed: list[Miss] = []  # changes between stages by ``where`` that found no record or several
 
     def fault(self, tool: str) -> str | None:
         """Count a call of ``tool`` in the current stage; the transient error its own faults inject on it, if any."""
@@ -61,7 +64,7 @@ class StageRun:
         self.index += 1
         self.calls = {}
         stage = self.stages[self.index - 1]
-        for mutation in stage.mutations:
+        for mutation in targets(f"stage:{stage.id}", stage.mutations, ws.records, self.missed):
             try:
                 ws.apply(mutation)
             except (ToolError, KeyError):  # the agent may have deleted the record the change targets

@@ -12,22 +12,37 @@ Record = dict[str, Any]
 
 
 class Mutation(_Model):
-    """A direct change of the workspace made by an event."""
+    """A direct change of the workspace made by an event (or between stages).
+
+    An update or delete names its record by ``id``, or by ``where``: a selector over the
+    live records, evaluated when the change is made, so that it can reach a record the
+    agent created earlier (the ticket it opened yesterday). The first record of the
+    collection (in its order) that matches is changed; when none matches, nothing is.
+    """
 
     service: str
     collection: str
     op: Literal["insert", "update", "delete"]
     record: Record | None = Field(None, description="the new record (insert) or changed fields (update)")
     id: str | None = Field(None, description="the record changed or deleted")
+    where: str | None = Field(
+        None,
+        description="update/delete, instead of 'id': an expression over the record as 'r' (no templates) that "
+        "picks the live record when the change is made, e.g. one the agent created; the first match is changed",
+    )
 
     @model_validator(mode="after")
     def _shape(self) -> Mutation:
         if self.op == "insert" and not (self.record and "id" in self.record):
             raise ValueError("insert needs 'record' with an 'id'")
-        if self.op in ("update", "delete") and not self.id:
-            raise ValueError(f"{self.op} needs 'id'")
+        if self.op == "insert" and self.where is not None:
+            raise ValueError("insert takes no 'where': it names its new record by record.id")
+        if self.op in ("update", "delete") and (self.id is None) == (self.where is None):
+            raise ValueError(f"{self.op} needs exactly one of 'id' and 'where'")
         if self.op == "update" and not self.record:
             raise ValueError("update needs 'record' with the changed fields")
+        if self.where is not None and "${" in self.where:
+            raise ValueError("'where' reads the record as 'r' only: no '${...}' templates")
         return self
 
 

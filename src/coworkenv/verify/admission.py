@@ -38,6 +38,7 @@ from coworkenv.verify.solvability import unsolvable_findings
 from coworkenv.verify.stage_probes import staged_variants, with_stage
 from coworkenv.verify.stages import event_places, opening_findings, per_stage, stage_prefix, stage_starts, views
 from coworkenv.verify.static import static_findings
+from coworkenv.verify.targets import target_findings
 
 
 class ProbeResult(BaseModel):
@@ -118,7 +119,7 @@ def verify(spec: TaskSpec) -> Verification:
     env = Environment(spec, seed=1)
     trunk = ReferenceTrunk.record(env)  # the probes fork from this second reference run
     second = outcome(env)
-    findings = _reference_findings(spec, first, second) + opening_findings(spec, env)
+    findings = _reference_findings(spec, first, second) + opening_findings(spec, env) + target_findings(spec, env)
     for prefix, view in views(first.messages, env):
         found = unsolvable_findings(view, env.router.schemas())
         findings += [f.model_copy(update={"where": prefix + f.where}) for f in found]

@@ -18,6 +18,7 @@ from coworkenv.verify.findings import Finding
 from coworkenv.verify.leaks import value_texts
 from coworkenv.verify.perturb import exposed
 from coworkenv.verify.reads import context_reads, event_reads
+from coworkenv.verify.targets import selector_findings
 
 _TOOL_FIELDS = {
     "tool_called": ("tool",),
@@ -226,7 +227,8 @@ def event_findings(spec: TaskSpec) -> list[Finding]:
             where = f"events[{i}].mutations[{j}]"
             found = _collection(spec, m.service, m.collection, where)
             known = m.op == "insert" or "${" in (m.id or "") or m.id in _record_ids(spec, m.service, m.collection)
-            if not found and not known:  # a templated id is the triggering call's: checked by event_reads
+            found += selector_findings(m, where)  # a selector's record exists only when it is made: see targets
+            if not found and not known and m.where is None:  # a templated id is the triggering call's: event_reads
                 found.append(
                     Finding(
                         kind="unresolved_reference",
