@@ -5,7 +5,9 @@ slot from 10:00 on the interview day, and email the candidate the time. Before d
 meeting lands on that slot and the manager mails asking to move the interview: move it to
 his next free hour and email the new time. On the interview day's evening his feedback
 arrives by mail: append it to the candidate's hiring document and report his
-recommendation. The conversation goes on across the days.
+recommendation. As the agent reads the feedback, he sends a correction of the level (a
+stage event on that read): the document and the report must carry the corrected level.
+The conversation goes on across the days.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 from coworkenv.synth.blueprints.base import Blueprint
 from coworkenv.synth.draft import Draft, stated
 from coworkenv.synth.expr_builder import field
-from coworkenv.synth.stages import DraftStage
+from coworkenv.synth.stages import DraftStage, insertion
 from coworkenv.synth.world import Person, World, free_slots
 
 OPENINGS = [
@@ -163,30 +165,55 @@ def _move(
 
 
 def _feedback(draft: Draft, world: World, manager: Person, candidate: Person, day: str, slot: dict[str, str]) -> None:
-    """Day 3, the interview day's evening: the manager's feedback arrives; log it and report the level."""
+    """Day 3, the interview day's evening: the manager's feedback arrives, and a correction of the level once the
+    agent reads it; log both and report the corrected level."""
     level, verdict = world.rng.choice(LEVELS), world.rng.choice(VERDICTS)
+    corrected = world.rng.choice([lv for lv in LEVELS if lv != level])
     opening = (
         f"{candidate.first}'s interview is done. Please add {manager.first}'s feedback to {candidate.first}'s hiring "
         f"document and tell me what {manager.first} recommends."
     )
     stage = draft.add_stage("day_three", opening, {"to": f"{day}T17:00"}, notify="New mail arrived today.")
     text = f"{candidate.name}: {verdict}. Solid system design round. I recommend an offer at level {level}."
-    _mail(stage, "msg-d3", manager, world, f"Feedback {candidate.name}", text, world.at(day, slot["end"][11:], 30))
+    sent = world.at(day, slot["end"][11:], 30)
+    _mail(stage, "msg-d3", manager, world, f"Feedback {candidate.name}", text, sent)
+    _correction(stage, world, manager, candidate, (level, corrected), World.at(day, max(sent[11:], "17:00"), 10))
     ref = stage.reference
     ref.call("mail_search", {"query": candidate.first, "folder": "inbox"}, save_as="inbox")
     ref.call("mail_read", {"message_id": "${inbox.messages[0].id}"}, save_as="feedback")
+    ref.call("mail_search", {"query": candidate.first, "folder": "inbox"}, save_as="later")
+    ref.call("mail_read", {"message_id": "${later.messages[0].id}"}, save_as="correction")
     ref.call("documents_search", {"query": candidate.name}, save_as="docs")
-    text = f"Onsite feedback ({manager.name}): ${{feedback.body}}"
+    text = f"Onsite feedback ({manager.name}): ${{feedback.body}} ${{correction.body}}"
     appended = {"document_id": "${docs.documents[0].id}", "text": text}
     ref.call("documents_append", appended, role="main")
-    ref.answer(f"Logged {manager.first}'s feedback. He says: ${{feedback.body}}")
+    ref.answer(f"Logged {manager.first}'s feedback. He says: ${{feedback.body}} Then: ${{correction.body}}")
     path = f"/Hiring/{candidate.name}"
     checks = stage.checks
-    logged = field("path").eq(path) & field("content").contains(level) & field("content").contains("Phone screen")
+    logged = field("path").eq(path) & field("content").contains(corrected) & field("content").contains("Phone screen")
     checks.record_exists("feedback_logged", "documents", "documents", logged, 3.0)
-    checks.answer_contains("recommendation_told", [level], 2.0)
+    checks.answer_contains("recommendation_told", [corrected], 2.0)
     checks.unchanged("documents_guard", "documents", "documents", field("path").eq(path))
     checks.unchanged("calendar_left_alone", "calendar", "events")
+
+
+def _correction(
+    stage: DraftStage, world: World, manager: Person, candidate: Person, levels: tuple[str, str], date: str
+) -> None:
+    """The manager's correction of the level, arriving right after the agent reads his feedback (``msg-d3``)."""
+    level, corrected = levels
+    body = f"Correction after the panel debrief: please record level {corrected} for {candidate.first}, not {level}."
+    record = {
+        "id": "msg-d3c",
+        "sender": manager.email,
+        "to": [world.me.email],
+        "subject": f"Re: Feedback {candidate.name}",
+        "body": body,
+        "date": date,
+    }
+    notice = f"New mail from {manager.email}."
+    added = [insertion("mail", "messages", record)]
+    stage.event("level-correction", "mail_read", added, notice, when="args.message_id == 'msg-d3'")
 
 
 def _mail(stage: DraftStage, id: str, sender: Person, world: World, subject: str, body: str, date: str) -> None:

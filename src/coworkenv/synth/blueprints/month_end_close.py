@@ -2,9 +2,11 @@
 
 Day 1 (month-end): submit every draft expense of the user's that has a receipt and request
 the manager's approval for each; drafts without a receipt stay; report the total
-submitted. Overnight the manager approves all but one and rejects that one with a reason.
-Day 2 (the conversation goes on): email finance the approved expense ids with their total,
-and report which one was rejected and why.
+submitted. Overnight the manager approves all but two and rejects one of those with a
+reason. Day 2 (the conversation goes on): email finance the approved expense ids with their
+total, and report which one was rejected and why. The last one is approved during the
+morning, as the agent starts looking (a stage event on its first listing): the finance mail
+and the total must include it, so an agent working from the overnight picture fails.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 from coworkenv.synth.blueprints.base import Blueprint
 from coworkenv.synth.draft import Draft, stated
 from coworkenv.synth.expr_builder import and_, field
+from coworkenv.synth.stages import change
 from coworkenv.synth.world import World
 
 CATEGORIES = ("travel", "meals", "software", "equipment", "training", "taxi")
@@ -99,19 +102,24 @@ def _expense(world: World, who: str, day: str, status: str, receipt: bool) -> di
 
 
 def _report(draft: Draft, world: World, ready: list[dict[str, Any]], finance: str) -> None:
-    """Day 2: all but one approved overnight, one rejected with a reason."""
+    """Day 2: one rejected overnight with a reason, all others approved, the last of them during the morning."""
     stage = draft.add_stage("next_day", NEXT_DAY.format(finance=finance), {"to": f"{world.day(1)}T09:00"})
     stage.notify = "Your manager went through the expense approvals overnight."
     rejected = world.rng.choice(ready)
     reason = world.rng.choice(REASONS)
     approved = [e for e in ready if e is not rejected]
+    late = world.rng.choice(approved)
     for e in approved:
-        stage.update("expenses", "expenses", e["id"], {"status": "approved"})
+        if e is not late:
+            stage.update("expenses", "expenses", e["id"], {"status": "approved"})
     stage.update("expenses", "expenses", rejected["id"], {"status": "rejected", "rejection_reason": reason})
+    approval = change("expenses", "expenses", late["id"], {"status": "approved"})
+    notice = f"{world.boss.first} just approved {late['id']}."
+    stage.event("late-approval", "expenses_list_expenses", [approval], notice)
     me = world.me.email
     ref = stage.reference
-    ref.call("expenses_list_expenses", {"employee": me, "status": "approved"}, save_as="ok")
     ref.call("expenses_list_expenses", {"employee": me, "status": "rejected"}, save_as="no")
+    ref.call("expenses_list_expenses", {"employee": me, "status": "approved"}, save_as="ok")
     body = "Approved expenses: ${join(ok.expenses[*].id)}. Total approved: ${round(sum(ok.expenses[*].amount), 2)} USD."
     ref.call("mail_send", {"to": [finance], "subject": "Approved expenses", "body": body}, role="main")
     ref.answer(
@@ -124,5 +132,6 @@ def _report(draft: Draft, world: World, ready: list[dict[str, Any]], finance: st
     checks.count("finance_told", "mail", "messages", listed, 1, 3.0)
     checks.answer_contains("rejection_told", [rejected["id"]], 2.0)
     checks.answer_number("total_approved", round(sum(e["amount"] for e in approved), 2), 0.01)
-    checks.unchanged("expenses_left_alone", "expenses", "expenses")
+    approved_late = field("id").eq(late["id"]) & field("status").eq("approved")  # the manager's change, not the agent's
+    checks.unchanged("expenses_left_alone", "expenses", "expenses", approved_late)
     checks.unchanged("mail_guard", "mail", "messages", field("folder").eq("sent"), 1.5)
