@@ -3,8 +3,8 @@
 When the user has nothing more to say in a stage (the report is in, the follow-ups done),
 the stage is graded on the state at that moment, the clock advances, the stage's changes
 are applied to the workspace (one naming its record by ``where`` is resolved then, so it can
-reach a record an earlier stage created), and the next request arrives in a notice that says the time
-and what changed. With ``context: notes`` the agent's view starts over: the system prompt
+reach a record an earlier stage created), and the next request arrives in a notice that says
+the time and what changed. With ``context: notes`` the agent's view starts over: the system prompt
 and the notice, which carries the note the agent left in the documents service.
 """
 

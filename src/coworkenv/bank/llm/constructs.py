@@ -83,7 +83,9 @@ def _sections() -> list[list[str]]:
                 ("`events` (scheduled changes of the workspace)", m.Event),
                 ("an event's `mutations`", m.Mutation),
                 "Templates: an `on_tool` event's `notify` and mutations may read the triggering call's arguments "
-                "as `${args.<name>}`; a `when` filter is an expression over `args`.",
+                "as `${args.<name>}`; a `when` filter is an expression over `args`. A mutation's `where` reads "
+                "only the record `r` (no templates); use it to change a record the agent created earlier, and "
+                "make it match exactly one record when the reference's run makes the change.",
                 ("`faults` (injected transient tool errors)", m.Fault),
                 ("`policies` (workflow rules, checked on every call)", m.Rule),
             ],

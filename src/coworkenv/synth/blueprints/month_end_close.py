@@ -75,7 +75,8 @@ class MonthEndClose(Blueprint):
 def _expenses(world: World) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The user's drafts (three or four with a receipt, one without), older reimbursed ones, others' drafts."""
     me = world.me.email
-    ready, waiting = [], []
+    ready: list[dict[str, Any]] = []
+    waiting: list[dict[str, Any]] = []
     for i in range(world.rng.randrange(3, 5) + 1):
         receipt = i > 0
         rec = _expense(world, me, world.day(-world.rng.randrange(1, 12)), "draft", receipt)
