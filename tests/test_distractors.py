@@ -6,9 +6,11 @@ from pathlib import Path
 
 import yaml
 
+from coworkenv.runtime import Environment
 from coworkenv.spec import load_spec, spec_from_data
-from coworkenv.verify.admission import verify
+from coworkenv.verify.admission import play, verify
 from coworkenv.verify.distractors import Swap, distractor_swaps, number_swaps, written_like
+from coworkenv.verify.gaming import Distractor
 
 BROKEN = Path(__file__).parent / "broken_specs"
 MISREAD = Swap(number=(1840.5, 1460.0))
@@ -78,3 +80,14 @@ def test_the_finding_says_the_check_is_too_loose_for_the_look_alike() -> None:
     [finding] = [f for f in report.findings if f.where == "probe:distractor[checks[0].value]"]
     assert "look-alike record's number" in finding.hint and "tolerance" in finding.hint
     assert not report.probes["distractor[checks[0].value]"].failed  # no check tells the two figures apart
+
+
+def test_the_misread_amount_goes_into_the_agents_own_expense() -> None:
+    """A number argument (the new expense's amount) is swapped, not only text: the run files February's stay."""
+    spec = load_spec(BROKEN / "own_expense_number_distractor.yaml")
+    [(_, swap)] = number_swaps(spec)
+    assert swap.number == (912.4, 860.0)  # inv-1, within the loose 60
+    env = Environment(spec)
+    play(env, Distractor().variants(spec)[0][1])
+    [filed] = [e for e in env.workspace.records("expenses", "expenses").values() if e["category"] == "lodging"]
+    assert filed["amount"] == 860.0 and env.grade().passed

@@ -62,6 +62,7 @@ EXPECTED = {
     "event_when_never_fires": ("nondeterministic", "events[0]"),
     "pattern_matches_distractor": ("probe_passed", "probe:distractor[checks[0]]"),
     "own_post_number_distractor": ("probe_passed", "probe:distractor[checks[0].value]"),
+    "own_expense_number_distractor": ("probe_passed", "probe:distractor[checks[0].value]"),
     "max_calls_lets_duplicate_pass": ("probe_passed", "probe:duplicate_write[4]"),
     "max_calls_guard_light": ("probe_passed", "probe:guarded_action[checks:one_assign]"),
     "record_absent_guard_light": ("probe_passed", "probe:guarded_action[checks:none_closed]"),
