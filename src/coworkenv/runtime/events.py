@@ -110,10 +110,9 @@ class EventScheduler:
         self.stage_events = list(stage_events)
         """Per later stage (``spec.stages[k - 1]`` is stage ``k``): the events of that stage only."""
         self.records = records
-        self.selecting = {
-            e.id for e in [*events, *(e for es in self.stage_events for e in es)] if any(m.where for m in e.mutations)
-        }
-        """The events with a change by ``where`` (resolved as they fire)."""
+        everyone = [*events, *(e for es in self.stage_events for e in es)]
+        self.selecting = frozenset(e.id for e in everyone if any(m.where for m in e.mutations))
+        """The events with a change by ``where`` (resolved as they fire); frozen, so a fork snapshot shares it."""
         self.by_step: dict[int, list[Event]] = {}  # the spec's own after_step events, in spec order: most steps none
         for event in events:
             if event.after_step is not None:
