@@ -40,6 +40,7 @@ __all__ = [
     "ExprError",
     "check_syntax",
     "compile_expr",
+    "compile_template",
     "evaluate",
     "format_value",
     "record_fields",
@@ -336,18 +337,27 @@ def render(template: Any, ctx: Context) -> Any:
     A string that is exactly one reference keeps the referenced value's type; a reference
     inside longer text is formatted into it.
     """
+    return compile_template(template)(ctx)
+
+
+def compile_template(template: Any) -> Compiled:
+    """``render(template, ctx)`` as a function of ``ctx``: the template is read once, for a caller that renders
+    it many times. Each call builds new lists and dicts and evaluates the references in the same order."""
     if isinstance(template, str):
         whole = _TEMPLATE.fullmatch(template)
         if whole:
-            return evaluate(whole.group(1), ctx)
+            src = whole.group(1)
+            return lambda c: evaluate(src, c)
         if "${" not in template:
-            return template
-        return _TEMPLATE.sub(lambda m: format_value(evaluate(m.group(1), ctx)), template)
+            return lambda c: template
+        return lambda c: _TEMPLATE.sub(lambda m: format_value(evaluate(m.group(1), c)), template)
     if isinstance(template, list):
-        return [render(v, ctx) for v in template]
+        items = [compile_template(v) for v in template]
+        return lambda c: [item(c) for item in items]
     if isinstance(template, dict):
-        return {k: render(v, ctx) for k, v in template.items()}
-    return template
+        fields = [(k, compile_template(v)) for k, v in template.items()]
+        return lambda c: {k: field(c) for k, field in fields}
+    return lambda c: template
 
 
 def references(template: Any) -> list[str]:

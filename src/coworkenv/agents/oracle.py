@@ -10,18 +10,55 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from coworkenv.expr import ExprError, render
+from coworkenv.expr import Compiled, ExprError, compile_template
 from coworkenv.runtime.turn import AssistantTurn, ToolCall
 from coworkenv.spec.models import AnswerStep, AskStep, CallStep, ConfirmStep, TaskSpec
 from coworkenv.spec.stages import current_stage, stage_count, stage_view
+from coworkenv.trajectory import trusted
 
 MAX_RETRIES = 3
 TRANSIENT_MARKERS = ("503", "temporar", "retry", "timeout", "unavailable")
+_ERROR_START = '{"error"'
+_CALL_FIELDS = frozenset({"id", "name", "arguments"})
+_TEMPLATES: dict[int, tuple[Any, Compiled]] = {}
+_TEMPLATES_LIMIT = 4096
 
 
 def is_transient(content: str) -> bool:
+    """Whether a tool result is a transient error (an error object naming a retryable failure). The start is
+    compared before the whole text is lower-cased: only ASCII letters lower-case to those of ``{"error"``."""
+    if content[:8].lower() != _ERROR_START:
+        return False
     low = content.lower()
-    return low.startswith('{"error"') and any(m in low for m in TRANSIENT_MARKERS)
+    return any(m in low for m in TRANSIENT_MARKERS)
+
+
+def compiled(template: Any) -> Compiled:
+    """``compile_template`` of a reference step's template, once per template object: the oracle plays the same
+    steps episode after episode, and a spec is data nothing edits in place."""
+    hit = _TEMPLATES.get(id(template))
+    if hit is not None and hit[0] is template:
+        return hit[1]
+    fn = compile_template(template)
+    if len(_TEMPLATES) >= _TEMPLATES_LIMIT:
+        _TEMPLATES.clear()
+    _TEMPLATES[id(template)] = (template, fn)  # the template is held: its id cannot be reused while it is here
+    return fn
+
+
+def turn(content: Any, calls: list[ToolCall] | None = None) -> AssistantTurn:
+    """``AssistantTurn(content=content)`` (and ``tool_calls=calls`` when given), without validating what the
+    oracle made; content that is not text goes through validation, which rejects it as before."""
+    if content is not None and type(content) is not str:
+        return AssistantTurn(content=content) if calls is None else AssistantTurn(content=content, tool_calls=calls)
+    given = {"content"} if calls is None else {"content", "tool_calls"}
+    return trusted(AssistantTurn, {"content": content, "tool_calls": calls or [], "usage": {}}, given)
+
+
+def tool_call(call_id: str, name: str, arguments: str | dict[str, Any]) -> ToolCall:
+    """``ToolCall(id=call_id, name=name, arguments=arguments)`` for a name and arguments from a validated spec
+    (validation would copy the arguments: the caller hands over a dict of its own)."""
+    return trusted(ToolCall, {"id": call_id, "name": name, "arguments": arguments}, set(_CALL_FIELDS))
 
 
 def ask_text(spec: TaskSpec, slot: str, question: str | None) -> str:
@@ -61,30 +98,30 @@ class OracleRun:
             if retry is not None:
                 return retry
         if self.cursor >= len(self.spec.reference):
-            return AssistantTurn(content="Everything you asked for is done.")
+            return turn("Everything you asked for is done.")
         step = self.spec.reference[self.cursor]
         self.cursor += 1
         try:
             return self._emit(step)
         except ExprError as exc:
-            return AssistantTurn(content=f"I could not complete the task: {exc}.")
+            return turn(f"I could not complete the task: {exc}.")
 
     def _emit(self, step: Any) -> AssistantTurn:
         if isinstance(step, CallStep):
             self.calls += 1
-            call = ToolCall(id=f"{self.call_prefix}{self.calls}", name=step.call, arguments=render(step.args, self.ctx))
+            call = tool_call(f"{self.call_prefix}{self.calls}", step.call, compiled(step.args)(self.ctx))
             self.pending = (step, call)
             self.retries = 0
-            return AssistantTurn(content=render(step.say, self.ctx) if step.say else None, tool_calls=[call])
+            return turn(compiled(step.say)(self.ctx) if step.say else None, [call])
         if isinstance(step, AskStep):
             fact = next((f for f in self.spec.user.hidden_facts if f.slot == step.ask), None)
             if fact is not None:
                 self.ctx["facts"][fact.slot] = fact.value
-            return AssistantTurn(content=ask_text(self.spec, step.ask, step.question))
+            return turn(ask_text(self.spec, step.ask, step.question))
         if isinstance(step, ConfirmStep):
-            return AssistantTurn(content=confirm_text(render(step.confirm, self.ctx)))
+            return turn(confirm_text(compiled(step.confirm)(self.ctx)))
         assert isinstance(step, AnswerStep)
-        return AssistantTurn(content=render(step.answer, self.ctx))
+        return turn(compiled(step.answer)(self.ctx))
 
     def _absorb_result(self, messages: list[dict[str, Any]]) -> AssistantTurn | None:
         """Bind the pending call's result; return a retry turn after a transient error."""
@@ -101,9 +138,10 @@ class OracleRun:
         if content is not None and is_transient(content) and self.retries < MAX_RETRIES:
             self.retries += 1
             self.calls += 1
-            retry = ToolCall(id=f"{self.call_prefix}{self.calls}", name=call.name, arguments=call.arguments)
+            args = call.arguments
+            retry = tool_call(f"{self.call_prefix}{self.calls}", call.name, dict(args) if isinstance(args, dict) else args)
             self.pending = (step, retry)
-            return AssistantTurn(content="That failed with a temporary error; trying again.", tool_calls=[retry])
+            return turn("That failed with a temporary error; trying again.", [retry])
         self.pending = None
         if step.save_as and content is not None:
             try:
@@ -130,17 +168,25 @@ class StagedRun:
         return not tests or any(test(reference) for test in tests)
 
 
-def stage_oracle(spec: TaskSpec, k: int) -> OracleRun:
-    """The reference run of stage ``k`` alone."""
-    return OracleRun(stage_view(spec, k), call_prefix="call_" if k == 0 else f"call_s{k + 1}_")
+def stage_oracle(spec: TaskSpec, k: int, view: TaskSpec | None = None) -> OracleRun:
+    """The reference run of stage ``k`` alone (``view``: the stage's view, when the caller has it)."""
+    return OracleRun(view or stage_view(spec, k), call_prefix="call_" if k == 0 else f"call_s{k + 1}_")
 
 
 class OracleTeacher:
-    """The task-aware teacher policy: ``for_task`` starts a fresh run of the reference (of every stage)."""
+    """The task-aware teacher policy: ``for_task`` starts a fresh run of the reference (of every stage).
+
+    The stage views of the latest multi-stage spec are kept: a rollout plays many episodes of a spec in a row,
+    and building the views cost as much as the oracle's turns."""
 
     name = "oracle"
 
+    def __init__(self) -> None:
+        self._views: tuple[TaskSpec, list[TaskSpec]] | None = None
+
     def for_task(self, spec: TaskSpec) -> OracleRun | StagedRun:
-        if spec.stages:
-            return StagedRun([stage_oracle(spec, k) for k in range(stage_count(spec))])
-        return OracleRun(spec)
+        if not spec.stages:
+            return OracleRun(spec)
+        if self._views is None or self._views[0] is not spec:
+            self._views = (spec, [stage_view(spec, k) for k in range(stage_count(spec))])
+        return StagedRun([stage_oracle(spec, k, view) for k, view in enumerate(self._views[1])])

@@ -14,17 +14,19 @@ import hashlib
 import json
 from collections.abc import Iterable
 
+from coworkenv.runtime.json_encoding import reusable
 from coworkenv.services.base import Record
 
 Key = tuple[str, str, str]  # service, collection, record id
 State = dict[str, dict[str, dict[str, Record]]]
 MODULUS = 1 << 512
 _JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+_encode = reusable(_JSON)  # records are trees of plain values: no cycle to detect
 
 
 def record_digest(key: Key, rec: Record) -> int:
     """One record's contribution: its place (service, collection, id) and its content."""
-    blob = _JSON.encode([*key, rec]).encode("utf-8", "surrogatepass")  # model text may hold lone surrogates
+    blob = _encode([*key, rec]).encode("utf-8", "surrogatepass")  # model text may hold lone surrogates
     return int.from_bytes(hashlib.blake2b(blob, digest_size=64).digest(), "big")
 
 
@@ -72,9 +74,10 @@ class StateDigest:
         self._hex = None
 
     def update(self, state: State, keys: Iterable[Key]) -> None:
-        """Fold in the current content of the records under ``keys`` (changed, added or removed)."""
+        """Fold in the current content of the records under ``keys`` (changed, added or removed; a key given twice
+        is folded in once: only the record's content now counts)."""
         initial = self._initial.parts
-        for key in keys:
+        for key in dict.fromkeys(keys):
             service, collection, rid = key
             rec = state[service][collection].get(rid)
             old = self._parts.get(key, initial.get(key, 0))

@@ -30,10 +30,11 @@ from coworkenv.runtime.workspace import Workspace
 from coworkenv.services.base import ToolError, ToolInfo
 from coworkenv.spec.models import TRANSIENT_ERROR, TaskSpec
 from coworkenv.spec.stages import clock_text, stage_clocks
-from coworkenv.trajectory import Grade, StepRecord, Trajectory, UserReply, Violation
+from coworkenv.trajectory import Grade, StepRecord, Trajectory, UserReply, Violation, trusted
 from coworkenv.values import clock
 
 NOTICE = "[environment]"
+_TRAJECTORY_FIELDS = frozenset(Trajectory.model_fields)
 
 
 @dataclass
@@ -190,28 +191,30 @@ class Environment(AsyncMethods[Observation]):
 
     def trajectory(self, policy: str = "", sample: int = 0) -> Trajectory:
         """The episode as a Trajectory. Built without re-validation (every field is given, from values this
-        class made and typed): validating the messages and tool schemas again cost more than the episode."""
-        return Trajectory.model_construct(
-            spec_id=self.spec.id,
-            seed=self.seed,
-            policy=policy,
-            sample=sample,
-            messages=self.transcript(),
-            tools=list(self.router.schemas()),
-            steps=list(self.steps),
-            calls=list(self.log.calls),
-            grade=self.grade(),
-            done_reason=self.done_reason or "unfinished",
-            final_state_hash=self.workspace.state_hash(),
-            capabilities=list(self.spec.capabilities),
-            blueprint=self.spec.provenance.blueprint,
-            evaluation_only=bool(self.spec.provenance.evaluation_only),
-            multi_turn=self.spec.is_multi_turn,
-            usage=dict(self.usage),
-            seconds=0.0,
-            error=None,
-            stages=list(self.stages.marks) if self.stages is not None else None,
-        )
+        class made and typed): validating the messages and tool schemas again cost more than the episode, and
+        pydantic's ``model_construct`` more than the rest of this method."""
+        values = {
+            "spec_id": self.spec.id,
+            "seed": self.seed,
+            "policy": policy,
+            "sample": sample,
+            "messages": self.transcript(),
+            "tools": list(self.router.schemas()),
+            "steps": list(self.steps),
+            "calls": list(self.log.calls),
+            "grade": self.grade(),
+            "done_reason": self.done_reason or "unfinished",
+            "final_state_hash": self.workspace.state_hash(),
+            "capabilities": list(self.spec.capabilities),
+            "blueprint": self.spec.provenance.blueprint,
+            "evaluation_only": bool(self.spec.provenance.evaluation_only),
+            "multi_turn": self.spec.is_multi_turn,
+            "usage": dict(self.usage),
+            "seconds": 0.0,
+            "error": None,
+            "stages": list(self.stages.marks) if self.stages is not None else None,
+        }
+        return trusted(Trajectory, values, set(_TRAJECTORY_FIELDS))
 
     # --- internals ------------------------------------------------------------------------
 

@@ -10,26 +10,15 @@ records compare, copy and serialise exactly like validated ones. (pydantic's
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
-from pydantic import BaseModel
+from coworkenv.trajectory import StepRecord, ToolCallRecord, trusted
 
-from coworkenv.trajectory import StepRecord, ToolCallRecord
+__all__ = ["call_record", "set_tool_calls", "step_record", "trusted"]
 
-M = TypeVar("M", bound=BaseModel)
 _new = object.__new__
 _set = object.__setattr__
 _CALL_FIELDS = frozenset(ToolCallRecord.model_fields)
-
-
-def trusted(cls: type[M], values: dict[str, Any], given: set[str]) -> M:
-    """An instance of ``cls`` holding ``values`` (every field, already of its type) with ``given`` marked set."""
-    obj = _new(cls)
-    _set(obj, "__dict__", values)
-    _set(obj, "__pydantic_fields_set__", given)
-    _set(obj, "__pydantic_extra__", None)
-    _set(obj, "__pydantic_private__", None)
-    return obj
 
 
 def step_record(index: int, malformed: bool) -> StepRecord:
