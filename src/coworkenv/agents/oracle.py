@@ -138,8 +138,8 @@ class OracleRun:
         if content is not None and is_transient(content) and self.retries < MAX_RETRIES:
             self.retries += 1
             self.calls += 1
-            args = call.arguments
-            retry = tool_call(f"{self.call_prefix}{self.calls}", call.name, dict(args) if isinstance(args, dict) else args)
+            args = dict(call.arguments) if isinstance(call.arguments, dict) else call.arguments  # as validation copies
+            retry = tool_call(f"{self.call_prefix}{self.calls}", call.name, args)
             self.pending = (step, retry)
             return turn("That failed with a temporary error; trying again.", [retry])
         self.pending = None

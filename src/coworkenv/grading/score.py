@@ -84,7 +84,7 @@ def _exact_grade(values: dict[str, Any]) -> bool:
     stages = values.get("stages")
     return (
         all(type(values.get(k)) is float for k in floats)
-        and type(values.get("claw_eval_score", None)) in (float, type(None))
+        and type(values.get("claw_eval_score")) in (float, type(None))
         and type(values.get("passed")) is bool
         and _all_of(values.get("checks"), CheckResult)
         and _all_of(values.get("violations", []), Violation)

@@ -111,7 +111,10 @@ def _items(items: Any, write: Callable[[Any], str], cls: type) -> str:
 
 def _reply(r: UserReply) -> str:
     d = r.__dict__
-    return f'{{"approved": {_ob(d["approved"])}, "kind": {_s(d["kind"])}, "slots": {_strs(d["slots"])}, "step": {_i(d["step"])}}}'
+    return (
+        f'{{"approved": {_ob(d["approved"])}, "kind": {_s(d["kind"])}, "slots": {_strs(d["slots"])}, '
+        f'"step": {_i(d["step"])}}}'
+    )
 
 
 def _step(s: StepRecord) -> str:
