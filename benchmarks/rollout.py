@@ -1,32 +1,40 @@
 """Rollout throughput: oracle episodes per second per core in one process, and how it scales to
-a process pool and to Ray (scaling = their rate over one process's; efficiency = scaling per
-worker), plus the runtime's overhead per model call.
+a process pool and to Ray, plus the runtime's overhead per model call.
 
 The oracle costs microseconds per turn, so these figures are the ceiling the rollout machinery
 itself allows; with a real model the model call dominates and the overhead per call below is
 what the environment adds to it. Each round measures every mode once (interleaved, so load
 from other jobs falls on all of them); the figures are medians over the rounds.
 
-A rate is what a user waits for: the whole ``rollout_bank`` call (opening the store, starting
-workers or Ray actors, the episodes, the summary), not only the loop. On a shared machine
-the wall-clock scaling says as much about the other jobs as about the pool, so the CPU time
-per episode is printed too (this process and its reaped children; Ray's actors are not
-children): the pool's CPU per episode over one process's is its overhead, and on idle cores
-its efficiency can reach one process's CPU per episode over the pool's.
+Two measures, kept apart because a shared machine confounds them:
+- episodes/s per core = episodes / CPU seconds of every process of the run (this one and its
+  reaped pool workers): what the code costs, whatever else the machine runs;
+- scaling = the wall-clock throughput of the whole ``rollout_bank`` call (store, workers or
+  actors started, episodes, summary) with N workers over one process's. It reaches N only on
+  N idle cores, so the benchmark also measures the CPU other processes used meanwhile
+  (``/proc/stat``), says whether the figure can be read, and gives the bound the CPU cost sets:
+  on idle cores the pool's efficiency can reach one process's CPU per episode over the pool's.
+Ray's actors are not this process's children, so only its wall-clock figure is given; they
+start (and import coworkenv) inside the timed call, as a one-off job's would. ``--steady``
+also times each parallel mode on twice the episodes, so that the difference (the marginal
+rate: what a long-running job, its workers already up, sees) is printed beside it.
 
 Targets: >= 1,000 oracle episodes/s/core in one process; 2 processes >= 1.8x one.
 
-    python benchmarks/rollout.py [--bank examples] [--samples 60] [--workers 2] [--rounds 3] [--no-ray] [--json]
+    python benchmarks/rollout.py [--bank examples] [--samples 60] [--workers 2] [--rounds 3]
+                                 [--no-ray] [--steady] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -74,22 +82,105 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def throughput(specs: list[TaskSpec], samples: int, **kw: Any) -> tuple[float, float]:
-    """Episodes per second of one whole rollout into a fresh store, and CPU µs per episode."""
+def machine_busy() -> float | None:
+    """CPU seconds every process of the machine has used since boot (None where ``/proc/stat`` is missing)."""
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    except OSError:
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Run:
+    """One timed ``rollout_bank`` call: episodes, wall seconds, CPU seconds of this run's processes, and the CPU
+    seconds other processes used meanwhile (None: unknown)."""
+
+    episodes: int
+    wall: float
+    cpu: float
+    foreign: float | None
+
+    @property
+    def rate(self) -> float:
+        return self.episodes / self.wall
+
+    @property
+    def cpu_us(self) -> float:
+        return self.cpu / self.episodes * 1e6
+
+
+def throughput(specs: list[TaskSpec], samples: int, **kw: Any) -> Run:
+    """One whole rollout into a fresh store."""
     with tempfile.TemporaryDirectory() as out:
-        cpu, start = cpu_seconds(), time.perf_counter()
+        busy, cpu, start = machine_busy(), cpu_seconds(), time.perf_counter()
         summary = rollout_bank(specs, "oracle", samples, Path(out), progress=False, **kw)
-        wall, cpu = time.perf_counter() - start, cpu_seconds() - cpu
+        wall, cpu, after = time.perf_counter() - start, cpu_seconds() - cpu, machine_busy()
         assert summary.counts["passed"] == summary.ran, "the oracle must pass every example"
-        return summary.ran / wall, cpu / summary.ran * 1e6
+        foreign = None if busy is None or after is None else max(0.0, after - busy - cpu)
+        return Run(summary.ran, wall, cpu, foreign)
 
 
-def measure(specs: list[TaskSpec], samples: int, workers: int, ray: bool) -> dict[str, tuple[float, float]]:
-    """One round: (episodes/s, CPU µs per episode) inline, with a process pool and (when asked) with Ray actors."""
-    out = {"inline": throughput(specs, samples), "pool": throughput(specs, samples, workers=workers)}
+def measure(specs: list[TaskSpec], samples: int, workers: int, ray: bool, steady: bool) -> dict[str, Run]:
+    """One round: inline, with a process pool and (when asked) with Ray actors; ``steady``: the parallel modes
+    also on twice the samples (``pool2``, ``ray2``)."""
+    modes: dict[str, dict[str, Any]] = {"pool": {"workers": workers}}
     if ray:
-        out["ray"] = throughput(specs, samples, workers=workers, ray_address="local")
+        modes["ray"] = {"workers": workers, "ray_address": "local"}
+    out = {"inline": throughput(specs, samples)}
+    for mode, kw in modes.items():
+        out[mode] = throughput(specs, samples, **kw)
+        if steady:
+            out[f"{mode}2"] = throughput(specs, 2 * samples, **kw)
     return out
+
+
+def summarise(rounds: list[dict[str, Run]], workers: int) -> dict[str, Any]:
+    """The medians over rounds, and what they let one conclude."""
+    med = statistics.median
+    rate = {mode: med(r[mode].rate for r in rounds) for mode in rounds[0]}
+    cpu = {mode: med(r[mode].cpu_us for r in rounds) for mode in ("inline", "pool")}
+    report: dict[str, Any] = {
+        "workers": workers,
+        "inline_eps_per_core": round(1e6 / cpu["inline"], 1),
+        "inline_cpu_us_per_episode": round(cpu["inline"], 1),
+        "inline_eps": round(rate["inline"], 1),
+        "pool_eps_per_core": round(1e6 / cpu["pool"], 1),
+        "pool_cpu_us_per_episode": round(cpu["pool"], 1),
+        "pool_cpu_over_inline": round(cpu["pool"] / cpu["inline"], 3),
+        "pool_idle_efficiency_bound": round(min(1.0, cpu["inline"] / cpu["pool"]), 3),
+    }
+    for mode in ("pool", "ray"):
+        if mode not in rate:
+            continue
+        report[f"{mode}_eps"] = round(rate[mode], 1)
+        report[f"{mode}_scaling"] = round(rate[mode] / rate["inline"], 3)
+        report[f"{mode}_efficiency"] = round(rate[mode] / rate["inline"] / workers, 3)
+        foreign = [r[mode].foreign / r[mode].wall for r in rounds if r[mode].foreign is not None]
+        report[f"{mode}_other_cores_busy"] = round(med(foreign), 2) if foreign else None
+        if f"{mode}2" in rate:  # the marginal rate: the extra episodes over the extra seconds
+            extra = [(r[f"{mode}2"].episodes - r[mode].episodes) / (r[f"{mode}2"].wall - r[mode].wall) for r in rounds]
+            report[f"{mode}_steady_eps"] = round(med(extra), 1)
+            report[f"{mode}_steady_scaling"] = round(med(extra) / rate["inline"], 3)
+    return report
+
+
+def conclusion(report: dict[str, Any], mode: str, label: str) -> str:
+    """Whether the wall-clock scaling of ``mode`` can be read on this machine, and what bounds it."""
+    busy = report.get(f"{mode}_other_cores_busy")
+    w = report["workers"]
+    if busy is None:
+        return f"{label}: the machine's load is unknown, so the scaling is as measured"
+    if busy > 0.25:
+        return (
+            f"{label}: other processes kept {busy:.2f} cores busy meanwhile, so the x{report[f'{mode}_scaling']:.2f} "
+            f"says as much about them as about the pool and cannot be read as a scaling; its CPU cost allows "
+            f"x{w * report['pool_idle_efficiency_bound']:.2f} on {w} idle cores"
+        )
+    return (
+        f"{label}: the cores were otherwise idle ({busy:.2f} busy), so x{report[f'{mode}_scaling']:.2f} is its scaling"
+    )
 
 
 def main() -> None:
@@ -99,6 +190,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-ray", action="store_true", help="skip the Ray measurement")
+    parser.add_argument("--steady", action="store_true", help="also time the parallel modes on twice the episodes")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     args = parser.parse_args()
     specs = load_specs(args.bank)
@@ -108,44 +200,53 @@ def main() -> None:
         import ray
 
         ray.init(num_cpus=w, include_dashboard=False, log_to_driver=False)
-    rounds = [measure(specs, args.samples, w, not args.no_ray) for _ in range(args.rounds)]
+    rounds = [measure(specs, args.samples, w, not args.no_ray, args.steady) for _ in range(args.rounds)]
     if not args.no_ray:
         ray.shutdown()
-    rate = {mode: statistics.median(r[mode][0] for r in rounds) for mode in rounds[0]}
-    cpu = {mode: statistics.median(r[mode][1] for r in rounds) for mode in ("inline", "pool")}
-    report: dict[str, float] = {
+    report = {
         "episodes": len(specs) * args.samples,
-        "workers": w,
         "runtime_us_per_call": round(runtime_us, 1),
         "oracle_us_per_call": round(oracle_us, 1),
-        "inline_eps_per_core": round(rate["inline"], 1),
-        "inline_cpu_us_per_episode": round(cpu["inline"], 1),
-        "pool_cpu_us_per_episode": round(cpu["pool"], 1),
+        **summarise(rounds, w),
     }
-    for mode in ("pool", "ray"):
-        if mode in rate:
-            report[f"{mode}_eps"] = round(rate[mode], 1)
-            report[f"{mode}_scaling"] = round(rate[mode] / rate["inline"], 3)
-            report[f"{mode}_efficiency"] = round(rate[mode] / rate["inline"] / w, 3)
     if args.json:
         print(json.dumps(report))
         return
+    print_report(report, args.rounds, args.samples, len(specs))
+
+
+def print_report(report: dict[str, Any], rounds: int, samples: int, specs: int) -> None:
+    w = report["workers"]
     print(
-        f"{len(specs)} specs x {args.samples} samples = {report['episodes']} oracle episodes per measurement, "
-        f"medians of {args.rounds} interleaved rounds"
+        f"{specs} specs x {samples} samples = {report['episodes']} oracle episodes per measurement, "
+        f"medians of {rounds} interleaved rounds"
     )
-    print(f"runtime overhead per model call: {runtime_us:.0f} µs median (the oracle itself: {oracle_us:.0f} µs)")
-    print(f"one process:          {rate['inline']:8.1f} episodes/s per core ({cpu['inline']:.0f} CPU µs per episode)")
+    print(
+        f"runtime overhead per model call: {report['runtime_us_per_call']:.0f} µs median "
+        f"(the oracle itself: {report['oracle_us_per_call']:.0f} µs)"
+    )
+    print(
+        f"one process:          {report['inline_eps_per_core']:8.1f} episodes/s per core "
+        f"({report['inline_cpu_us_per_episode']:.0f} CPU µs per episode; {report['inline_eps']:.1f} episodes/s)"
+    )
+    print(
+        f"process pool, {w} workers: {report['pool_eps_per_core']:8.1f} episodes/s per core "
+        f"({report['pool_cpu_us_per_episode']:.0f} CPU µs per episode, all processes: "
+        f"x{report['pool_cpu_over_inline']:.2f} one process's)"
+    )
     for mode, label in (("pool", f"process pool, {w} workers"), ("ray", f"Ray, {w} actors")):
-        if mode in rate:
-            print(
-                f"{label + ':':<22}{rate[mode]:8.1f} episodes/s ({rate[mode] / w:.1f} per core): "
-                f"x{report[f'{mode}_scaling']:.2f} one process, efficiency {report[f'{mode}_efficiency']:.0%}"
+        if f"{mode}_eps" not in report:
+            continue
+        line = (
+            f"{label + ':':<22}{report[f'{mode}_eps']:8.1f} episodes/s wall-clock: x{report[f'{mode}_scaling']:.2f} "
+            f"one process, efficiency {report[f'{mode}_efficiency']:.0%}"
+        )
+        if f"{mode}_steady_eps" in report:
+            line += (
+                f"; marginal {report[f'{mode}_steady_eps']:.1f} episodes/s (x{report[f'{mode}_steady_scaling']:.2f})"
             )
-    print(
-        f"pool CPU per episode: {cpu['pool']:.0f} µs ({cpu['pool'] / cpu['inline'] - 1:+.0%} over one process: "
-        f"on idle cores the pool's efficiency can reach {min(1.0, cpu['inline'] / cpu['pool']):.0%})"
-    )
+        print(line)
+        print("  " + conclusion(report, mode, label))
 
 
 if __name__ == "__main__":

@@ -31,7 +31,9 @@ from coworkenv.rollout.worker import (
     RayRolloutWorker,
     RunOptions,
     SpecCache,
+    forget_prepared,
     init_worker,
+    prepare_for_fork,
     run_chunk,
     run_lockstep_tasks,
     run_tasks,
@@ -242,10 +244,13 @@ def _pool_batches(
     import multiprocessing
     import os
 
-    ctx = multiprocessing.get_context(start_method(policy))
+    method = start_method(policy)
+    ctx = multiprocessing.get_context(method)
     queue = iter(chunks)
     window = max(4 * workers, 64 // max(1, len(chunks[0]) if chunks else 1))
     init = (policy, opts, os.getpid())
+    if method == "fork":  # the workers inherit the validated specs and their environments
+        prepare_for_fork(list({id(t.spec): t for chunk in chunks for t in chunk}.values()), options)
     with ProcessPoolExecutor(workers, mp_context=ctx, initializer=init_worker, initargs=init) as pool:
         order: deque[Future[Records]] = deque()
 
@@ -253,7 +258,8 @@ def _pool_batches(
             while len(order) < window and (chunk := next(queue, None)) is not None:
                 order.append(pool.submit(run_chunk, chunk, options))
 
-        submit()
+        submit()  # a forking pool starts all its workers at the first submit
+        forget_prepared()
         yield []
         while order:
             wait([f for f in order if not f.done()], return_when=FIRST_COMPLETED)  # a later one finishing: refill

@@ -124,8 +124,13 @@ class SpecEpisodes:
         self.env: Environment | None = None
         self.menu: ToolMenu | None = None
 
+    @property
+    def shared(self) -> bool:
+        """Whether its episodes share one local environment (not remote sessions, not LLM users)."""
+        return not (self.options.env_server or self.options.user)
+
     def environment(self, seed: int) -> Any:
-        if self.options.env_server or self.options.user:  # remote sessions and LLM users: one per episode
+        if not self.shared:  # remote sessions and LLM users: one per episode
             return open_environment(self.spec, seed, self.options)
         if self.env is None:
             self.env = open_environment(self.spec, seed, self.options)
@@ -262,6 +267,24 @@ def init_worker(policy_spec: str, policy_options: dict[str, Any], parent: int | 
         _POLICY = make_policy(policy_spec, **policy_options)
     except Exception as exc:  # raised by run_chunk, so the driver reports it once
         _POLICY_ERROR = f"cannot build policy {policy_spec!r}: {_failure(exc)}"
+
+
+def prepare_for_fork(tasks: list[EpisodeTask], options: RunOptions) -> None:
+    """Validate each spec of ``tasks`` and build its environment in this process's worker cache, so that pool
+    workers forked next inherit them instead of each doing it again (a worker still checks a task's spec data
+    against the inherited one). A spec that fails here is left to the worker, which records its error."""
+    for task in tasks:
+        try:
+            episodes = _SPECS.get(task, options)
+            if episodes.shared and episodes.env is None:
+                episodes.environment(task.seed)
+        except Exception:  # the worker meets it again and records it on the episode
+            continue
+
+
+def forget_prepared() -> None:
+    """Drop what :func:`prepare_for_fork` kept here, once the workers have forked."""
+    _SPECS.entries.clear()
 
 
 def run_chunk(tasks: list[EpisodeTask], options: RunOptions) -> list[Encoded]:

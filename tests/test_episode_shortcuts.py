@@ -1,0 +1,295 @@
+"""The episode's shortcuts, each attacked: the oracle's compiled templates and unvalidated turns, the store line
+written field by field, grades and trajectories built without validation, the state hash folding a record once,
+and pool workers inheriting the driver's validated specs. Each is compared with the slow path it replaces, on
+the examples (stages, events, faults, limits) and on hostile values that must send it back to that path."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from coworkenv.agents import OracleTeacher
+from coworkenv.agents.oracle import OracleRun, compiled, is_transient, turn
+from coworkenv.bank.sources import load_specs
+from coworkenv.expr import render
+from coworkenv.grading.score import check_result, make_grade
+from coworkenv.rollout import rollout_bank, worker
+from coworkenv.rollout.lines import ToolMenu, _fast_line, record_bytes
+from coworkenv.rollout.worker import EpisodeTask, episode_record
+from coworkenv.runtime import Environment, run_episode
+from coworkenv.runtime.digest import full_digest
+from coworkenv.runtime.turn import AssistantTurn, ToolCall
+from coworkenv.spec.models import TaskSpec
+from coworkenv.storage import json_text
+from coworkenv.trajectory import CheckResult, Grade, Trajectory, Violation
+from rollout_specs import mail_reply_spec
+
+EXAMPLES = load_specs(Path(__file__).parent.parent / "examples")
+TRANSIENT_MARKERS = ("503", "temporar", "retry", "timeout", "unavailable")
+
+
+def _played(spec: TaskSpec, **env: Any) -> tuple[Environment, Trajectory]:
+    environment = Environment(spec, **env)
+    return environment, run_episode(environment, OracleTeacher())
+
+
+def _full(record: Any) -> bytes:
+    return json_text(record.model_dump(mode="json")).encode("utf-8")
+
+
+# --- the oracle ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "plain text",
+        "${r1.items[0].id}",
+        "Dear ${facts.name}, the total is ${r1.total}.",
+        {"to": ["${facts.email}", "x@y.z"], "n": 3, "nested": {"k": "${r1.total}", "none": None}},
+        ["${r1.total}", 2.5, True, "${missing.key}"],
+        "${ broken syntax",
+    ],
+)
+def test_compiled_templates_render_as_render_does(template: Any) -> None:
+    ctx = {"facts": {"name": "Ana", "email": "ana@x.io"}, "r1": {"items": [{"id": "a1"}], "total": 12.0}}
+    try:
+        expected: Any = render(template, ctx)
+    except Exception as exc:  # the same error, raised at the same reference
+        with pytest.raises(type(exc), match=str(exc)[:40].replace("(", r"\(").replace("[", r"\[")):
+            compiled(template)(ctx)
+        return
+    got = compiled(template)(ctx)
+    assert got == expected and type(got) is type(expected)
+    if isinstance(template, dict | list):
+        assert compiled(template)(ctx) is not got  # a fresh container each time: no shared arguments
+
+
+def test_the_template_cache_tells_equal_templates_apart_by_object() -> None:
+    first, second = {"a": "${x}"}, {"a": "${x}"}
+    assert compiled(first) is compiled(first)
+    assert compiled(second) is not compiled(first)
+
+
+def _validated(t: AssistantTurn) -> AssistantTurn:
+    calls = [ToolCall(id=c.id, name=c.name, arguments=c.arguments) for c in t.tool_calls]
+    given = t.model_fields_set
+    kwargs: dict[str, Any] = {"content": t.content}
+    if "tool_calls" in given:
+        kwargs["tool_calls"] = calls
+    return AssistantTurn(**kwargs)
+
+
+@pytest.mark.parametrize("spec", EXAMPLES, ids=lambda s: s.id)
+def test_oracle_turns_are_what_validation_makes(spec: TaskSpec) -> None:
+    seen: list[AssistantTurn] = []
+    env = Environment(spec, fault_rate=0.3, seed=5)  # retries too
+    run_episode(env, OracleTeacher(), on_step=lambda t, _: seen.append(t))
+    for t in seen:
+        twin = _validated(t)
+        assert t == twin and t.model_fields_set == twin.model_fields_set
+        assert t.model_dump() == twin.model_dump()
+        for c in t.tool_calls:
+            assert c.model_fields_set == {"id", "name", "arguments"}
+
+
+def test_a_retry_hands_over_its_own_copy_of_the_arguments() -> None:
+    spec = mail_reply_spec(0)
+    run = OracleRun(spec)
+    first = run.act([], [])
+    assert first.tool_calls
+    call = first.tool_calls[0]
+    error = {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": '{"error": "503 unavailable"}'}
+    retry = run.act([error], [])
+    assert retry.tool_calls[0].arguments == call.arguments
+    assert retry.tool_calls[0].arguments is not call.arguments
+
+
+def test_text_that_is_not_a_string_is_still_rejected() -> None:
+    with pytest.raises(ValidationError):
+        turn(42)
+    assert turn("ok") == AssistantTurn(content="ok")
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        '{"error": "503 Service Unavailable"}',
+        '{"ERROR": "Temporarily down"}',
+        '{"Error": "please RETRY"}',
+        '{"error": "not found"}',
+        '{"errors": "timeout"}',
+        ' {"error": "timeout"}',
+        '{"\u0130rror": "timeout"}',  # İ lower-cases to two characters
+        '{"e\u212arror": "timeout"}',  # the Kelvin sign lower-cases to ASCII k
+        '{"error"',
+        "",
+        "503 retry later",
+        '{"result": "temporarily unavailable"}',
+    ],
+)
+def test_transient_errors_are_what_the_whole_lower_cased_text_says(content: str) -> None:
+    low = content.lower()
+    assert is_transient(content) == (low.startswith('{"error"') and any(m in low for m in TRANSIENT_MARKERS))
+
+
+def test_stage_views_are_kept_per_spec_object() -> None:
+    staged = [s for s in EXAMPLES if s.stages]
+    teacher = OracleTeacher()
+    first = teacher.for_task(staged[0])
+    again = teacher.for_task(staged[0])
+    other = teacher.for_task(staged[1])
+    assert [r.spec for r in first.runs] == [r.spec for r in again.runs]  # type: ignore[union-attr]
+    assert [r.spec.id for r in other.runs] == [staged[1].id] * len(other.runs)  # type: ignore[union-attr]
+    assert other.runs[0].spec.reference == staged[1].reference  # type: ignore[union-attr]
+
+
+# --- grades and trajectories built without validation --------------------------------------------------------
+
+
+def test_check_results_and_grades_equal_validated_ones_on_every_example() -> None:
+    for spec in EXAMPLES:
+        for fault_rate, max_turns in ((0.0, None), (0.5, 3)):
+            _, traj = _played(spec, fault_rate=fault_rate, max_turns=max_turns, seed=3)
+            grade = traj.grade
+            assert grade is not None
+            assert grade == Grade.model_validate(grade.model_dump()), spec.id
+            assert traj == Trajectory.model_validate(traj.model_dump()), spec.id
+            assert traj.model_fields_set == set(Trajectory.model_fields)
+
+
+def test_values_not_of_the_declared_type_are_still_validated() -> None:
+    check = EXAMPLES[0].checks[0].model_copy(update={"weight": 2})  # an int weight: validation makes it 2.0
+    result = check_result(check, True, 1, "ok")
+    assert type(result.weight) is float and result == CheckResult(**{**result.model_dump(), "weight": 2.0})
+    grade = make_grade(
+        {
+            "score": 1,
+            "completion": 1.0,
+            "robustness": 1.0,
+            "safety": 1.0,
+            "passed": True,
+            "checks": [result],
+            "violations": [{"step": 1, "policy": "p", "tool": "t", "description": "d"}],
+        }
+    )
+    assert type(grade.score) is float and isinstance(grade.violations[0], Violation)
+    with pytest.raises(ValidationError):
+        make_grade({"score": "high", "completion": 1.0, "robustness": 1.0, "safety": 1.0, "passed": True, "checks": []})
+
+
+# --- the store line -------------------------------------------------------------------------------------------
+
+
+def _record(spec: TaskSpec, **env: Any) -> tuple[Any, ToolMenu]:
+    environment, traj = _played(spec, **env)
+    task = EpisodeTask({"id": spec.id}, 0, 0)
+    return episode_record(task, "oracle", traj, None), ToolMenu(environment.router.schemas())
+
+
+@pytest.mark.parametrize(("fault_rate", "max_turns"), [(0.0, None), (0.4, None), (0.3, 4)])
+def test_typed_lines_are_the_full_dump_on_every_example(fault_rate: float, max_turns: int | None) -> None:
+    for spec in EXAMPLES:
+        record, menu = _record(spec, fault_rate=fault_rate, max_turns=max_turns, seed=7)
+        assert _fast_line(record, menu) is not None, spec.id
+        assert record_bytes(record, menu) == _full(record), spec.id
+
+
+def _spoil(record: Any, how: str) -> None:
+    traj = record.trajectory
+    if how == "int_weight":
+        traj.grade.checks[0].__dict__["weight"] = 4
+    elif how == "str_subclass_event":
+        traj.steps[0].events.append(type("Name", (str,), {})("ev"))
+    elif how == "bool_index":
+        traj.steps[0].__dict__["index"] = True
+    elif how == "tuple_argument":
+        traj.calls[0].args["t"] = (1, 2)
+    elif how == "none_key_argument":
+        traj.calls[0].args["nested"] = {None: 1}
+    elif how == "nan_score":
+        traj.grade.__dict__["score"] = math.nan
+    elif how == "missing_field":
+        del traj.calls[0].__dict__["fault"]
+    elif how == "dict_step":
+        traj.steps.append({"index": 99})
+    elif how == "surrogate_detail":
+        traj.grade.checks[0].__dict__["detail"] = "bad \ud800"
+
+
+@pytest.mark.parametrize(
+    "how",
+    [
+        "int_weight",
+        "str_subclass_event",
+        "bool_index",
+        "tuple_argument",
+        "none_key_argument",
+        "nan_score",
+        "missing_field",
+        "dict_step",
+        "surrogate_detail",
+    ],
+)
+def test_a_record_holding_what_the_typed_path_does_not_write_gets_the_full_dump(how: str) -> None:
+    record, menu = _record(EXAMPLES[1])
+    _spoil(record, how)
+    with pytest.raises((ValueError, TypeError, KeyError)):
+        _fast_line(record, menu)
+    try:
+        expected = _full(record)
+    except Exception as exc:  # the full dump itself fails: so does the line, the same way
+        with pytest.raises(type(exc)):
+            record_bytes(record, menu)
+        return
+    assert record_bytes(record, menu) == expected
+
+
+# --- the state hash and the pool's inherited specs ----------------------------------------------------------------
+
+
+def test_a_record_written_many_times_is_hashed_once_and_right() -> None:
+    env = Environment(EXAMPLES[0])
+    env.reset()
+    digest = env.workspace._digest
+    folded: list[Any] = []
+    original = digest.update
+
+    def spy(state: Any, keys: Any) -> None:
+        keys = list(keys)
+        folded.append(keys)
+        original(state, keys)
+
+    digest.update = spy  # type: ignore[method-assign]
+    service, collection = next((s, c) for s, colls in env.workspace.state.items() for c, recs in colls.items() if recs)
+    rid = next(iter(env.workspace.state[service][collection]))
+    svc = env.workspace.services[service]
+    for i in range(3):
+        svc.store(collection, rid, {**env.workspace.state[service][collection][rid], "x": i})
+    assert env.workspace.state_hash() == full_digest(env.workspace.state)
+    assert len(folded[-1]) == 3  # the change log keeps every write; the digest folds the record once
+    svc.store(collection, rid, env.workspace.initial[service][collection][rid])
+    assert env.workspace.state_hash() == full_digest(env.workspace.state) == full_digest(env.workspace.initial)
+
+
+def test_forked_workers_inherit_validated_specs_and_play_the_same_lines(tmp_path: Path) -> None:
+    specs = [mail_reply_spec(i) for i in range(3)]
+    broken = mail_reply_spec(9).model_dump(mode="json")
+    inline = rollout_bank(specs, "oracle", 4, tmp_path / "a", progress=False)
+    pooled = rollout_bank(specs, "oracle", 4, tmp_path / "b", workers=2, chunk_size=3, progress=False)
+    lines = [[_untimed(x) for x in (tmp_path / run / "episodes.jsonl").read_text().splitlines()] for run in "ab"]
+    assert lines[0] == lines[1] and inline.counts == pooled.counts
+    assert not worker._SPECS.entries  # the driver let go of what it prepared for the fork
+    worker.prepare_for_fork([EpisodeTask({**broken, "checks": "not a list"}, 0, 0)], worker.RunOptions())
+    assert not worker._SPECS.entries  # a spec that fails is left to the worker, which records it
+
+
+def _untimed(line: str) -> str:
+    data = json.loads(line)
+    data["seconds"] = data["trajectory"]["seconds"] = None
+    return json.dumps(data, sort_keys=True)
