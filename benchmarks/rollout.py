@@ -157,7 +157,7 @@ def summarise(rounds: list[dict[str, Run]], workers: int) -> dict[str, Any]:
         report[f"{mode}_eps"] = round(rate[mode], 1)
         report[f"{mode}_scaling"] = round(rate[mode] / rate["inline"], 3)
         report[f"{mode}_efficiency"] = round(rate[mode] / rate["inline"] / workers, 3)
-        foreign = [r[mode].foreign / r[mode].wall for r in rounds if r[mode].foreign is not None]
+        foreign = [busy / r[mode].wall for r in rounds if (busy := r[mode].foreign) is not None]
         report[f"{mode}_other_cores_busy"] = round(med(foreign), 2) if foreign else None
         if f"{mode}2" in rate:  # the marginal rate: the extra episodes over the extra seconds
             extra = [(r[f"{mode}2"].episodes - r[mode].episodes) / (r[f"{mode}2"].wall - r[mode].wall) for r in rounds]
