@@ -119,7 +119,23 @@ def _reply(r: UserReply) -> str:
 
 def _step(s: StepRecord) -> str:
     d = s.__dict__
-    user = d["user"]
+    index, calls, malformed, user, events, violations = (
+        d["index"], d["tool_calls"], d["malformed"], d["user"], d["events"], d["violations"]
+    )  # fmt: skip
+    if (
+        type(index) is int
+        and type(calls) is int
+        and type(malformed) is bool
+        and user is None
+        and type(events) is list
+        and type(violations) is list
+        and not events
+        and not violations
+    ):  # most steps: one call, nothing else happened
+        return (
+            f'{{"events": [], "index": {index}, "malformed": {"true" if malformed else "false"}, '
+            f'"tool_calls": {calls}, "user": null, "violations": []}}'
+        )
     if user is not None:
         _exact(user, UserReply)
     return (

@@ -93,6 +93,7 @@ class Environment(AsyncMethods[Observation]):
         self._system = system_prompt(spec)
         self._prompt = prompt_of(spec)  # what a reply restating the prompt could copy (earns no answer weight)
         self.stages = StageRun(spec) if spec.stages else None
+        self._today = clock(spec.context)  # the user's today: read from the spec once, not at every reset
         self.reset()
 
     # --- episode lifecycle ----------------------------------------------------------------
@@ -100,7 +101,7 @@ class Environment(AsyncMethods[Observation]):
     def reset(self) -> Observation:
         self.workspace.reset()
         self.tracker.reset()
-        self.user = ScriptedUser(self.spec.user, clock(self.spec.context))
+        self.user = ScriptedUser(self.spec.user, self._today)
         self.rng = random.Random(self.seed)
         self.messages: list[dict[str, Any]] = [
             {"role": "system", "content": self._system},
