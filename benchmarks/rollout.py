@@ -15,7 +15,9 @@ Two measures, kept apart because a shared machine confounds them:
   (``/proc/stat``), says whether the figure can be read, and gives the bound the CPU cost sets:
   on idle cores the pool's efficiency can reach one process's CPU per episode over the pool's.
 Ray's actors are not this process's children, so only its wall-clock figure is given; they
-start (and import coworkenv) inside the timed call, as a one-off job's would. ``--steady``
+start (and import coworkenv) inside the timed call, as a one-off job's would. Ray is measured
+after the pool (its own rounds, each against a fresh one-process run): once Ray's threads run in
+this process, the pool would spawn its workers instead of forking them. ``--steady``
 also times each parallel mode on twice the episodes, so that the difference (the marginal
 rate: what a long-running job, its workers already up, sees) is printed beside it.
 
@@ -122,25 +124,21 @@ def throughput(specs: list[TaskSpec], samples: int, **kw: Any) -> Run:
         return Run(summary.ran, wall, cpu, foreign)
 
 
-def measure(specs: list[TaskSpec], samples: int, workers: int, ray: bool, steady: bool) -> dict[str, Run]:
-    """One round: inline, with a process pool and (when asked) with Ray actors; ``steady``: the parallel modes
-    also on twice the samples (``pool2``, ``ray2``)."""
-    modes: dict[str, dict[str, Any]] = {"pool": {"workers": workers}}
-    if ray:
-        modes["ray"] = {"workers": workers, "ray_address": "local"}
-    out = {"inline": throughput(specs, samples)}
-    for mode, kw in modes.items():
-        out[mode] = throughput(specs, samples, **kw)
-        if steady:
-            out[f"{mode}2"] = throughput(specs, 2 * samples, **kw)
+def measure(specs: list[TaskSpec], samples: int, parallel: dict[str, Any], steady: bool) -> dict[str, Run]:
+    """One round: inline, then one parallel mode (``parallel``: its name and ``rollout_bank`` arguments);
+    ``steady``: the parallel mode also on twice the samples (``<mode>2``)."""
+    ((mode, kw),) = parallel.items()
+    out = {"inline": throughput(specs, samples), mode: throughput(specs, samples, **kw)}
+    if steady:
+        out[f"{mode}2"] = throughput(specs, 2 * samples, **kw)
     return out
 
 
 def summarise(rounds: list[dict[str, Run]], workers: int) -> dict[str, Any]:
     """The medians over rounds, and what they let one conclude."""
     med = statistics.median
-    rate = {mode: med(r[mode].rate for r in rounds) for mode in rounds[0]}
-    cpu = {mode: med(r[mode].cpu_us for r in rounds) for mode in ("inline", "pool")}
+    rate = {mode: med(r[mode].rate for r in rounds if mode in r) for mode in {m for r in rounds for m in r}}
+    cpu = {mode: med(r[mode].cpu_us for r in rounds if mode in r) for mode in ("inline", "pool")}
     report: dict[str, Any] = {
         "workers": workers,
         "inline_eps_per_core": round(1e6 / cpu["inline"], 1),
@@ -154,15 +152,19 @@ def summarise(rounds: list[dict[str, Run]], workers: int) -> dict[str, Any]:
     for mode in ("pool", "ray"):
         if mode not in rate:
             continue
+        mine = [r for r in rounds if mode in r]
+        inline = med(r["inline"].rate for r in mine)  # the one-process runs of the same rounds
         report[f"{mode}_eps"] = round(rate[mode], 1)
-        report[f"{mode}_scaling"] = round(rate[mode] / rate["inline"], 3)
-        report[f"{mode}_efficiency"] = round(rate[mode] / rate["inline"] / workers, 3)
-        foreign = [busy / r[mode].wall for r in rounds if (busy := r[mode].foreign) is not None]
+        report[f"{mode}_scaling"] = round(rate[mode] / inline, 3)
+        report[f"{mode}_efficiency"] = round(rate[mode] / inline / workers, 3)
+        foreign = [busy / r[mode].wall for r in mine if (busy := r[mode].foreign) is not None]
         report[f"{mode}_other_cores_busy"] = round(med(foreign), 2) if foreign else None
         if f"{mode}2" in rate:  # the marginal rate: the extra episodes over the extra seconds
-            extra = [(r[f"{mode}2"].episodes - r[mode].episodes) / (r[f"{mode}2"].wall - r[mode].wall) for r in rounds]
-            report[f"{mode}_steady_eps"] = round(med(extra), 1)
-            report[f"{mode}_steady_scaling"] = round(med(extra) / rate["inline"], 3)
+            extra = [r[f"{mode}2"].episodes - r[mode].episodes for r in mine]
+            more = [r[f"{mode}2"].wall - r[mode].wall for r in mine]
+            steady = med(e / t for e, t in zip(extra, more, strict=True)) if min(more) > 0 else None
+            report[f"{mode}_steady_eps"] = None if steady is None else round(steady, 1)
+            report[f"{mode}_steady_scaling"] = None if steady is None else round(steady / inline, 3)
     return report
 
 
@@ -173,10 +175,14 @@ def conclusion(report: dict[str, Any], mode: str, label: str) -> str:
     if busy is None:
         return f"{label}: the machine's load is unknown, so the scaling is as measured"
     if busy > 0.25:
+        bound = (
+            f"its CPU cost allows x{w * report['pool_idle_efficiency_bound']:.2f} on {w} idle cores"
+            if mode == "pool"
+            else "its actors' CPU is not measured (they are not this process's children)"
+        )
         return (
             f"{label}: other processes kept {busy:.2f} cores busy meanwhile, so the x{report[f'{mode}_scaling']:.2f} "
-            f"says as much about them as about the pool and cannot be read as a scaling; its CPU cost allows "
-            f"x{w * report['pool_idle_efficiency_bound']:.2f} on {w} idle cores"
+            f"says as much about them as about the workers and cannot be read as a scaling; {bound}"
         )
     return (
         f"{label}: the cores were otherwise idle ({busy:.2f} busy), so x{report[f'{mode}_scaling']:.2f} is its scaling"
@@ -196,12 +202,15 @@ def main() -> None:
     specs = load_specs(args.bank)
     w = args.workers
     runtime_us, oracle_us = overhead_per_call(specs, repeats=20)
+    # the pool first: once Ray runs its threads in this process, the pool's workers are spawned, not forked
+    pool = {"pool": {"workers": w}}
+    rounds = [measure(specs, args.samples, pool, args.steady) for _ in range(args.rounds)]
     if not args.no_ray:
         import ray
 
         ray.init(num_cpus=w, include_dashboard=False, log_to_driver=False)
-    rounds = [measure(specs, args.samples, w, not args.no_ray, args.steady) for _ in range(args.rounds)]
-    if not args.no_ray:
+        actors = {"ray": {"workers": w, "ray_address": "local"}}
+        rounds += [measure(specs, args.samples, actors, args.steady) for _ in range(args.rounds)]
         ray.shutdown()
     report = {
         "episodes": len(specs) * args.samples,
