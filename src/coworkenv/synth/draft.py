@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
+
 from coworkenv.expr import format_value
 from coworkenv.spec import content_id, spec_from_data
 from coworkenv.spec.models import TaskSpec
@@ -328,5 +330,8 @@ def finalize(
     }
     if draft.stages:
         data.update(clock=draft.clock, stages=later)
-    spec = spec_from_data(data, f"<{draft.blueprint}:{seed}>")
+    try:  # the composer's own data: no aliases, nesting bounded by this code, so no size walk before validating
+        spec = TaskSpec.model_validate(data)
+    except ValidationError:
+        spec = spec_from_data(data, f"<{draft.blueprint}:{seed}>")  # raises the spec error, field by field
     return spec.model_copy(update={"id": content_id(spec)})

@@ -12,11 +12,12 @@ import random
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 from coworkenv.services.calendar import Calendar
 from coworkenv.services.registry import service_class
+from coworkenv.synth.fake import generator
 
 DEPARTMENTS = ("Engineering", "Sales", "Finance", "Marketing", "Operations", "Support", "People", "Legal")
 TITLES = {
@@ -31,15 +32,21 @@ TITLES = {
 }
 
 
-@cache
-def _faker() -> Any:
-    from faker import Faker  # imported lazily: it takes a while and only synthesis needs it
-
-    return Faker("en_US")
-
-
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "", text.lower())
+
+
+@lru_cache(maxsize=8192)
+def _working_day(today: date, offset: int) -> str:
+    """The ISO date ``offset`` working days from ``today`` (a blueprint asks for a dozen days of one world, and
+    worlds share their todays: a bank's worth of days fits the cache)."""
+    d = today
+    step = 1 if offset >= 0 else -1
+    for _ in range(abs(offset)):
+        d += timedelta(days=step)
+        while d.weekday() >= 5:
+            d += timedelta(days=step)
+    return d.isoformat()
 
 
 @dataclass(frozen=True)
@@ -76,7 +83,7 @@ class World:
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
-        self.fake = _faker()
+        self.fake = generator()
         self.fake.seed_instance(self.seed)
         self._names: set[str] = set()
         self.company = self.fake.company().replace(",", "")
@@ -130,13 +137,7 @@ class World:
 
     def day(self, offset: int) -> str:
         """The ISO date ``offset`` working days from today."""
-        d = self.today
-        step = 1 if offset >= 0 else -1
-        for _ in range(abs(offset)):
-            d += timedelta(days=step)
-            while d.weekday() >= 5:
-                d += timedelta(days=step)
-        return d.isoformat()
+        return _working_day(self.today, offset)
 
     @staticmethod
     def at(day: str, hhmm: str, minutes: int = 0) -> str:
