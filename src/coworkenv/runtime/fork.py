@@ -33,65 +33,75 @@ _CONTAINERS = (list, dict, set)
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
 class Layout:
     """How a component's attributes are copied: all containers one level, except these."""
 
-    nested: tuple[str, ...] = ()
-    """Containers whose items change after they are made (copied two levels)."""
-    shared: frozenset[str] = frozenset()
-    """Containers made with the component and never changed after (kept, not copied)."""
+    __slots__ = ("nested", "shared", "skip")
+
+    def __init__(self, nested: tuple[str, ...] = (), shared: frozenset[str] = frozenset()) -> None:
+        self.nested = nested
+        """Containers whose items change after they are made (copied two levels)."""
+        self.shared = shared
+        """Containers made with the component and never changed after (kept, not copied)."""
+        self.skip = shared.union(nested)
 
 
+_PLAIN = Layout()
 LAYOUTS = {
     "tracker": Layout(("_delta",), frozenset({"checks", "_baseline", "_watch", "_step0"})),
     "scheduler": Layout(("pending",), frozenset({"events", "by_tool"})),  # a firing's mutations change as it fires
     "stages": Layout(shared=frozenset({"stages", "views", "times", "clocks"})),
-    "log": Layout(),
-    "user": Layout(),
+    "log": _PLAIN,
+    "user": _PLAIN,
 }
 
 
-@dataclass(frozen=True)
 class Fields:
-    """An object's attributes at one moment, kept apart from the object's later changes."""
+    """An object's attributes at one moment, kept apart from the object's later changes.
 
-    values: dict[str, Any]
-    copied: tuple[str, ...] = ()
-    nested: tuple[str, ...] = ()
+    A plain slotted class, not a dataclass: the verifier takes several per step of every reference run."""
+
+    __slots__ = ("copied", "nested", "values")
+
+    def __init__(self, values: dict[str, Any], copied: tuple[str, ...] = (), nested: tuple[str, ...] = ()) -> None:
+        self.values = values
+        self.copied = copied
+        self.nested = nested
 
     @classmethod
-    def of(cls, values: dict[str, Any], layout: Layout = Layout()) -> Fields:
+    def of(cls, values: dict[str, Any], layout: Layout = _PLAIN) -> Fields:
         """The attributes ``values`` (an object's ``vars``), copied where later changes would reach them."""
-        skip = layout.shared.union(layout.nested)
-        copied = tuple(k for k, v in values.items() if k not in skip and isinstance(v, _CONTAINERS))
-        nested = tuple(k for k in layout.nested if values.get(k) is not None)
-        return cls(cls(values, copied, nested).fresh(), copied, nested)
+        skip = layout.skip
+        copied = tuple([k for k, v in values.items() if isinstance(v, _CONTAINERS) and k not in skip])
+        nested = tuple([k for k in layout.nested if values.get(k) is not None])
+        return cls(_fresh(values, copied, nested), copied, nested)
 
     def fresh(self) -> dict[str, Any]:
         """The attributes, with new copies of the containers (the snapshot stays as it was for the next restore)."""
-        out = dict(self.values)
-        for key in self.copied:
-            out[key] = out[key].copy()
-        for key in self.nested:
-            value = out[key]
-            if isinstance(value, dict):
-                out[key] = {k: v.copy() if isinstance(v, _CONTAINERS) else v for k, v in value.items()}
-            else:  # firings: their mutations are replaced when they fire
-                out[key] = [copy.copy(v) for v in value]
-        return out
+        return _fresh(self.values, self.copied, self.nested)
 
     def put(self, obj: Any) -> None:
-        """Give ``obj`` these attributes."""
-        state = vars(obj)
-        state.clear()
-        state.update(self.fresh())
+        """Give ``obj`` these attributes (a new attribute dict: nothing holds on to an object's ``vars``)."""
+        obj.__dict__ = _fresh(self.values, self.copied, self.nested)
 
     def make(self, cls: type[T]) -> T:
         """A new object of ``cls`` with these attributes (for components the environment replaces, e.g. the user)."""
         obj = object.__new__(cls)
         self.put(obj)
         return obj
+
+
+def _fresh(values: dict[str, Any], copied: tuple[str, ...], nested: tuple[str, ...]) -> dict[str, Any]:
+    out = values.copy()
+    for key in copied:
+        out[key] = out[key].copy()
+    for key in nested:
+        value = out[key]
+        if isinstance(value, dict):
+            out[key] = {k: v.copy() if isinstance(v, _CONTAINERS) else v for k, v in value.items()}
+        else:  # firings: their mutations are replaced when they fire
+            out[key] = [copy.copy(v) for v in value]
+    return out
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ stack of the JSON decoder, the grader or the trajectory serialiser).
 from __future__ import annotations
 
 import json
+import operator
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -111,11 +112,29 @@ def _tools_of(service: str) -> tuple[str, ...]:
     return tuple(service_tools([service]))
 
 
+_SCHEMA_LISTS: dict[tuple[str, ...], tuple[tuple[ToolInfo, ...], list[dict[str, Any]]]] = {}
+_SCHEMA_LISTS_MAX = 1024
+
+
+def schema_list(tools: dict[str, ToolInfo]) -> list[dict[str, Any]]:
+    """The tools' schemas as one list per spec shape (the same tools, the very same objects), shared by every
+    environment of that shape and read-only like each schema: building it per environment was a share of making
+    one."""
+    infos = tuple(tools.values())
+    key = tuple(tools)
+    hit = _SCHEMA_LISTS.get(key)
+    if hit is None or not all(map(operator.is_, hit[0], infos)):
+        if len(_SCHEMA_LISTS) >= _SCHEMA_LISTS_MAX:  # declared services make new tools per spec: stay bounded
+            _SCHEMA_LISTS.clear()
+        hit = _SCHEMA_LISTS[key] = (infos, [info.schema() for info in infos])
+    return hit[1]
+
+
 class ToolRouter:
     def __init__(self, workspace: Workspace, tools: dict[str, ToolInfo]) -> None:
         self.ws = workspace
         self.tools = tools
-        self._schemas = [info.schema() for info in tools.values()]
+        self._schemas = schema_list(tools)
         self._arguments: dict[str, Arguments] = {}
         self._methods: dict[str, Callable[..., Any]] = {}  # the workspace's services are fixed: bound once
 

@@ -31,7 +31,7 @@ def generator() -> Any:
 
     fake = Factory.create("en_US", providers=[f"faker.providers.{name}" for name in PROVIDERS])
     for provider in fake.get_providers():
-        provider.random_elements = _Draws(provider)
+        provider.random_elements = _Draws(provider)  # type: ignore[method-assign]
     return fake
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -112,10 +113,11 @@ def verify(spec: TaskSpec) -> Verification:
     """Run the admission rule on one spec (an evaluation-only spec: the static checks, and never admitted)."""
     if spec.provenance.evaluation_only:
         return Verification(admitted=False, findings=[*static_findings(spec), evaluation_only_finding(spec)])
-    findings = static_findings(spec) or per_stage(answer_findings, spec)
+    initial = cache(lambda: Environment(spec, seed=0))  # the static checks read its initial state, then it plays
+    findings = static_findings(spec, initial) or per_stage(answer_findings, spec)
     if findings:
         return Verification(admitted=False, findings=findings)
-    first = play(Environment(spec, seed=0), OracleTeacher())
+    first = play(initial(), OracleTeacher())
     env = Environment(spec, seed=1)
     trunk = ReferenceTrunk.record(env)  # the probes fork from this second reference run
     second = outcome(env)

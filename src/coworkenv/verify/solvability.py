@@ -54,11 +54,12 @@ class _Text:
     raw: str
     by_agent: bool
     today: date | None
-    low: str = field(init=False)
+    low: str = ""
+    """``raw`` lowercased (computed when not given)."""
     _keys: dict[frozenset[str], set[Key]] = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
-        self.low = self.raw.lower()
+        self.low = self.low or self.raw.lower()
 
     def states(self, value: str | float, alternatives: list[frozenset[Key]]) -> bool:
         if isinstance(value, str) and value.lower() in self.low:
@@ -118,10 +119,26 @@ def _authored(msg: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
+_MENUS: dict[int, tuple[list[dict[str, Any]], str, str]] = {}
+
+
+def _menu_text(tools: list[dict[str, Any]]) -> tuple[str, str]:
+    """The tool schemas as the agent reads them, and lowercased; encoded once per list (environments of one spec
+    shape share their read-only schema list, see :func:`~coworkenv.runtime.router.schema_list`)."""
+    hit = _MENUS.get(id(tools))
+    if hit is None or hit[0] is not tools:
+        if len(_MENUS) >= 256:
+            _MENUS.clear()
+        raw = json.dumps(tools, ensure_ascii=False)
+        hit = _MENUS[id(tools)] = (tools, raw, raw.lower())
+    return hit[1], hit[2]
+
+
 def unsolvable_findings(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> list[Finding]:
     """Values in the reference's tool calls the agent was not told before it needed (or wrote) them."""
     today = clock(next((str(m.get("content") or "") for m in messages if m.get("role") == "system"), ""))
-    texts = [_Text(json.dumps(tools, ensure_ascii=False), False, today)]
+    raw, low = _menu_text(tools)
+    texts = [_Text(raw, False, today, low)]
     out: list[Finding] = []
     calls = 0
     for msg in messages:

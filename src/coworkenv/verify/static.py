@@ -12,7 +12,10 @@ and every capability the spec claims must have its ingredients.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from coworkenv.capabilities.registry import CAPABILITIES, missing_ingredients
+from coworkenv.runtime.environment import Environment
 from coworkenv.spec.models import GUARD_CHECKS, Event, TaskSpec
 from coworkenv.spec.stages import stage_view, stage_views
 from coworkenv.verify.findings import Finding, Location
@@ -23,8 +26,11 @@ from coworkenv.verify.perturb import exposed
 from coworkenv.verify.vacuity import vacuous_findings
 
 
-def static_findings(spec: TaskSpec) -> list[Finding]:
-    """All static problems of a spec (empty when it may go on to the dynamic checks)."""
+def static_findings(spec: TaskSpec, initial: Callable[[], Environment] | None = None) -> list[Finding]:
+    """All static problems of a spec (empty when it may go on to the dynamic checks).
+
+    ``initial``: gives an environment of ``spec`` just reset (called only once the fixtures load), for the checks
+    that read the initial state; the verifier's first reference run is then played in it."""
     findings = fixture_findings(spec)
     if findings:  # nothing below can be judged on fixtures that do not load
         return findings
@@ -38,7 +44,7 @@ def static_findings(spec: TaskSpec) -> list[Finding]:
     findings += leak_findings(spec)
     findings += _capabilities(spec)
     if not findings:
-        findings += vacuous_findings(spec)
+        findings += vacuous_findings(spec, initial() if initial is not None else None)
     return findings
 
 

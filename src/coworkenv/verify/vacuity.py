@@ -14,13 +14,14 @@ from coworkenv.verify.findings import Finding, Location
 from coworkenv.verify.perturb import absent_breaker, exposed
 
 
-def vacuous_findings(spec: TaskSpec) -> list[Finding]:
+def vacuous_findings(spec: TaskSpec, initial: Environment | None = None) -> list[Finding]:
     """Checks that already hold before the agent does anything (on the state after reset).
 
     A ``record_absent`` that does not hold at the start asks for a removal, not a guard; one that
     holds is a guard only where the guarded_action probe can break it (else it is free weight).
+    ``initial``: an environment of ``spec`` just reset, which the caller plays next (read here, never stepped).
     """
-    env = Environment(spec)
+    env = initial if initial is not None else Environment(spec)
     log = EpisodeLog()
     holds = [
         state_check(c, env.workspace)[0] if c.kind in STATE_CHECKS else episode_check(c, log)[0] for c in spec.checks
