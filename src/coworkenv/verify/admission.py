@@ -210,11 +210,13 @@ def _pacing_variants(spec: TaskSpec, reference: Played) -> list[tuple[str, Any]]
     if not spec.stages:
         return PACING.variants(spec, reference.fired_at)
     out: list[tuple[str, Any]] = []
-    for k, view in enumerate(stage_views(spec)):
+    views = stage_views(spec)
+    for k, view in enumerate(views):
         shift = reference.starts[k] - 1
         fired_at = {event: step - shift for event, step in reference.fired_at.items()}
         out += [
-            (f"{name}@stage{k + 1}", with_stage(spec, k, policy)) for name, policy in PACING.variants(view, fired_at)
+            (f"{name}@stage{k + 1}", with_stage(spec, k, policy, views))
+            for name, policy in PACING.variants(view, fired_at)
         ]
     return out
 

@@ -183,8 +183,15 @@ class CollateralWrite(Probe):
     def applies(self, spec: TaskSpec) -> bool:
         return bool(collateral_steps(spec))
 
+    def variants(self, spec: TaskSpec) -> list[tuple[str, Any]]:
+        steps = collateral_steps(spec)  # found once: finding them is a share of building the probes
+        return [(self.name, self._run(spec, steps))] if steps else []
+
     def for_task(self, spec: TaskSpec) -> OracleRun:
-        return scripted(spec, before_last_answer(list(spec.reference), collateral_steps(spec)))
+        return self._run(spec, collateral_steps(spec))
+
+    def _run(self, spec: TaskSpec, steps: list[CallStep]) -> OracleRun:
+        return scripted(spec, before_last_answer(list(spec.reference), steps))
 
 
 PROBES: dict[str, Probe] = {

@@ -18,7 +18,7 @@ from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.episode import play_out
 from coworkenv.runtime.turn import AssistantTurn
 from coworkenv.spec.models import TaskSpec
-from coworkenv.spec.stages import stage_count, stage_views
+from coworkenv.spec.stages import stage_views
 from coworkenv.verify.probe_base import Fixed, Probe, Replay, VariantProbe
 
 DONE = "Everything you asked for is done."
@@ -34,9 +34,11 @@ class AfterReference(StagedRun):
         """How many stages at the start are the reference's own runs (see :meth:`Trunk.play`)."""
 
 
-def with_stage(spec: TaskSpec, k: int, policy: Any) -> StagedRun:
-    """The reference in every stage but ``k``, where ``policy`` plays."""
-    runs: list[Any] = [stage_oracle(spec, i) for i in range(stage_count(spec))]
+def with_stage(spec: TaskSpec, k: int, policy: Any, views: list[TaskSpec] | None = None) -> StagedRun:
+    """The reference in every stage but ``k``, where ``policy`` plays (``views``: the spec's stage views, made
+    once by a caller that builds many of these)."""
+    views = views or stage_views(spec)
+    runs: list[Any] = [stage_oracle(spec, i, view) for i, view in enumerate(views)]
     runs[k] = policy
     return AfterReference(runs, k)
 
@@ -47,10 +49,11 @@ class StopAfterStage(VariantProbe):
     name = "stop_after_stage"
 
     def variants(self, spec: TaskSpec) -> list[tuple[str, Any]]:
-        n = stage_count(spec)
+        views = stage_views(spec)
+        n = len(views)
         out: list[tuple[str, Any]] = []
         for k in range(1, n):
-            runs: list[Any] = [stage_oracle(spec, i) for i in range(k)]
+            runs: list[Any] = [stage_oracle(spec, i, views[i]) for i in range(k)]
             runs += [Fixed(self.name, lambda _messages: DONE)] * (n - k)
             out.append((f"{self.name}[{k}]", AfterReference(runs, k)))
         return out
@@ -93,4 +96,4 @@ def staged_variants(spec: TaskSpec, probes: Iterable[Probe]) -> Iterator[tuple[P
             continue
         for k, view in enumerate(views):
             for name, policy in probe.variants(view):
-                yield probe, f"{name}@stage{k + 1}", with_stage(spec, k, policy)
+                yield probe, f"{name}@stage{k + 1}", with_stage(spec, k, policy, views)
