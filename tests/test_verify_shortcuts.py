@@ -2,7 +2,8 @@
 
 - environments of one spec shape share one read-only tool-schema list, and only those;
 - solvability encodes a schema list once, and a different list is encoded on its own;
-- the static checks read the initial state of the environment the first reference run then plays in.
+- the static checks read the initial state of the environment the first reference run then plays in;
+- fixtures are validated once, for the fixture check and the episodes' workspaces.
 """
 
 from __future__ import annotations
@@ -13,13 +14,15 @@ from typing import Any
 
 from coworkenv.agents.oracle import OracleTeacher
 from coworkenv.runtime.environment import Environment
+from coworkenv.runtime.workspace import prepared_state
 from coworkenv.spec import spec_from_data
 from coworkenv.synth.composer import compose, plan
 from coworkenv.verify.admission import play
+from coworkenv.verify.fixtures import fixture_findings
 from coworkenv.verify.solvability import _menu_text
 from coworkenv.verify.static import static_findings
 from coworkenv.verify.vacuity import vacuous_findings
-from minispec import tiny_spec
+from minispec import tiny_data, tiny_spec
 from test_declared_service import BOOKS, spec_data
 
 
@@ -70,3 +73,19 @@ def test_static_checks_read_the_initial_state_of_the_environment_they_are_given(
     assert vacuous_findings(spec, fresh) != []  # after the reference, its checks hold: the run must come after
     replay = play(fresh, OracleTeacher())  # and a played environment resets to the same episode
     assert (replay.grade, replay.messages) == (played.grade, played.messages)
+
+
+def test_fixtures_validated_once_for_the_check_and_the_episodes() -> None:
+    spec = tiny_spec()
+    assert fixture_findings(spec) == []
+    assert Environment(spec).workspace.initial is prepared_state(spec.services, spec.declared_services)
+
+
+def test_records_that_do_not_fit_get_a_finding_per_service() -> None:
+    """A bad record in one service: the shared validation fails, and each service is judged on its own."""
+    data = tiny_data()
+    data["services"]["mail"]["messages"][0]["date"] = ["not", "a", "date"]
+    data["services"]["expenses"]["expenses"][0]["amount"] = "lots"
+    found = fixture_findings(spec_from_data(data))
+    assert [(f.kind, f.where) for f in found] == [("schema", "services.mail"), ("schema", "services.expenses")]
+    assert "mail.messages[0].date" in found[0].evidence

@@ -74,7 +74,9 @@ def _show(src: str) -> str:
     return repr(src if len(src) <= 120 else src[:100] + "…")
 
 
-def _tokenize(src: str) -> list[tuple[str, Any]]:
+@lru_cache(maxsize=4096)
+def _tokenize(src: str) -> tuple[tuple[str, Any], ...]:
+    """The tokens of ``src``, once per source: parsing, ``root_names`` and ``record_fields`` all read them."""
     if len(src) > MAX_SOURCE:
         raise ExprError(f"expression of {len(src)} characters is longer than {MAX_SOURCE}: {_show(src)}")
     tokens: list[tuple[str, Any]] = []
@@ -98,7 +100,7 @@ def _tokenize(src: str) -> list[tuple[str, Any]]:
             name = m.group("name")
             tokens.append(("kw" if name in _KEYWORDS else "name", name))
     tokens.append(("end", None))
-    return tokens
+    return tuple(tokens)
 
 
 class _Parser:

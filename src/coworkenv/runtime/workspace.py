@@ -53,6 +53,12 @@ def _prepared(fixtures: Fixtures, declared: Declared) -> Prepared:
     return entry
 
 
+def prepared_state(fixtures: Fixtures, declared: Declared = None) -> State:
+    """The fixtures' validated initial records, kept for the workspaces built from them next (the verifier's
+    fixture check validates them once for both); raises ValueError naming a record that does not fit."""
+    return _prepared(fixtures, declared).state
+
+
 class Workspace:
     def __init__(self, fixtures: Fixtures, declared: Declared = None) -> None:
         """``declared``: the spec's declared services (their classes come from the declarations)."""

@@ -128,6 +128,12 @@ class Draft:
         self.reference.answer(answer)
 
 
+_WHOLE_FACT = re.compile(r"\$\{facts\.(\w+)\}")
+_FACT = re.compile(r"facts\.(\w+)")
+_FACT_IN = re.compile(r"\bfacts\.(\w+)")
+_REFERENCE = re.compile(r"\$\{([^}]*)\}")
+
+
 def _substitute(value: Any, facts: dict[str, Fact]) -> Any:
     """Put the values of stated facts where the reference says ``facts.<slot>``.
 
@@ -135,23 +141,24 @@ def _substitute(value: Any, facts: dict[str, Fact]) -> Any:
     larger expression (``${round(facts.qty * 4.5, 2)}``) a literal, so the oracle still computes.
     """
     if isinstance(value, str):
-        whole = re.fullmatch(r"\$\{facts\.(\w+)\}", value)
+        if "${" not in value:  # most strings of a reference: nothing to put in
+            return value
+        whole = _WHOLE_FACT.fullmatch(value)
         if whole and whole.group(1) in facts:
             return facts[whole.group(1)].value
 
         def expr(m: re.Match[str]) -> str:
             inner = m.group(1)
-            single = re.fullmatch(r"facts\.(\w+)", inner)
+            single = _FACT.fullmatch(inner)
             if single and single.group(1) in facts:
                 return format_value(facts[single.group(1)].value)
-            inner = re.sub(
-                r"\bfacts\.(\w+)",
+            inner = _FACT_IN.sub(
                 lambda f: literal(facts[f.group(1)].value) if f.group(1) in facts else f.group(0),
                 inner,
             )
             return "${" + inner + "}"
 
-        return re.sub(r"\$\{([^}]*)\}", expr, value)
+        return _REFERENCE.sub(expr, value)
     if isinstance(value, list):
         return [_substitute(v, facts) for v in value]
     if isinstance(value, dict):

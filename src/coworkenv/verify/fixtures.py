@@ -3,6 +3,7 @@ built-in ones, and fixture records that fit their record models. Nothing else ca
 
 from __future__ import annotations
 
+from coworkenv.runtime.workspace import prepared_state
 from coworkenv.services.registry import SERVICES, service_class, service_tools
 from coworkenv.spec.models import TaskSpec
 from coworkenv.verify.findings import Finding
@@ -13,6 +14,12 @@ def fixture_findings(spec: TaskSpec) -> list[Finding]:
     their service's record model."""
     out = _declaration_findings(spec)
     declared = spec.declared_services or {}
+    if all(name in SERVICES or name in declared for name in spec.services):
+        try:  # validated as the episodes' workspaces will hold them, and kept for them
+            prepared_state(spec.services, spec.declared_services)
+            return out
+        except ValueError:
+            pass  # some records do not fit: each service's are judged below, for a finding per service
     for name in spec.services:
         if name not in SERVICES and name not in declared:
             out.append(
