@@ -282,7 +282,8 @@ class _Runner:
             return (run_job(self.config, i) for i in indices)
         from functools import partial
 
-        return self.pool.imap(partial(run_job, self.config), indices, chunksize=4)
+        done: Iterator[dict[str, Any]] = self.pool.imap(partial(run_job, self.config), indices, chunksize=4)
+        return done
 
     def __enter__(self) -> _Runner:
         return self
@@ -297,7 +298,8 @@ def read_manifest(path: str | Path) -> dict[str, Any]:
     manifest = Path(path) / "manifest.json"
     if not manifest.exists():
         raise BankError(f"{path} is not an environment bank (no manifest.json)")
-    return json.loads(manifest.read_text(encoding="utf-8"))
+    data: dict[str, Any] = json.loads(manifest.read_text(encoding="utf-8"))
+    return data
 
 
 def heldout_blueprints(path: str | Path) -> list[str]:

@@ -213,7 +213,8 @@ def free_slots(
     """The calendar's own answer to 'when are these people free' on the fixtures so far (plus ``extra``)."""
     events = [*world.fixtures.get("calendar", {}).get("events", []), *extra]
     cal = Calendar(Calendar.normalize_fixtures({"events": events}))
-    return cal.find_free_slots(attendees, day, minutes)["slots"]
+    slots: list[dict[str, str]] = cal.find_free_slots(attendees, day, minutes)["slots"]
+    return slots
 
 
 TEAMS = ("platform", "payments", "web", "mobile", "data", "identity", "search", "infra")

@@ -123,7 +123,7 @@ def _without_requirement(steps: list[Any], tool: str, prior: str | None) -> list
     """The reference without the prior calls of ``prior``, or (no prior) the confirmations before ``tool``."""
     if prior is not None:
         return [s for s in steps if not (isinstance(s, CallStep) and s.call == prior)]
-    out = []
+    out: list[Any] = []
     for step in steps:
         if isinstance(step, CallStep) and step.call == tool:
             while out and isinstance(out[-1], ConfirmStep):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from coworkenv.agents.oracle import OracleRun
@@ -34,9 +34,9 @@ class Replay:
         return self.turns.pop(0) if self.turns else AssistantTurn(content="Everything you asked for is done.")
 
 
-def scripted(spec: TaskSpec, steps: list[ReferenceStep], facts: dict[str, Any] | None = None) -> OracleRun:
+def scripted(spec: TaskSpec, steps: Sequence[ReferenceStep], facts: dict[str, Any] | None = None) -> OracleRun:
     """An oracle run over an edited reference, optionally knowing (or guessing) facts up front."""
-    run = OracleRun(spec.model_copy(update={"reference": steps}))
+    run = OracleRun(spec.model_copy(update={"reference": list(steps)}))
     if facts:
         run.ctx["facts"].update(facts)
     return run
