@@ -58,7 +58,9 @@ def test_synthesis_calls_only_the_methods_compared() -> None:
     used = set()
     for path in SYNTH.rglob("*.py"):
         used |= set(re.findall(r"\bfake\.(\w+)\(", path.read_text(encoding="utf-8")))
-    assert used - {"seed_instance", "get_providers"} <= set(CALLS), "compare the new methods in CALLS"
+    assert used - {"seed_instance", "get_providers"} <= set(CALLS), (
+        "a Faker method synthesis did not call before: add it to CALLS, and its provider to synth.fake.PROVIDERS"
+    )
 
 
 def test_the_table_draw_is_the_weighted_draw() -> None:
