@@ -149,10 +149,9 @@ def test_the_heap_is_handed_back_to_the_collector(tmp_path: Path, monkeypatch: p
     monkeypatch.undo()
     assert seen and seen[0] > before  # frozen while the jobs ran
     assert gc.get_freeze_count() == before
-    gc.freeze()  # a caller's own frozen heap stays frozen
+    gc.freeze()  # a caller's own frozen heap stays frozen (objects of it that die leave it: only its end counts)
     try:
-        frozen = gc.get_freeze_count()
         synthesize_bank(tmp_path / "inside", 1, seed=1)
-        assert gc.get_freeze_count() >= frozen
+        assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
