@@ -19,11 +19,11 @@ import pytest
 
 pytest.importorskip("openai", reason="the LLM generator needs the openai extra")
 
-from coworkenv.bank.llm import driver
+from coworkenv.bank.llm import driver, prompts
 from coworkenv.bank.llm.audit import read_audit
 from coworkenv.bank.llm.client import LLMClient
 from coworkenv.bank.llm.scenario import is_llm_job
-from coworkenv.bank.store import load_bank, read_manifest, synthesize_bank
+from coworkenv.bank.store import BankError, load_bank, read_manifest, synthesize_bank
 from llm_server import Scripted, ScriptedServer
 from llm_specs import (
     as_json,
@@ -64,10 +64,10 @@ def script() -> dict[tuple[int, int], list[Scripted]]:
     }
 
 
-def _run(out: Path, concurrency: int) -> tuple[dict, ScriptedServer]:
+def _run(out: Path, concurrency: int, n: int = 8) -> tuple[dict, ScriptedServer]:
     with ScriptedServer(script()) as server:
         client = LLMClient(f"openai:scripted@{server.base_url}", backoff_base=0.01)
-        manifest = synthesize_bank(out, 8, capabilities=CAPS, max_rounds=1, workers=concurrency, llm=client)
+        manifest = synthesize_bank(out, n, capabilities=CAPS, max_rounds=1, workers=concurrency, llm=client)
     return manifest, server
 
 
@@ -169,6 +169,25 @@ def test_resume_after_sigkill(tmp_path: Path) -> None:
     assert resumed["complete"] and resumed["admitted"] == 8
     _run(tmp_path / "fresh", concurrency=3)
     assert _tree(bank) == _tree(tmp_path / "fresh"), "a resumed bank is byte-identical to an uninterrupted one"
+
+
+def test_a_resume_under_other_prompts_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The jobs before a kill were asked with the prompts of that run: a resume whose prompts differ (an upgrade,
+    or the source edited meanwhile) would mix two generators in one bank, so it stops and touches nothing."""
+    bank = tmp_path / "bank"
+    first, _ = _run(bank, concurrency=2, n=2)
+    assert first["config"]["llm_prompt"] == prompts.prompt_version()
+    before = _tree(bank)
+    guide = prompts.constructs_text()
+    monkeypatch.setattr(prompts, "constructs_text", lambda: guide + "\nOne more note.")
+    prompts.prompt_version.cache_clear()
+    try:
+        assert prompts.prompt_version() != first["config"]["llm_prompt"]
+        with pytest.raises(BankError, match=r"the generator's prompts changed since it was started\): llm_prompt"):
+            _run(bank, concurrency=2)
+    finally:
+        prompts.prompt_version.cache_clear()  # recomputed from the real guide once the patch is undone
+    assert _tree(bank) == before
 
 
 def test_dead_or_refusing_endpoint_stops_the_run(tmp_path: Path) -> None:

@@ -35,6 +35,8 @@ class BankConfig:
     shard_size: int = 1000
     llm_model: str | None = None
     llm_share: float = 0.0
+    llm_prompt: str | None = None
+    """Digest of the generator's prompt material (:func:`coworkenv.bank.llm.prompts.prompt_version`)."""
 
 
 def run_job(config: BankConfig, index: int) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from coworkenv.bank.jobs import BankConfig, run_job, split_of
 from coworkenv.bank.llm.driver import fill_with_llm
+from coworkenv.bank.llm.prompts import prompt_version
 from coworkenv.bank.llm.scenario import HELD_OUT_LABELS
 from coworkenv.bank.llm.stats import LLMTally
 from coworkenv.spec import TaskSpec, spec_from_data
@@ -39,6 +40,14 @@ if TYPE_CHECKING:
 FORMAT = 1
 BATCH_PER_WORKER = 32
 Progress = Callable[[int, int], None]
+
+
+def config_dict(config: BankConfig) -> dict[str, Any]:
+    """The manifest's ``config``; a blueprint bank has no prompts, hence no ``llm_prompt`` (same bytes as before)."""
+    data = asdict(config)
+    if data["llm_prompt"] is None:
+        del data["llm_prompt"]
+    return data
 
 
 class BankError(ValueError):
@@ -86,7 +95,7 @@ class Tally:
     def manifest(self, config: BankConfig, complete: bool) -> dict[str, Any]:
         return {
             "format": FORMAT,
-            "config": asdict(config),
+            "config": config_dict(config),
             "complete": complete,
             "jobs": self.jobs,
             "admitted": self.admitted,
@@ -133,8 +142,10 @@ class _Writer:
         if manifest.exists():
             saved = asdict(BankConfig(n=0)) | json.loads(manifest.read_text(encoding="utf-8"))["config"]
             mine = json.loads(json.dumps(asdict(self.config)))
-            if {k: v for k, v in saved.items() if k != "n"} != {k: v for k, v in mine.items() if k != "n"}:
-                raise BankError(f"{self.out} holds a bank made with other settings: {saved}")
+            changed = sorted(k for k in saved.keys() | mine.keys() if k != "n" and saved.get(k) != mine.get(k))
+            if changed:
+                why = " (the generator's prompts changed since it was started)" if "llm_prompt" in changed else ""
+                raise BankError(f"{self.out} holds a bank made with other settings{why}: {', '.join(changed)}: {saved}")
         for stale in self.out.rglob(".*.tmp"):  # half-written by a killed run: never renamed into place
             stale.unlink()
         repair_jsonl(self.journal)
@@ -212,6 +223,7 @@ def synthesize_bank(
         shard_size=shard_size,
         llm_model=llm.model if llm is not None else None,
         llm_share=llm_share if llm is not None else 0.0,
+        llm_prompt=prompt_version() if llm is not None else None,
     )
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from functools import cache
@@ -59,6 +60,20 @@ def pick_example(capabilities: tuple[str, ...]) -> tuple[str, str]:
         raise FileNotFoundError(f"no few-shot examples in {EXAMPLES_DIR}")
     name, _, text = max(pool, key=lambda e: len(e[1] & set(capabilities)) - pool.index(e) / (10 * len(pool)))
     return name, "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+
+
+@cache
+def prompt_version() -> str:
+    """A digest of everything a prompt is built from except the job itself.
+
+    A bank records it: a resume under other prompts (an upgrade, or an edit since the bank was
+    started) would ask the jobs after the kill differently from those before it, so it is refused.
+    """
+    parts = [template(name).template for name in ("generate", "diversify", "repair")]
+    parts += [constructs_text(), services_catalogue(), schema_text(), ", ".join(GUARD_CHECKS)]
+    parts += [capability_text(tuple(CAPABILITIES))]
+    parts += [f"{name}\n{text}" for name, _, text in _examples()]
+    return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()[:16]
 
 
 def capability_text(names: tuple[str, ...]) -> str:
