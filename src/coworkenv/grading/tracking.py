@@ -26,8 +26,6 @@ if TYPE_CHECKING:  # the runtime imports grading; grading only reads its workspa
     from coworkenv.services.base import Record
 
 _WHERE = (m.RecordExists, m.RecordAbsent, m.Count)
-_DIRECT = (m.FieldEquals, m.FieldMatches, m.FieldNumber)
-"""Checks evaluated on the live records when asked (one lookup, or a scan of the records' texts)."""
 
 
 class CheckTracker:
@@ -37,11 +35,12 @@ class CheckTracker:
         self.ws = ws
         self.checks = [c for c in checks if c.kind in STATE_CHECKS]
         self._baseline: dict[str, frozenset[str]] = {}  # where-check id -> initial records that match (step 0)
-        self._watch: dict[tuple[str, str], list[Any]] = {}  # collection -> the checks that read its records
+        by_collection: dict[tuple[str, str], list[Any]] = {}
         for check in self.checks:
             if isinstance(check, _WHERE):
                 self._baseline[check.id] = _initial_matches(ws, check.service, check.collection, check.where)
-            self._watch.setdefault((check.service, check.collection), []).append(check)
+            by_collection.setdefault((check.service, check.collection), []).append(check)
+        self._watch = {key: _Watch(ws, key, group, self._baseline) for key, group in by_collection.items()}
         self.first_true: dict[str, int] = {}
         self._step0: dict[str, int] | None = None  # the checks true on the initial state: the same every reset
         self.reset()
@@ -60,70 +59,39 @@ class CheckTracker:
         ws = self.ws
         if self._epoch != ws.epoch:  # the workspace was reset under us
             self.reset()
-        if self._seen == len(ws.changes):
+        changes = ws.changes
+        if self._seen == len(changes):
             return
-        for service, collection, rid in dict.fromkeys(ws.changes[self._seen :]):
-            for check in self._watch.get((service, collection), ()):
-                self._refresh(check, rid)
-            if self._dirty is not None:
-                self._dirty.add((service, collection))
-        self._seen = len(ws.changes)
+        watches, dirty, deltas = self._watch, self._dirty, self._delta
+        for service, collection, rid in dict.fromkeys(changes[self._seen :]):
+            key = (service, collection)
+            watch = watches.get(key)
+            if watch is not None:
+                watch.refresh(rid, deltas)
+            if dirty is not None:
+                dirty.add(key)
+        self._seen = len(changes)
 
-    def _refresh(self, check: Any, rid: str) -> None:
-        if isinstance(check, _DIRECT):
-            return  # read directly when asked
-        rec = self.ws.records(check.service, check.collection).get(rid)
-        old = self.ws.initial_records(check.service, check.collection).get(rid)
-        delta = self._delta[check.id]
-        if isinstance(check, m.Unchanged):
-            if self._collateral(check, rid, old, rec):
-                delta[rid] = True
-            else:
-                delta.pop(rid, None)
-            return
-        initially = rid in self._baseline[check.id]
-        if rec is not None and old is not None and _agree(old, rec, record_fields(check.where)):
-            now = initially  # the fields the check reads are as they were at step 0
-        else:
-            now = rec is not None and record_matches(check.where, rec)
-        if now == initially:
-            delta.pop(rid, None)
-        else:
-            delta[rid] = now
-
-    def _collateral(self, check: m.Unchanged, rid: str, old: Record | None, new: Record | None) -> bool:
-        """:func:`collateral` of the record's initial and live versions, with ``allow`` on the initial record
-        computed once per fixtures, and on the live one only when it differs in a field ``allow`` reads."""
-        if old is new or old == new:
-            return False
-        if check.allow is None:
-            return True
-        if old is not None and _initially_allowed(self.ws, check, rid, old):
-            return False
-        if new is None or (old is not None and _agree(old, new, record_fields(check.allow))):
-            return True  # ``allow`` holds of neither version (on the live one, as on the initial)
-        return not record_matches(check.allow, new)
-
-    def _count(self, check: Any) -> int:
-        delta = self._delta[check.id]
+    def _count(self, check_id: str) -> int:
+        delta = self._delta[check_id]
         gained = sum(1 for v in delta.values() if v)
-        return len(self._baseline[check.id]) + gained - (len(delta) - gained)
+        return len(self._baseline[check_id]) + gained - (len(delta) - gained)
 
     def result(self, check: Any) -> tuple[bool, str]:
         """(passed, detail) of one state check on the live state, as :func:`state_check` gives it."""
         self._sync()
         if isinstance(check, m.RecordExists):
-            n = self._count(check)
+            n = self._count(check.id)
             return n > 0, f"{n} matching record(s)"
         if isinstance(check, m.RecordAbsent):
-            n = self._count(check)
+            n = self._count(check.id)
             return n == 0, f"{n} matching record(s)"
         if isinstance(check, m.Count):
-            n = self._count(check)
+            n = self._count(check.id)
             return COMPARE[check.op](n, check.value), f"count={n}"
         if isinstance(check, m.Unchanged):
             return unchanged_result(check, self._delta[check.id])
-        return state_check(check, self.ws)  # _DIRECT checks
+        return state_check(check, self.ws)  # field checks: read on the live records when asked (a lookup or a scan)
 
     def results(self) -> dict[str, tuple[bool, str]]:
         return {c.id: self.result(c) for c in self.checks}
@@ -132,20 +100,109 @@ class CheckTracker:
         """Note the checks that hold now and had not held before: they first held at ``step``. Only checks on a
         collection that changed since the last call can have turned true."""
         self._sync()
-        if self._dirty is None and not self.ws.changes and self._step0 is not None:
-            self.first_true = {cid: step for cid in self._step0}  # the initial state: known from the first reset
+        dirty = self._dirty
+        if dirty is None:
+            if not self.ws.changes and self._step0 is not None:
+                self.first_true = {cid: step for cid in self._step0}  # the initial state: known from the first reset
+            else:
+                for check in self.checks:
+                    if check.id not in self.first_true and self.result(check)[0]:
+                        self.first_true[check.id] = step
+                if not self.ws.changes:
+                    self._step0 = dict(self.first_true)
         else:
-            dirty = self._dirty
-            for check in self.checks if dirty is None else self._dirty_checks(dirty):
-                if check.id not in self.first_true and self.result(check)[0]:
-                    self.first_true[check.id] = step
-            if dirty is None and not self.ws.changes:
-                self._step0 = dict(self.first_true)
+            first = self.first_true
+            for key in dirty:
+                watch = self._watch.get(key)
+                if watch is not None:
+                    for cid, check, kind in watch.checks:
+                        if cid not in first and self._holds(cid, check, kind):
+                            first[cid] = step
         self._dirty = set()
 
-    def _dirty_checks(self, dirty: set[tuple[str, str]]) -> Iterable[Any]:
-        for collection in dirty:
-            yield from self._watch.get(collection, ())
+    def _holds(self, check_id: str, check: Any, kind: int) -> bool:
+        """``result(check)[0]`` once the changes are read, without its detail text (``kind``: see :class:`_Watch`)."""
+        if kind == _UNCHANGED:
+            return not self._delta[check_id]
+        if kind == _DIRECT_KIND:
+            return state_check(check, self.ws)[0]
+        n = self._count(check_id)
+        if kind == _EXISTS:
+            return n > 0
+        if kind == _ABSENT:
+            return n == 0
+        return COMPARE[check.op](n, check.value)
+
+
+_EXISTS, _ABSENT, _COUNT, _UNCHANGED, _DIRECT_KIND = range(5)
+_KINDS = ((m.RecordExists, _EXISTS), (m.RecordAbsent, _ABSENT), (m.Count, _COUNT), (m.Unchanged, _UNCHANGED))
+
+
+class _Watch:
+    """One collection's state checks, made ready once per environment: for a changed record, the where checks
+    to re-evaluate against their step-0 matches and the unchanged checks against the initial record; and the
+    checks that may have turned true, with their kind. Holds the live and the initial table (a workspace keeps
+    its table objects for its lifetime)."""
+
+    __slots__ = ("checks", "guards", "initial", "table", "wheres")
+
+    def __init__(self, ws: Workspace, key: tuple[str, str], checks: list[Any], baseline: dict[str, frozenset[str]]):
+        service, collection = key
+        self.table = ws.records(service, collection)  # a collection a workspace lacks stays empty: any {} will do
+        self.initial = ws.initial_records(service, collection)
+        self.wheres = [(c.id, c.where, record_fields(c.where), baseline[c.id]) for c in checks if isinstance(c, _WHERE)]
+        self.guards = [
+            (c.id, c.allow, _fields(c.allow), _allow_memo(ws, service, collection, c.allow))
+            for c in checks
+            if isinstance(c, m.Unchanged)
+        ]
+        self.checks = [(c.id, c, next((k for t, k in _KINDS if isinstance(c, t)), _DIRECT_KIND)) for c in checks]
+
+    def refresh(self, rid: str, deltas: dict[str, dict[str, bool]]) -> None:
+        """Bring every check's differences from step 0 up to date for the record ``rid``."""
+        rec = self.table.get(rid)
+        old = self.initial.get(rid)
+        for cid, where, fields, baseline in self.wheres:
+            initially = rid in baseline
+            if rec is not None and old is not None and _agree(old, rec, fields):
+                now = initially  # the fields the check reads are as they were at step 0
+            else:
+                now = rec is not None and record_matches(where, rec)
+            if now == initially:
+                deltas[cid].pop(rid, None)
+            else:
+                deltas[cid][rid] = now
+        if self.guards:
+            changed = old is not rec and old != rec
+            for cid, allow, fields, memo in self.guards:
+                if changed and _collateral(rid, old, rec, allow, fields, memo):
+                    deltas[cid][rid] = True
+                else:
+                    deltas[cid].pop(rid, None)
+
+
+def _collateral(
+    rid: str,
+    old: Record | None,
+    new: Record | None,
+    allow: str | None,
+    fields: frozenset[str] | None,
+    memo: dict[str, bool],
+) -> bool:
+    """Whether a changed record is a collateral change, as :func:`collateral` decides it: ``allow`` on the initial
+    record computed once per fixtures (``memo``), and on the live one only when it differs in a field ``allow``
+    reads."""
+    if allow is None:
+        return True
+    if old is not None:
+        allowed = memo.get(rid)
+        if allowed is None:
+            allowed = memo[rid] = record_matches(allow, old)
+        if allowed:
+            return False
+    if new is None or (old is not None and _agree(old, new, fields)):
+        return True  # ``allow`` holds of neither version (on the live one, as on the initial)
+    return not record_matches(allow, new)
 
 
 _SCALARS = (str, int, float, bool)
@@ -163,17 +220,20 @@ def _agree(old: Record, new: Record, fields: frozenset[str] | None) -> bool:
     return True
 
 
-def _initially_allowed(ws: Workspace, check: m.Unchanged, rid: str, rec: Record) -> bool:
-    """Whether an unchanged check's ``allow`` holds of an initial record: computed once per fixtures."""
-    assert check.allow is not None
-    key = ("allowed", check.service, check.collection, check.allow)
+def _fields(allow: str | None) -> frozenset[str] | None:
+    return None if allow is None else record_fields(allow)
+
+
+def _allow_memo(ws: Workspace, service: str, collection: str, allow: str | None) -> dict[str, bool]:
+    """Whether an unchanged check's ``allow`` holds of each initial record, as far as asked: kept once per
+    fixtures."""
+    if allow is None:
+        return {}
+    key = ("allowed", service, collection, allow)
     memo = ws.initial_memo.get(key)
     if memo is None:
         memo = ws.initial_memo[key] = {}
-    hit = memo.get(rid)
-    if hit is None:
-        hit = memo[rid] = record_matches(check.allow, rec)
-    return hit
+    return memo
 
 
 def _initial_matches(ws: Workspace, service: str, collection: str, where: str) -> frozenset[str]:

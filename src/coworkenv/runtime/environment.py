@@ -24,7 +24,7 @@ from coworkenv.runtime.policy_monitor import RuleMonitor
 from coworkenv.runtime.records import call_record, set_tool_calls, step_record
 from coworkenv.runtime.router import CallResult, ToolRouter, exposed_tools
 from coworkenv.runtime.stages import StageRun
-from coworkenv.runtime.turn import ToolCall, parse_turn
+from coworkenv.runtime.turn import AssistantTurn, ToolCall, parse_turn
 from coworkenv.runtime.user import ScriptedUser
 from coworkenv.runtime.workspace import Workspace
 from coworkenv.services.base import ToolError, ToolInfo
@@ -128,16 +128,15 @@ class Environment(AsyncMethods[Observation]):
         """Apply one agent turn; never raises on malformed input."""
         if self.done:
             return Observation([], self.router.schemas(), True, self.done_reason, len(self.steps))
+        if type(turn) is AssistantTurn:
+            lean = self._lean_step(turn)
+            if lean is not None:
+                return lean
         index = len(self.steps) + 1
         stages = self.stages
         stage = stages.index if stages is not None else 0
         parsed, problems = parse_turn(turn, index)
-        if parsed.usage:
-            for key, value in parsed.usage.items():
-                self.usage[key] = self.usage.get(key, 0) + value
-        record = step_record(index, bool(problems))
-        self.steps.append(record)
-        self.log.last_step = index
+        record = self._open_step(index, bool(problems), parsed.usage)
         self.messages.append(parsed.message())
         new: list[dict[str, Any]] = []
         changed = False
@@ -150,11 +149,59 @@ class Environment(AsyncMethods[Observation]):
             new.extend(self._user_reply(parsed.content, record))
         elif not problems:
             new.append(_notice("Your last turn was empty: reply to the user or call a tool."))
+        info = self._stage_info(stage) if stages is not None else {}
+        return self._close_step(index, record, new, changed, info)
+
+    def _lean_step(self, turn: AssistantTurn) -> Observation | None:
+        """``step`` for the usual turn, or None when the turn is not one: a single call with nothing to do but
+        run it (no stage, no fault that could hit it, within the tool-call budget, no rule or event on its tool;
+        an unknown tool too, whose error is all there is). What ``_run_calls`` and ``_run_call`` do for it,
+        without their branches; the turn's fields are read from ``__dict__``, as in :meth:`ToolCall.message`."""
+        fields = turn.__dict__
+        calls = fields["tool_calls"]
+        if len(calls) != 1 or self.stages is not None or self.spec.faults or self.fault_rate:
+            return None
+        call = calls[0]
+        given = call.__dict__
+        name = given["name"]
+        log = self.log
+        if (
+            type(call) is not ToolCall
+            or len(log.calls) >= self.max_tool_calls
+            or name in self.monitor.by_tool
+            or name in self.scheduler.by_tool
+        ):
+            return None
+        index = len(self.steps) + 1
+        record = self._open_step(index, False, fields["usage"], tool_calls=1)
+        self.messages.append({"role": "assistant", "content": fields["content"] or "", "tool_calls": [call.message()]})
+        call_id, raw = given["id"], given["arguments"]
+        info, args, ok, error, content = self.router.call(name, raw, self.tool_counts)
+        kind = info.kind if info is not None else None
+        owned = type(raw) is str  # arguments decoded from text are the router's own: the record keeps them
+        log.calls.append(call_record(index, call_id, name, args, ok, kind, error, False, self.confirmed, owned=owned))
+        new = [{"role": "tool", "tool_call_id": call_id, "name": name, "content": content}]
+        return self._close_step(index, record, new, ok and kind == "write", {})
+
+    def _open_step(self, index: int, malformed: bool, usage: dict[str, int], tool_calls: int = 0) -> StepRecord:
+        """Count the turn's tokens and start its step record."""
+        if usage:
+            for key, value in usage.items():
+                self.usage[key] = self.usage.get(key, 0) + value
+        record = step_record(index, malformed, tool_calls)
+        self.steps.append(record)
+        self.log.last_step = index
+        return record
+
+    def _close_step(
+        self, index: int, record: StepRecord, new: list[dict[str, Any]], changed: bool, info: dict[str, Any]
+    ) -> Observation:
+        """Fire the events due after the step, note the checks that now hold, end at the turn limit; the step's
+        observation."""
         if self.scheduler.due(index):
             fired_before = len(record.events)
             new.extend(self._fire_events(after_step=index))
             changed |= len(record.events) > fired_before
-        info = self._stage_info(stage) if stages is not None else {}
         if changed:
             self._record_state_checks(index)
         if not self.done and index >= self.max_turns:

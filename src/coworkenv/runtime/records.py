@@ -12,26 +12,31 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel
+
 from coworkenv.trajectory import StepRecord, ToolCallRecord, trusted
 
 __all__ = ["call_record", "set_tool_calls", "step_record", "trusted"]
 
 _new = object.__new__
-_set = object.__setattr__
+# BaseModel's slots, set through their descriptors: ``object.__setattr__`` looks the name up on every call
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 _CALL_FIELDS = frozenset(ToolCallRecord.model_fields)
 
 
-def step_record(index: int, malformed: bool) -> StepRecord:
-    """``StepRecord(index=index, malformed=malformed)``."""
+def step_record(index: int, malformed: bool, tool_calls: int = 0) -> StepRecord:
+    """``StepRecord(index=index, malformed=malformed)``, and ``tool_calls`` as :func:`set_tool_calls` sets it when
+    given (a step with one call knows its count before running it)."""
     obj = _new(StepRecord)  # trusted(), inlined: a step makes this record every time
-    _set(
-        obj,
-        "__dict__",
-        {"index": index, "tool_calls": 0, "events": [], "violations": [], "user": None, "malformed": malformed},
-    )
-    _set(obj, "__pydantic_fields_set__", {"index", "malformed"})
-    _set(obj, "__pydantic_extra__", None)
-    _set(obj, "__pydantic_private__", None)
+    values = {"index": index, "tool_calls": tool_calls, "events": [], "violations": [], "user": None}
+    values["malformed"] = malformed
+    _set_dict(obj, values)
+    _set_fields_set(obj, {"index", "malformed", "tool_calls"} if tool_calls else {"index", "malformed"})
+    _set_extra(obj, None)
+    _set_private(obj, None)
     return obj
 
 
@@ -45,24 +50,27 @@ def call_record(
     error: str | None,
     fault: bool,
     confirmed: bool,
+    *,
+    owned: bool = False,
 ) -> ToolCallRecord:
-    """``ToolCallRecord`` with every field given; ``args`` is copied, as validation copies it."""
+    """``ToolCallRecord`` with every field given; ``args`` is copied, as validation copies it, unless ``owned``:
+    a dict no one else holds (decoded from the call's text), which the record may keep."""
     obj = _new(ToolCallRecord)  # trusted(), inlined: every call makes this record
     values = {
         "step": step,
         "call_id": call_id,
         "tool": tool,
-        "args": None if args is None else dict(args),
+        "args": args if owned or args is None else dict(args),
         "ok": ok,
         "kind": kind,
         "error": error,
         "fault": fault,
         "confirmed": confirmed,
     }
-    _set(obj, "__dict__", values)
-    _set(obj, "__pydantic_fields_set__", set(_CALL_FIELDS))
-    _set(obj, "__pydantic_extra__", None)
-    _set(obj, "__pydantic_private__", None)
+    _set_dict(obj, values)
+    _set_fields_set(obj, set(_CALL_FIELDS))
+    _set_extra(obj, None)
+    _set_private(obj, None)
     return obj
 
 

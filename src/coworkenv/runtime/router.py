@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from coworkenv.runtime.json_encoding import reusable
+from coworkenv.runtime.json_encoding import StoredTexts, reusable
 from coworkenv.runtime.workspace import Workspace
 from coworkenv.services.arguments import Arguments, compiled
 from coworkenv.services.base import ToolError, ToolInfo
@@ -27,6 +27,7 @@ from coworkenv.services.registry import Declared, service_tools, tool_table
 # Built once: json.dumps with options builds a new encoder per call, a measurable share of a step.
 _ERROR_JSON = json.JSONEncoder(ensure_ascii=False)
 _encode_result = reusable(json.JSONEncoder(ensure_ascii=False, separators=(",", ":")))
+_RECORD_TEXTS = StoredTexts(_encode_result)
 _scan = vars(json.JSONDecoder())["scan_once"]  # json.loads's scanner (an instance attribute typeshed omits)
 MAX_ARG_DEPTH = 32
 """Nesting of lists and objects in tool arguments; every real tool takes at most two levels."""
@@ -69,7 +70,12 @@ class CallResult:
     def content(self) -> str:
         if self.ok:
             return _encode_result(self.result)
-        return _ERROR_JSON.encode({"error": self.error})
+        return _encode_error(self.error)
+
+
+def _encode_error(error: str | None) -> str:
+    """The content of a failed call's tool message."""
+    return _ERROR_JSON.encode({"error": error})
 
 
 def exposed_tools(services: list[str], tools: list[str] | None, declared: Declared = None) -> dict[str, ToolInfo]:
@@ -164,6 +170,31 @@ class ToolRouter:
             return info, None, f"arguments for {name} are nested deeper than {MAX_ARG_DEPTH} levels"
         return info, args, ""
 
+    def call(
+        self, name: str, raw: str | dict[str, Any], counts: dict[str, int]
+    ) -> tuple[ToolInfo | None, dict[str, Any] | None, bool, str | None, str]:
+        """A call with no fault, rule or event to look at in between: parse, validate, run and encode in one go,
+        counting it in ``counts`` once its arguments decode. Returns the tool, the decoded arguments, whether it
+        succeeded, the error and the tool message's content (as ``parse_args``, ``validate``, ``execute`` and
+        :meth:`CallResult.content` give them)."""
+        info, args, error = self.parse_args(name, raw)
+        if info is None or args is None:
+            return info, args, False, error, _encode_error(error)
+        counts[name] = counts.get(name, 0) + 1
+        table = self._arguments.get(name)
+        kwargs = table.fast(args) if table is not None else None
+        if kwargs is None:
+            checked = self.validate(info, args)
+            if isinstance(checked, CallResult):
+                return info, args, False, checked.error, _encode_error(checked.error)
+            kwargs = checked
+        ok, value = self._invoke(info, kwargs)
+        if not ok:
+            return info, args, False, value, _encode_error(value)
+        if info.kind == "read":  # a read may show a stored record as it is; a write's records are new
+            return info, args, True, None, _RECORD_TEXTS.text(value, self.ws.services[info.service].db)
+        return info, args, True, None, _encode_result(value)
+
     def validate(self, info: ToolInfo, args: dict[str, Any]) -> dict[str, Any] | CallResult:
         """The call's keyword arguments, or the error outcome of a call whose arguments don't fit the schema.
 
@@ -185,16 +216,22 @@ class ToolRouter:
 
     def execute(self, info: ToolInfo, kwargs: dict[str, Any], args: dict[str, Any]) -> CallResult:
         """Run a validated call against its service."""
+        ok, value = self._invoke(info, kwargs)
+        if ok:
+            return CallResult(True, result=value, args=args, info=info)
+        return CallResult(False, error=value, args=args, info=info)
+
+    def _invoke(self, info: ToolInfo, kwargs: dict[str, Any]) -> tuple[bool, Any]:
+        """(True, the result) or (False, the error message): nothing a tool raises gets out."""
         method = self._methods.get(info.name)
         if method is None:
             service = self.ws.services.get(info.service)
             if service is None:
-                return CallResult(False, error=f"service {info.service!r} is not available", args=args, info=info)
+                return False, f"service {info.service!r} is not available"
             method = self._methods[info.name] = getattr(service, info.method)
         try:
-            result = method(**kwargs)
+            return True, method(**kwargs)
         except ToolError as exc:
-            return CallResult(False, error=str(exc), args=args, info=info)
+            return False, str(exc)
         except Exception as exc:  # a bug in a tool must not end the episode
-            return CallResult(False, error=f"internal error in {info.name}: {type(exc).__name__}", args=args, info=info)
-        return CallResult(True, result=result, args=args, info=info)
+            return False, f"internal error in {info.name}: {type(exc).__name__}"

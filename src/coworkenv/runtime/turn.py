@@ -23,9 +23,23 @@ class ToolCall(BaseModel):
     arguments: str | dict[str, Any] = Field(default="{}", description="JSON text (OpenAI) or an object")
 
     def arguments_text(self) -> str:
-        if isinstance(self.arguments, str):
-            return self.arguments
-        return _encode_arguments(self.arguments)
+        return _text(self.arguments)
+
+    def message(self) -> dict[str, Any]:
+        """The OpenAI-format tool call, arguments as the model gave them (text kept, an object encoded once).
+
+        Fields are read from ``__dict__``: a pydantic model's attribute access goes through its ``__getattr__``
+        hook, several times the cost, and every call of every step reads them."""
+        fields = self.__dict__
+        return {
+            "id": fields["id"],
+            "type": "function",
+            "function": {"name": fields["name"], "arguments": _text(fields["arguments"])},
+        }
+
+
+def _text(arguments: str | dict[str, Any]) -> str:
+    return arguments if isinstance(arguments, str) else _encode_arguments(arguments)
 
 
 class AssistantTurn(BaseModel):
@@ -35,12 +49,11 @@ class AssistantTurn(BaseModel):
 
     def message(self) -> dict[str, Any]:
         """The OpenAI-format assistant message."""
-        msg: dict[str, Any] = {"role": "assistant", "content": self.content or ""}
-        if self.tool_calls:  # the arguments as the model gave them: text is kept, an object encoded once
-            msg["tool_calls"] = [
-                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments_text()}}
-                for c in self.tool_calls
-            ]
+        fields = self.__dict__  # as in ToolCall.message
+        msg: dict[str, Any] = {"role": "assistant", "content": fields["content"] or ""}
+        calls = fields["tool_calls"]
+        if calls:
+            msg["tool_calls"] = [c.message() for c in calls]
         return msg
 
 

@@ -14,17 +14,19 @@ other types) always goes to the model.
 
 from __future__ import annotations
 
+import inspect
 import operator
 import types
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, cast, get_args, get_origin
 
 from annotated_types import Ge, Gt, Le, Lt
-from pydantic import BaseModel
+from pydantic import AfterValidator, BaseModel
 from pydantic.fields import FieldInfo
 
 Check = Callable[[Any], bool]
+_TEXT = {str}
 _BOUNDS: dict[type, tuple[str, Callable[[Any, Any], bool]]] = {
     Ge: ("ge", operator.ge),
     Gt: ("gt", operator.gt),
@@ -94,10 +96,12 @@ def _table(model: type[BaseModel]) -> dict[str, Check | frozenset[type]] | None:
 
 def _plain_model(model: type[BaseModel]) -> bool:
     """Whether the model does no more than each field's own checks: no config beyond ``extra="forbid"``, no
-    validators of its own."""
+    validators or post-init of its own."""
     decorators = model.__pydantic_decorators__
-    return model.model_config == {"extra": "forbid"} and not (
-        decorators.field_validators or decorators.model_validators
+    return (
+        model.model_config == {"extra": "forbid"}
+        and not (decorators.field_validators or decorators.model_validators)
+        and model.__pydantic_post_init__ is None
     )
 
 
@@ -128,28 +132,120 @@ def changed_record(model: type[BaseModel], old: dict[str, Any], changes: dict[st
     return {**old, **{k: list(v) if type(v) is list else v for k, v in changes.items()}}
 
 
+def inserted_record(model: type[BaseModel], row: dict[str, Any]) -> dict[str, Any] | None:
+    """``row`` (a new record) as validating it with ``model`` and dumping it gives it, or None when only the model
+    can say.
+
+    Certain when the model is a plain record model (see :func:`_record_plan`), every required field is given and
+    every given value passes its field's exact check: validation keeps such values as they are (a list copied)
+    and fills the rest with their defaults, and the dump lists the fields in the model's order (which the merge
+    into the defaults keeps: a key already there keeps its place)."""
+    plan = _record_plan(model)
+    if plan is None:
+        return None
+    defaults, required, checks, lists = plan
+    for key, value in row.items():
+        check = checks.get(key)
+        if check is None or not (type(value) in check if isinstance(check, frozenset) else check(value)):
+            return None
+    if not row.keys() >= required:
+        return None
+    out = {**defaults, **row}
+    for name in lists:
+        value = out[name]
+        if value is not None:
+            out[name] = list(value)
+    return out
+
+
+RecordPlan = tuple[dict[str, Any], frozenset[str], dict[str, Check | frozenset[type]], tuple[str, ...]]
+
+
+@lru_cache(maxsize=1024)
+def _record_plan(model: type[BaseModel]) -> RecordPlan | None:
+    """A plain record model's fields, in order, with their defaults (None where required: every such field must be
+    given), the required ones, each field's exact check and the fields holding lists of texts; None for a model
+    whose validation or dump does more (validators, serializers, computed fields, aliases, excluded fields,
+    default factories, a default its own check refuses)."""
+    decorators = model.__pydantic_decorators__
+    if not _plain_model(model) or decorators.field_serializers or decorators.model_serializers:
+        return None
+    if decorators.computed_fields:
+        return None
+    defaults: dict[str, Any] = {}
+    checks: dict[str, Check | frozenset[type]] = {}
+    for name, info in model.model_fields.items():
+        check = _field_check(info)
+        if check is None or _renamed(name, info) or info.serialization_alias not in (None, name) or info.exclude:
+            return None
+        if info.default_factory is not None:
+            return None
+        default = None if info.is_required() else info.default
+        if not info.is_required() and not (type(default) in check if isinstance(check, frozenset) else check(default)):
+            return None
+        defaults[name] = default
+        checks[name] = check
+    required = frozenset(n for n, f in model.model_fields.items() if f.is_required())
+    lists = tuple(n for n, f in model.model_fields.items() if _is_list(f.annotation))
+    return defaults, required, checks, lists
+
+
 def _field_check(info: FieldInfo) -> Check | frozenset[type] | None:
     """An exact check of a field's value (a set of types: the value's exact type is one of them), or None when
     the field is not one the table judges."""
     annotation, optional = _unwrap_optional(info.annotation)
-    if annotation in (str, int, float, bool) and not info.metadata:
+    metadata = list(info.metadata)
+    if get_origin(annotation) is Annotated:  # ``Annotated[...] | None``: the metadata stays inside the union
+        annotation, *inner_metadata = get_args(annotation)
+        metadata += inner_metadata
+    if annotation in (str, int, float, bool) and not metadata:
         return frozenset({annotation, type(None)} if optional else {annotation})
     base = _base_check(annotation)
     bounds = []
-    for meta in info.metadata:
+    keeps = []
+    for meta in metadata:
         bound = _BOUNDS.get(type(meta))
-        if bound is None:
+        if bound is not None:
+            bounds.append((bound[1], getattr(meta, bound[0])))
+            continue
+        func = _plain_after(meta)
+        if func is None:
             return None
-        bounds.append((bound[1], getattr(meta, bound[0])))
-    if base is None or (bounds and annotation not in (int, float)):
+        keeps.append(func)
+    if base is None or (bounds and annotation not in (int, float)) or (keeps and annotation is not str):
         return None
     if bounds:
         inner = base
         base = lambda v: inner(v) and all(cmp(v, b) for cmp, b in bounds)  # noqa: E731
+    if keeps:
+        text = base
+        base = lambda v: text(v) and all(_keeps(f, v) for f in keeps)  # noqa: E731
     if optional:
         plain = base
         return lambda v: v is None or plain(v)
     return base
+
+
+def _plain_after(meta: Any) -> Callable[[Any], Any] | None:
+    """The function of an ``AfterValidator`` that takes the value alone (as pydantic calls a one-parameter one)."""
+    if not isinstance(meta, AfterValidator):
+        return None
+    try:
+        params = list(inspect.signature(meta.func).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return cast(Callable[[Any], Any], meta.func) if len(params) == 1 and params[0].kind in positional else None
+
+
+def _keeps(func: Callable[[Any], Any], value: str) -> bool:
+    """Whether an after-validator (a pure check such as ``check_date``) passes ``value`` and gives it back as it
+    is; anything else (an error, a normalised value) is the model's to report or make."""
+    try:
+        out = func(value)
+    except Exception:  # whatever it raises, the model raises it again
+        return False
+    return type(out) is str and out == value
 
 
 def _unwrap_optional(annotation: Any) -> tuple[Any, bool]:
@@ -168,7 +264,7 @@ def _base_check(annotation: Any) -> Check | None:
         allowed = frozenset(get_args(annotation))
         return lambda v: type(v) is str and v in allowed
     if _is_list(annotation):
-        return lambda v: type(v) is list and all(type(x) is str for x in v)
+        return lambda v: type(v) is list and (not v or {*map(type, v)} == _TEXT)
     return None
 
 

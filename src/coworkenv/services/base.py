@@ -20,7 +20,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from coworkenv.services.arguments import changed_record
+from coworkenv.services.arguments import changed_record, inserted_record
 from coworkenv.services.indexes import index_key, reindex, reposition
 
 Record = dict[str, Any]
@@ -192,6 +192,9 @@ class Service:
         ``model_validate(row).model_dump(mode="json")`` through the compiled validator and serializer directly:
         every write validates a record, and the two wrappers cost as much as the work."""
         model = cls.records[collection]
+        rec = inserted_record(model, row)  # plain values the model would keep as they are: no model built
+        if rec is not None:
+            return rec
         return model.__pydantic_serializer__.to_python(  # type: ignore[no-any-return]
             model.__pydantic_validator__.validate_python(row), mode="json"
         )
