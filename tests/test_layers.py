@@ -16,7 +16,7 @@ ROOT = Path(coworkenv.__file__).parent
 
 # Lower rank = lower layer; a module may import its own stage, shared leaves and lower ranks.
 ORDER: list[tuple[str, ...]] = [
-    ("storage", "expr_ops", "values", "patterns", "trajectory"),  # shared leaves
+    ("storage", "heap", "expr_ops", "values", "patterns", "trajectory"),  # shared leaves
     ("transcript",),
     ("expr", "spec"),
     ("capabilities",),

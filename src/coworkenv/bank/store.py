@@ -15,11 +15,9 @@ there. The held-out split is by blueprint (unseen workflows).
 
 from __future__ import annotations
 
-import gc
 import json
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +27,7 @@ from coworkenv.bank.llm.driver import fill_with_llm
 from coworkenv.bank.llm.prompts import prompt_version
 from coworkenv.bank.llm.scenario import HELD_OUT_LABELS
 from coworkenv.bank.llm.stats import LLMTally
+from coworkenv.heap import frozen_heap
 from coworkenv.spec import TaskSpec, spec_from_data
 from coworkenv.storage import append_jsonl, append_lines, atomic_write_json, atomic_write_text, read_jsonl, repair_jsonl
 from coworkenv.synth.blueprints import BLUEPRINTS, HELD_OUT
@@ -244,7 +243,7 @@ def synthesize_bank(
 
 def _fill_with_blueprints(writer: _Writer, n: int, workers: int, on_progress: Progress | None) -> None:
     tally = writer.tally
-    with _Runner(writer.config, workers) as runner, _frozen_heap():
+    with _Runner(writer.config, workers) as runner, frozen_heap():
         while tally.admitted < n:
             start = tally.jobs
             for entry in runner.map(range(start, start + BATCH_PER_WORKER * max(1, workers))):
@@ -261,21 +260,6 @@ def _default_held_out(llm: bool) -> tuple[str, ...]:
     if not llm:
         return HELD_OUT
     return (*HELD_OUT, *HELD_OUT_LABELS)
-
-
-@contextmanager
-def _frozen_heap() -> Iterator[None]:
-    """The objects alive before the bank is built (modules, schemas, tables) left out of the cyclic collector's
-    full scans while it is built, and handed back after: jobs make and drop millions of short-lived objects, and
-    every full collection walked the whole heap again (about 3 % of a 40-job bank's instructions)."""
-    if gc.get_freeze_count():  # the caller froze its own heap: unfreezing after would undo that too
-        yield
-        return
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
 
 
 class _Runner:

@@ -23,6 +23,7 @@ from typing import Any
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from coworkenv.bank.sources import load_specs
+from coworkenv.heap import frozen_heap
 from coworkenv.rollout.policies import check_policy_spec, make_policy
 from coworkenv.rollout.store import RETRIED, Encoded, Outcome, RolloutStore, counts, episode_key, replaces
 from coworkenv.rollout.worker import (
@@ -142,16 +143,17 @@ def rollout_bank(
     chunks = chunked(todo, size)
     opts = policy_options or {}
     start = time.perf_counter()
-    if ray_address is not None:
-        batches = _ray(chunks, policy, opts, options, workers, ray_address)
-    elif workers > 1:
-        batches = _pool(chunks, policy, opts, options, workers)
-    else:
-        batches = _inline(todo, size, policy, opts, options, batch_size)
-    try:
-        _drain(store, batches, outcomes, len(tasks), len(tasks) - len(todo), name, progress, console)
-    finally:
-        store.flush()
+    with frozen_heap():
+        if ray_address is not None:
+            batches = _ray(chunks, policy, opts, options, workers, ray_address)
+        elif workers > 1:
+            batches = _pool(chunks, policy, opts, options, workers)
+        else:
+            batches = _inline(todo, size, policy, opts, options, batch_size)
+        try:
+            _drain(store, batches, outcomes, len(tasks), len(tasks) - len(todo), name, progress, console)
+        finally:
+            store.flush()
     seconds = time.perf_counter() - start
     kept = sorted((outcomes[t.key] for t in tasks if t.key in outcomes), key=lambda o: (o.spec_id, o.sample))
     summary = counts(kept)  # in the store's order, so the mean score adds up the same

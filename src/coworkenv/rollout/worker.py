@@ -3,6 +3,7 @@ into encoded store records."""
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 import time
@@ -260,7 +261,11 @@ def exit_with_parent(parent: int, interval: float = 0.5) -> None:
 
 
 def init_worker(policy_spec: str, policy_options: dict[str, Any], parent: int | None = None) -> None:
+    """Set up a pool worker: its policy, and everything alive at its start (modules; a forked worker's inherited
+    specs and environments) frozen out of its cyclic collections, for good: the worker only plays episodes, and
+    a collection walking the inherited heap would also copy the parent's memory pages it wrote to."""
     global _POLICY, _POLICY_ERROR
+    gc.freeze()
     if parent is not None:
         exit_with_parent(parent)
     try:
