@@ -22,7 +22,7 @@ from coworkenv.bank.store import synthesize_bank
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=320)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--blueprints", default="", help="comma-separated; default: every blueprint")

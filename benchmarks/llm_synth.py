@@ -54,7 +54,7 @@ def once(out: Path) -> tuple[dict, float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     once(Path(tempfile.mkdtemp()) / "warm")  # imports, caches

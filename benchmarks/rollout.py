@@ -190,7 +190,7 @@ def conclusion(report: dict[str, Any], mode: str, label: str) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bank", default="examples", help="bank folder or folder of specs")
     parser.add_argument("--samples", type=int, default=60, help="episodes per spec")
     parser.add_argument("--workers", type=int, default=2)

@@ -76,7 +76,7 @@ SMOKE = {
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--model", default="embedded", help="embedded | tiny | <checkpoint folder>")
     p.add_argument("--smoke", action="store_true", help="every stage at the smallest size (CPU, ~1 min with tiny)")
     p.add_argument("--stages", default=",".join(STAGES), help="comma-separated subset of base,sft,grpo")
