@@ -19,7 +19,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from coworkenv.interop.env import Env
-from coworkenv.runtime.environment import Environment, system_prompt
+from coworkenv.runtime.environment import Environment
+from coworkenv.runtime.prompt import system_prompt
 from coworkenv.spec.models import TaskSpec
 
 MESSAGE_USER = "message_user"
