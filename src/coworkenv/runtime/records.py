@@ -14,9 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from coworkenv.trajectory import StepRecord, ToolCallRecord, trusted
-
-__all__ = ["call_record", "set_tool_calls", "step_record", "trusted"]
+from coworkenv.trajectory import StepRecord, ToolCallRecord
 
 _new = object.__new__
 # BaseModel's slots, set through their descriptors: ``object.__setattr__`` looks the name up on every call
@@ -30,7 +28,7 @@ _CALL_FIELDS = frozenset(ToolCallRecord.model_fields)
 def step_record(index: int, malformed: bool, tool_calls: int = 0) -> StepRecord:
     """``StepRecord(index=index, malformed=malformed)``, and ``tool_calls`` as :func:`set_tool_calls` sets it when
     given (a step with one call knows its count before running it)."""
-    obj = _new(StepRecord)  # trusted(), inlined: a step makes this record every time
+    obj = _new(StepRecord)  # coworkenv.trajectory.trusted(), inlined: a step makes this record every time
     values = {"index": index, "tool_calls": tool_calls, "events": [], "violations": [], "user": None}
     values["malformed"] = malformed
     _set_dict(obj, values)
@@ -55,7 +53,7 @@ def call_record(
 ) -> ToolCallRecord:
     """``ToolCallRecord`` with every field given; ``args`` is copied, as validation copies it, unless ``owned``:
     a dict no one else holds (decoded from the call's text), which the record may keep."""
-    obj = _new(ToolCallRecord)  # trusted(), inlined: every call makes this record
+    obj = _new(ToolCallRecord)  # coworkenv.trajectory.trusted(), inlined: every call makes this record
     values = {
         "step": step,
         "call_id": call_id,

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from coworkenv.runtime.json_encoding import reusable
-from coworkenv.runtime.records import trusted
+from coworkenv.trajectory import trusted
 
 _encode_arguments = reusable(json.JSONEncoder(ensure_ascii=False, sort_keys=True))  # built once: runs on every call
 
