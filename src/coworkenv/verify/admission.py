@@ -17,13 +17,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from coworkenv.agents.oracle import OracleTeacher
 from coworkenv.grading.score import PASS_THRESHOLD
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.episode import play_out
@@ -36,6 +35,7 @@ from coworkenv.verify.findings import Finding, Location
 from coworkenv.verify.gaming import PACING, probe_hint
 from coworkenv.verify.leaks import answer_findings
 from coworkenv.verify.probes import PROBES
+from coworkenv.verify.regrade import grading_only, regrade
 from coworkenv.verify.requirements import requirement_findings
 from coworkenv.verify.solvability import unsolvable_findings
 from coworkenv.verify.stage_probes import staged_variants, with_stage
@@ -111,28 +111,98 @@ def outcome(env: Environment, *, hashed: bool = True) -> Played:
     return Played(grade, state, env.transcript(), set(env.fired), env.done_reason, records, fired_at, stage_starts(env))
 
 
+@dataclass
+class Episodes:
+    """What the verifier played of one spec, and read from the reference run's environment: all it needs to judge
+    the spec, or an edit of it that only reweighs checks or marks them required (:mod:`coworkenv.verify.regrade`)."""
+
+    spec: TaskSpec
+    reference: Played
+    observed: list[Finding]
+    """What the reference run showed wrong with the request, the targets and the values it used."""
+    probes: list[tuple[str, Played]] | None = None
+    """Every probe run that did something wrong; None where the reference run found something (none were played)."""
+    pacing: list[tuple[str, Grade]] | None = None
+    """The grade of each pacing run."""
+
+    def regraded(self, spec: TaskSpec) -> Episodes | None:
+        """These episodes as ``spec`` grades them, or None where playing them again could come out otherwise."""
+        if self.probes is None or self.pacing is None or not grading_only(self.spec, spec):
+            return None
+        try:
+            return Episodes(
+                spec,
+                _rescored(self.reference, spec),
+                self.observed,
+                [(name, _rescored(played, spec)) for name, played in self.probes],
+                [(name, _exactly(grade, spec)) for name, grade in self.pacing],
+            )
+        except Inexact:
+            return None
+
+
+class Inexact(Exception):
+    """A recorded grade that cannot be re-scored exactly."""
+
+
+def _exactly(grade: Grade, spec: TaskSpec) -> Grade:
+    new = regrade(grade, spec)
+    if new is None:
+        raise Inexact
+    return new
+
+
+def _rescored(played: Played, spec: TaskSpec) -> Played:
+    return replace(played, grade=_exactly(played.grade, spec))
+
+
 def verify(spec: TaskSpec) -> Verification:
     """Run the admission rule on one spec (an evaluation-only spec: the static checks, and never admitted)."""
+    return examine(spec)[0]
+
+
+def examine(spec: TaskSpec, before: Episodes | None = None) -> tuple[Verification, Episodes | None]:
+    """:func:`verify`, with the episodes played (None where none were); ``before``: the episodes of a spec that
+    ``spec`` may only reweigh, re-scored instead of played again where that gives the same grades."""
     if spec.provenance.evaluation_only:
-        return Verification(admitted=False, findings=[*static_findings(spec), evaluation_only_finding(spec)])
+        return Verification(admitted=False, findings=[*static_findings(spec), evaluation_only_finding(spec)]), None
     initial = cache(lambda: Environment(spec, seed=0))  # the static checks read its initial state, then it plays
     findings = static_findings(spec, initial) or per_stage(answer_findings, spec)
     if findings:
-        return Verification(admitted=False, findings=findings)
-    env = initial()
+        return Verification(admitted=False, findings=findings), None
+    episodes = before.regraded(spec) if before is not None else None
+    if episodes is None:
+        episodes = _play_all(spec, initial())
+    return judge(episodes), episodes
+
+
+def _play_all(spec: TaskSpec, env: Environment) -> Episodes:
+    """The reference run in ``env``, and its probe and pacing runs where the reference run found nothing wrong."""
     trunk = ReferenceTrunk.record(env)  # the reference run, recorded: the probes fork from it
-    first = outcome(env)
-    findings = _reference_findings(spec, first) + opening_findings(spec, env) + target_findings(spec, env)
-    for prefix, view in views(first.messages, env):
+    reference = outcome(env)
+    observed = opening_findings(spec, env) + target_findings(spec, env)
+    for prefix, view in views(reference.messages, env):
         found = unsolvable_findings(view, env.router.schemas())
-        findings += [f.model_copy(update={"where": prefix + f.where}) for f in found]
-    report = Verification(admitted=False, reference_score=first.grade.score)
-    if findings:
+        observed += [f.model_copy(update={"where": prefix + f.where}) for f in found]
+    episodes = Episodes(spec, reference, observed)
+    if not (_reference_findings(spec, reference) or observed):
+        episodes.probes = list(probe_runs(spec, trunk, reference))
+        paced = _pacing_variants(spec, reference)
+        episodes.pacing = [(name, play_from(trunk, policy, hashed=False).grade) for name, policy in paced]
+    return episodes
+
+
+def judge(episodes: Episodes) -> Verification:
+    """The admission rule's verdict on what was played."""
+    spec, reference = episodes.spec, episodes.reference
+    findings = _reference_findings(spec, reference) + episodes.observed
+    report = Verification(admitted=False, reference_score=reference.grade.score)
+    if findings or episodes.probes is None or episodes.pacing is None:
         report.findings = findings
         return report
     findings += per_stage(requirement_findings, spec)
-    findings += _probe_findings(spec, trunk, first, report)
-    findings += _pacing_findings(spec, trunk, first)
+    findings += _probe_findings(episodes.probes, report)
+    findings += _pacing_findings(episodes.pacing, reference)
     report.findings = findings
     report.admitted = not findings
     return report
@@ -164,10 +234,10 @@ def probe_runs(spec: TaskSpec, trunk: ReferenceTrunk, reference: Played) -> Iter
             yield name, played
 
 
-def _probe_findings(spec: TaskSpec, trunk: ReferenceTrunk, reference: Played, report: Verification) -> list[Finding]:
+def _probe_findings(probes: list[tuple[str, Played]], report: Verification) -> list[Finding]:
     """Every applicable probe run that passes is a finding."""
     out: list[Finding] = []
-    for name, played in probe_runs(spec, trunk, reference):
+    for name, played in probes:
         grade = played.grade
         report.probes[name] = ProbeResult(
             score=grade.score,
@@ -222,11 +292,10 @@ def _pacing_variants(spec: TaskSpec, reference: Played) -> list[tuple[str, Any]]
     return out
 
 
-def _pacing_findings(spec: TaskSpec, trunk: ReferenceTrunk, reference: Played) -> list[Finding]:
+def _pacing_findings(paced: list[tuple[str, Grade]], reference: Played) -> list[Finding]:
     """Correct agents that take an extra look around an event's trigger must grade as the reference does."""
     out: list[Finding] = []
-    for name, policy in _pacing_variants(spec, reference):
-        grade = play_from(trunk, policy, hashed=False).grade
+    for name, grade in paced:
         if grade.score != reference.grade.score:
             where = name.split("@", 1)[0][len("pacing[") : -1]
             failed = ", ".join(c.id for c in grade.checks if not c.passed) or "none"
