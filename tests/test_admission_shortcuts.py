@@ -6,7 +6,10 @@
 - re-scored episodes: a spec that only reweighs checks or marks them required is judged from the
   episodes recorded for the spec before it, with the verdict a full verification gives; and
   never where the edit changes anything else, changes which probes run, or a grade cannot be
-  re-scored exactly.
+  re-scored exactly;
+- ignore_change branches from the reference run at the step that moves to the changed stage,
+  with the turns a replay from a reset in the world without the change gives; and replays from a
+  reset where the reference run never got to that stage.
 """
 
 from __future__ import annotations
@@ -17,9 +20,11 @@ from typing import Any
 
 import pytest
 
-from coworkenv.agents.oracle import OracleTeacher
+from coworkenv.agents.oracle import OracleTeacher, StagedRun
 from coworkenv.bank.repair import synthesize
 from coworkenv.runtime.environment import Environment
+from coworkenv.runtime.fork import Trunk
+from coworkenv.runtime.policy import actor_for
 from coworkenv.spec import TaskSpec, load_spec
 from coworkenv.synth.blueprints import BLUEPRINTS
 from coworkenv.synth.composer import compose, plan
@@ -27,6 +32,7 @@ from coworkenv.verify.admission import Episodes, Played, examine, judge, outcome
 from coworkenv.verify.fast_forward import ReferenceTrunk
 from coworkenv.verify.perturb import collateral_steps
 from coworkenv.verify.regrade import regrade
+from coworkenv.verify.stage_probes import IgnoreChange
 from coworkenv.verify.static import static_findings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -183,3 +189,41 @@ def test_the_repair_loop_rescores_and_gets_the_verdict_it_got_by_playing(monkeyp
     monkeypatch.setattr(Episodes, "regraded", lambda self, spec: None)
     long = synthesize(recipe)
     assert short.spec == long.spec and short.verification.model_dump() == long.verification.model_dump()
+
+
+def _changing(specs: list[TaskSpec]) -> list[TaskSpec]:
+    return [s for s in specs if any(stage.mutations for stage in s.stages or [])]
+
+
+def test_ignore_change_branches_to_the_turns_a_replay_gives() -> None:
+    files = [s for s in map(_played, FILES) if s is not None]
+    names = ("hiring_loop", "incident_postmortem", "month_end_close", "vendor_dispute")
+    days = [compose(plan(seed, i, [name])) for seed in (0, 1) for i, name in enumerate(names)]
+    specs = _changing(files + days)
+    assert len(specs) >= 8
+    probe = IgnoreChange()
+    for spec in specs:
+        trunk = ReferenceTrunk.record(Environment(spec)).trunk
+        branched, replayed = probe.variants(spec, trunk), probe.variants(spec)
+        assert [name for name, _ in branched] == [name for name, _ in replayed] != []
+        for (name, a), (_, b) in zip(branched, replayed, strict=True):
+            assert a.turns == b.turns, f"{spec.id} {name}"
+        assert trunk.shared_steps > 0
+
+
+def test_ignore_change_replays_where_the_reference_never_reached_the_stage() -> None:
+    """A reference run that failed in the first stage: no step moved to a later one, so nothing can be branched."""
+    spec = _changing([compose(plan(0, 0, ["hiring_loop"]))])[0]
+
+    class Fails:
+        def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+            raise RuntimeError("no turn")
+
+    trunk = Trunk.record(Environment(spec), StagedRun([Fails()]))
+    assert trunk.error is not None and trunk.turns == []
+    probe = IgnoreChange()
+    assert [p.turns for _, p in probe.variants(spec, trunk)] == [p.turns for _, p in probe.variants(spec)]
+    assert trunk.shared_steps == 0
+    good = Trunk.record(Environment(spec), actor_for(OracleTeacher(), spec))
+    assert [p.turns for _, p in probe.variants(spec, good)] == [p.turns for _, p in probe.variants(spec)]
+    assert good.shared_steps > 0

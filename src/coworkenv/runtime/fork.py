@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 from bisect import bisect_left
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -274,9 +275,24 @@ class Trunk:
         self.shared_steps += len(self.views)
         return _finish(env, actor)
 
+    def branch(self, k: int, change: Callable[[Environment], None], actor: Any) -> tuple[list[Any], str | None]:
+        """The turns of an episode in a changed world: the trunk's up to and including its turn at step ``k``, that
+        turn played in the trunk's environment after ``change``, and ``actor``'s from then on (and the policy's
+        error, if any). For a change that takes effect only within step ``k`` (the episode up to it is the trunk's).
 
-def _finish(env: Environment, actor: Any) -> str | None:
-    """The rest of the episode from where ``env`` stands (play_out's loop)."""
+        ``change`` may only replace attributes that a snapshot puts back (the next fork undoes it), never edit what
+        the snapshots share."""
+        env = self.env
+        self.states[k].put(env)
+        self.shared_steps += k
+        change(env)
+        turns = self.turns[: k + 1]
+        env.step(turns[k])
+        return turns, _finish(env, actor, turns)
+
+
+def _finish(env: Environment, actor: Any, turns: list[Any] | None = None) -> str | None:
+    """The rest of the episode from where ``env`` stands (play_out's loop), its turns added to ``turns``."""
     tools = env.router.schemas()
     while not env.done:
         try:
@@ -284,5 +300,7 @@ def _finish(env: Environment, actor: Any) -> str | None:
         except Exception as exc:
             env.end("policy_error")
             return f"{type(exc).__name__}: {exc}"
+        if turns is not None:
+            turns.append(turn)
         env.step(turn)
     return None

@@ -10,14 +10,15 @@ A multi-stage task passes only when every stage passes, so each of these must fa
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from coworkenv.agents.oracle import OracleTeacher, StagedRun, stage_oracle
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.episode import play_out
-from coworkenv.runtime.turn import AssistantTurn
-from coworkenv.spec.models import TaskSpec
+from coworkenv.runtime.fork import Trunk
+from coworkenv.spec.models import Stage, TaskSpec
 from coworkenv.spec.stages import stage_views
 from coworkenv.verify.probe_base import Fixed, Probe, Replay, VariantProbe
 
@@ -64,34 +65,57 @@ class IgnoreChange(VariantProbe):
 
     name = "ignore_change"
 
-    def variants(self, spec: TaskSpec) -> list[tuple[str, Any]]:
+    def variants(self, spec: TaskSpec, trunk: Trunk | None = None) -> list[tuple[str, Any]]:
+        """One run per stage with changes; ``trunk``: the reference run of ``spec``, whose opening the world without
+        a stage's changes shares up to the step that moves to that stage (taken from it, not played again)."""
         return [
-            (f"{self.name}[{stage.id}]", self._replay(spec, i))
+            (f"{self.name}[{stage.id}]", self._replay(spec, i, trunk))
             for i, stage in enumerate(spec.stages or [])
             if stage.mutations
         ]
 
-    def _replay(self, spec: TaskSpec, i: int) -> Replay:
+    def _replay(self, spec: TaskSpec, i: int, trunk: Trunk | None) -> Replay:
         stages = list(spec.stages or [])
         stages[i] = stages[i].model_copy(update={"mutations": [], "notify": None})
         unchanged = spec.model_copy(update={"stages": stages})
-        turns: list[AssistantTurn] = []
-        error = play_out(Environment(unchanged), OracleTeacher().for_task(unchanged), lambda t, _: turns.append(t))
+        actor = OracleTeacher().for_task(unchanged)
+        at = _moves_to(trunk, i + 1) if trunk is not None else None
+        if trunk is not None and at is not None:
+            turns, error = trunk.branch(at, lambda env: _replace_stages(env, stages), actor)
+        else:
+            turns = []
+            error = play_out(Environment(unchanged), actor, lambda t, _: turns.append(t))
         if error is not None:
             raise RuntimeError(f"ignore_change: the reference failed without the changes: {error}")
         return Replay(turns)
 
 
+def _moves_to(trunk: Trunk, stage: int) -> int | None:
+    """The step at which the trunk's episode moved to ``stage`` (None if it never got there)."""
+    j = bisect_left(trunk.stage_at, stage)
+    return j - 1 if j < len(trunk.stage_at) and trunk.stage_at[j] == stage and j - 1 < len(trunk.turns) else None
+
+
+def _replace_stages(env: Environment, stages: list[Stage]) -> None:
+    """The stages ``env`` moves through from now on (a new list: the snapshots share the old one)."""
+    assert env.stages is not None
+    env.stages.stages = stages
+
+
 STAGE_PROBES: tuple[Probe, ...] = (StopAfterStage(), IgnoreChange())
 
 
-def staged_variants(spec: TaskSpec, probes: Iterable[Probe]) -> Iterator[tuple[Probe, str, Any]]:
+def staged_variants(
+    spec: TaskSpec, probes: Iterable[Probe], trunk: Trunk | None = None
+) -> Iterator[tuple[Probe, str, Any]]:
     """(probe, run name, policy) of every probe run on ``spec``: a probe of stages runs on the whole spec, any
-    other on each stage of a multi-stage spec (named ``<run>@stage<k>``), or on the spec when it has no stages."""
+    other on each stage of a multi-stage spec (named ``<run>@stage<k>``), or on the spec when it has no stages.
+    ``trunk``: the reference run of ``spec``, which the ignore_change runs branch from (see IgnoreChange)."""
     views = stage_views(spec) if spec.stages else []
     for probe in probes:
         if not views or isinstance(probe, StopAfterStage | IgnoreChange):
-            for name, policy in probe.variants(spec):
+            found = probe.variants(spec, trunk) if isinstance(probe, IgnoreChange) else probe.variants(spec)
+            for name, policy in found:
                 yield probe, name, policy
             continue
         for k, view in enumerate(views):
