@@ -24,13 +24,13 @@ from coworkenv.agents.oracle import OracleTeacher, StagedRun
 from coworkenv.bank.repair import synthesize
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.fork import Trunk
-from coworkenv.runtime.policy import actor_for
 from coworkenv.spec import TaskSpec, load_spec
 from coworkenv.synth.blueprints import BLUEPRINTS
 from coworkenv.synth.composer import compose, plan
 from coworkenv.verify.admission import Episodes, Played, examine, judge, outcome, play, verify
-from coworkenv.verify.fast_forward import ReferenceTrunk
+from coworkenv.verify.fast_forward import OracleRecorder, ReferenceTrunk
 from coworkenv.verify.perturb import collateral_steps
+from coworkenv.verify.probes import IgnoreEvent
 from coworkenv.verify.regrade import regrade
 from coworkenv.verify.stage_probes import IgnoreChange
 from coworkenv.verify.static import static_findings
@@ -203,12 +203,12 @@ def test_ignore_change_branches_to_the_turns_a_replay_gives() -> None:
     assert len(specs) >= 8
     probe = IgnoreChange()
     for spec in specs:
-        trunk = ReferenceTrunk.record(Environment(spec)).trunk
+        trunk = ReferenceTrunk.record(Environment(spec))
         branched, replayed = probe.variants(spec, trunk), probe.variants(spec)
         assert [name for name, _ in branched] == [name for name, _ in replayed] != []
         for (name, a), (_, b) in zip(branched, replayed, strict=True):
             assert a.turns == b.turns, f"{spec.id} {name}"
-        assert trunk.shared_steps > 0
+        assert trunk.trunk.shared_steps > 0
 
 
 def test_ignore_change_replays_where_the_reference_never_reached_the_stage() -> None:
@@ -219,11 +219,39 @@ def test_ignore_change_replays_where_the_reference_never_reached_the_stage() -> 
         def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
             raise RuntimeError("no turn")
 
-    trunk = Trunk.record(Environment(spec), StagedRun([Fails()]))
-    assert trunk.error is not None and trunk.turns == []
+    recorder = OracleRecorder(StagedRun([Fails()]))
+    trunk = ReferenceTrunk(Trunk.record(Environment(spec), recorder), recorder)
+    assert trunk.trunk.error is not None and trunk.trunk.turns == []
     probe = IgnoreChange()
     assert [p.turns for _, p in probe.variants(spec, trunk)] == [p.turns for _, p in probe.variants(spec)]
-    assert trunk.shared_steps == 0
-    good = Trunk.record(Environment(spec), actor_for(OracleTeacher(), spec))
-    assert [p.turns for _, p in probe.variants(spec, good)] == [p.turns for _, p in probe.variants(spec)]
-    assert good.shared_steps > 0
+    assert trunk.trunk.shared_steps == 0
+
+
+def _eventful() -> list[TaskSpec]:
+    files = [s for s in map(_played, FILES) if s is not None]
+    composed = [compose(plan(seed, i)) for seed in (0, 3) for i in range(40)]
+    return [s for s in files + composed if s.events and not s.stages]
+
+
+def test_ignore_event_branches_to_the_turns_a_replay_gives() -> None:
+    specs = _eventful()
+    assert len(specs) >= 10
+    probe = IgnoreEvent()
+    branched_any = 0
+    for spec in specs:
+        trunk = ReferenceTrunk.record(Environment(spec))
+        [(_, branched)], [(_, replayed)] = probe.variants(spec, trunk), probe.variants(spec)
+        assert branched.turns == replayed.turns, spec.id
+        branched_any += trunk.trunk.shared_steps > 0
+    assert branched_any >= 5
+
+
+def test_ignore_event_replays_where_an_event_fired_at_the_start() -> None:
+    """An ``after_step: 0`` event changed the world before the first step: no step of the trunk is event-free."""
+    spec = next(s for s in _eventful() if any(e.after_step for e in s.events))
+    early = [e.model_copy(update={"after_step": 0, "on_tool": None}) for e in spec.events]
+    spec = spec.model_copy(update={"events": early})
+    trunk = ReferenceTrunk.record(Environment(spec))
+    assert trunk.trunk.fired[0] > 0
+    [(_, branched)], [(_, replayed)] = IgnoreEvent().variants(spec, trunk), IgnoreEvent().variants(spec)
+    assert branched.turns == replayed.turns and trunk.trunk.shared_steps == 0

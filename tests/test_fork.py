@@ -58,9 +58,9 @@ def specs() -> dict[str, TaskSpec]:
     return found
 
 
-def _runs(spec: TaskSpec, reference: Played, trunk: Trunk | None = None) -> list[tuple[str, Any]]:
+def _runs(spec: TaskSpec, reference: Played, trunk: ReferenceTrunk | None = None) -> list[tuple[str, Any]]:
     """Every run the verifier can make of ``spec``, relevant or not (fresh policies on every call; ``trunk``: the
-    ignore_change runs branch from it, as the verifier's do, instead of replaying from a reset)."""
+    ignore_change and ignore_event runs branch from it, as the verifier's do, instead of replaying from a reset)."""
     runs = [(name, policy) for _, name, policy in staged_variants(spec, PROBES.values(), trunk)]
     return [("reference", OracleTeacher()), *runs, *_pacing_variants(spec, reference)]
 
@@ -84,7 +84,7 @@ def test_every_probe_forked_equals_full_replay(name: str) -> None:
     play_out(reference, actor_for(OracleTeacher(), spec))
     _same(trunk.env, reference, f"{name}: reference")
     played = outcome(trunk.env)
-    forks, fulls = _runs(spec, played, trunk.trunk), _runs(spec, played)
+    forks, fulls = _runs(spec, played, trunk), _runs(spec, played)
     for (label, policy), (_, twin) in zip(forks, fulls, strict=True):
         trunk.play(actor_for(policy, spec))
         full = Environment(spec, seed=1)

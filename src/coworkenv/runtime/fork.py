@@ -12,6 +12,10 @@ A snapshot copies what a step can change and shares what it never changes: recor
 and call records, messages and firings already made are replaced, never edited, so the
 copies are one level deep (the changed collections, the lists and dicts that hold them).
 A snapshot restores only into the environment it was taken from.
+
+:meth:`Trunk.branch` plays the same episode in a world changed from some step on (a
+stage's changes, or the events, left out): the world is the trunk's up to that step, so it
+starts from the trunk's snapshot there, changed.
 """
 
 from __future__ import annotations
@@ -218,6 +222,8 @@ class Trunk:
     """``states[k]``: the environment after k steps, up to the last step (one more than ``turns``)."""
     stage_at: list[int] = field(default_factory=list)
     """The stage each step acts in (and the stage of the failed ask, after a policy error)."""
+    fired: list[int] = field(default_factory=list)
+    """How many events had fired before each step (``fired[k]``: after k steps)."""
     error: str | None = None
     shared_steps: int = 0
     """Steps that forks took from the trunk instead of playing them (what forking saved)."""
@@ -231,6 +237,7 @@ class Trunk:
         while not obs.done:
             trunk.states.append(Snapshot.of(env))
             trunk.stage_at.append(env.stages.index if env.stages is not None else 0)
+            trunk.fired.append(len(env.fired))
             messages = list(env.messages)
             trunk.views.append((messages, obs.tools))
             try:
@@ -275,10 +282,13 @@ class Trunk:
         self.shared_steps += len(self.views)
         return _finish(env, actor)
 
-    def branch(self, k: int, change: Callable[[Environment], None], actor: Any) -> tuple[list[Any], str | None]:
-        """The turns of an episode in a changed world: the trunk's up to and including its turn at step ``k``, that
-        turn played in the trunk's environment after ``change``, and ``actor``'s from then on (and the policy's
-        error, if any). For a change that takes effect only within step ``k`` (the episode up to it is the trunk's).
+    def branch(
+        self, k: int, change: Callable[[Environment], None], actor: Any, *, trunk_turn: bool = True
+    ) -> tuple[list[Any], str | None]:
+        """The turns of an episode in a world that is the trunk's up to step ``k`` and is then changed by
+        ``change``: the trunk's turns before step ``k``, then ``actor``'s, in the trunk's environment (and the
+        policy's error, if any). ``trunk_turn``: the turn at step ``k`` is the trunk's too (for an actor that only
+        starts after it, e.g. a stage's fresh oracle), and the change takes effect within that step.
 
         ``change`` may only replace attributes that a snapshot puts back (the next fork undoes it), never edit what
         the snapshots share."""
@@ -286,8 +296,10 @@ class Trunk:
         self.states[k].put(env)
         self.shared_steps += k
         change(env)
-        turns = self.turns[: k + 1]
-        env.step(turns[k])
+        turns = self.turns[:k]
+        if trunk_turn:
+            turns.append(self.turns[k])
+            env.step(self.turns[k])
         return turns, _finish(env, actor, turns)
 
 

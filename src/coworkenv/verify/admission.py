@@ -222,7 +222,7 @@ def evaluation_only_finding(spec: TaskSpec) -> Finding:
 def probe_runs(spec: TaskSpec, trunk: ReferenceTrunk, reference: Played) -> Iterator[tuple[str, Played]]:
     """Play every probe run that applies to ``spec`` (each forked from the reference ``trunk``), skipping those
     that turn out to do nothing wrong."""
-    for probe, name, policy in staged_variants(spec, PROBES.values(), trunk.trunk):
+    for probe, name, policy in staged_variants(spec, PROBES.values(), trunk):
         if not getattr(policy, "relevant", lambda _: True)(reference.messages):
             continue  # the run would replay the reference unchanged
         played = play_from(trunk, policy, hashed=probe.harmless_if_same_state)

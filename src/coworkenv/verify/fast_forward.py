@@ -64,10 +64,30 @@ def fast_forward(recorder: OracleRecorder, stage_at: list[int], actor: Any) -> i
             break
         best = k
     if best > first:
-        spec = probe.spec
-        recorder.states[best][1].put(probe)
-        probe.spec = spec
+        _move(probe, recorder.states[best][1])
     return best
+
+
+def resume(recorder: OracleRecorder, k: int, run: Any) -> bool:
+    """Put ``run``, an oracle of a spec whose reference is the trunk's, in the state the trunk's oracle was in before
+    step ``k`` of a single-stage trunk; False (``run`` untouched) where it did not start as that oracle did."""
+    if type(run) is not OracleRun or not recorder.states or k >= len(recorder.states):
+        return False
+    trunk, start = recorder.states[0]
+    if type(trunk) is not OracleRun or recorder.states[k][0] is not trunk or not _same_start(run, trunk, start):
+        return False
+    mine, theirs = run.spec.reference, trunk.spec.reference
+    if len(mine) != len(theirs) or _shared_steps(mine, theirs) < len(theirs):
+        return False
+    _move(run, recorder.states[k][1])
+    return True
+
+
+def _move(run: OracleRun, state: Fields) -> None:
+    """``run`` in the recorded ``state`` of another oracle, keeping its own spec."""
+    spec = run.spec
+    state.put(run)
+    run.spec = spec
 
 
 def _same_start(probe: OracleRun, trunk: OracleRun, start: Fields) -> bool:

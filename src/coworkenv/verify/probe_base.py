@@ -51,6 +51,9 @@ class Probe(ABC):
     """A run ending in the reference's exact final state did nothing wrong after all."""
     harmful_only_if_new_record = False
     """A run that ends with as many records as the reference's did nothing wrong (an update repeated)."""
+    branches = False
+    """Its ``variants`` take the reference run too (``variants(spec, trunk)``): its runs replay a changed world,
+    branched from the reference run where the world changes."""
 
     def applies(self, spec: TaskSpec) -> bool:
         return True

@@ -15,8 +15,11 @@ from typing import Any
 from coworkenv.agents.oracle import OracleRun, OracleTeacher, is_transient
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.episode import play_out
+from coworkenv.runtime.events import EventScheduler
+from coworkenv.runtime.fork import Trunk
 from coworkenv.runtime.turn import AssistantTurn
 from coworkenv.spec.models import AnswerStep, AskStep, CallStep, ConfirmStep, TaskSpec
+from coworkenv.verify.fast_forward import ReferenceTrunk, resume
 from coworkenv.verify.gaming import GAMING_PROBES
 from coworkenv.verify.perturb import collateral_steps, guess, injected_calls, is_write
 from coworkenv.verify.probe_base import Fixed, Probe, Replay, before_last_answer, scripted
@@ -125,18 +128,42 @@ class IgnoreEvent(Probe):
     """Plans as if the workspace never changed: replays the reference's turns from an event-free world."""
 
     name = "ignore_event"
+    branches = True
 
     def applies(self, spec: TaskSpec) -> bool:
         return bool(spec.events)
 
-    def for_task(self, spec: TaskSpec) -> Replay:
-        env = Environment(spec.model_copy(update={"events": []}))
-        run = OracleTeacher().for_task(env.spec)
-        turns: list[AssistantTurn] = []
-        error = play_out(env, run, lambda turn, _obs: turns.append(turn))
+    def variants(self, spec: TaskSpec, trunk: ReferenceTrunk | None = None) -> list[tuple[str, Any]]:
+        """The run; ``trunk``: the reference run of ``spec`` (single-stage), whose opening the event-free world shares
+        up to the step in which an event first fired (taken from it, not played again)."""
+        return [(self.name, self.for_task(spec, trunk))] if self.applies(spec) else []
+
+    def for_task(self, spec: TaskSpec, trunk: ReferenceTrunk | None = None) -> Replay:
+        quiet = spec.model_copy(update={"events": []})
+        run = OracleTeacher().for_task(quiet)
+        k = _first_firing(trunk.trunk) if trunk is not None and not spec.stages else None
+        if trunk is not None and k is not None and resume(trunk.recorder, k, run):
+            turns, error = trunk.trunk.branch(k, _without_events, run, trunk_turn=False)
+        else:
+            turns = []
+            error = play_out(Environment(quiet), run, lambda turn, _obs: turns.append(turn))
         if error is not None:  # the reference itself failed: no event-free plan to replay
             raise RuntimeError(f"ignore_event: the reference failed without events: {error}")
         return Replay(turns)
+
+
+def _first_firing(trunk: Trunk) -> int | None:
+    """The step in which the trunk's first event fired (None if one fired at the start, or none before its end)."""
+    if trunk.error is not None or not trunk.fired or trunk.fired[0]:
+        return None
+    return next((k for k in range(len(trunk.turns) - 1) if trunk.fired[k + 1]), None)
+
+
+def _without_events(env: Environment) -> None:
+    """No event fires in ``env`` from now on (a single-stage one, where none has fired yet): its scheduler gets the
+    attributes of one without events (new ones: the next fork puts the snapshot's back)."""
+    env.scheduler.__dict__ = vars(EventScheduler([], (), env.workspace.records))
+    env.fired = env.scheduler.fired
 
 
 class GiveUpOnError(Probe):

@@ -20,6 +20,7 @@ from coworkenv.runtime.episode import play_out
 from coworkenv.runtime.fork import Trunk
 from coworkenv.spec.models import Stage, TaskSpec
 from coworkenv.spec.stages import stage_views
+from coworkenv.verify.fast_forward import ReferenceTrunk
 from coworkenv.verify.probe_base import Fixed, Probe, Replay, VariantProbe
 
 DONE = "Everything you asked for is done."
@@ -64,12 +65,13 @@ class IgnoreChange(VariantProbe):
     """Acts on yesterday's picture: replays the reference's turns from a world without one stage's changes."""
 
     name = "ignore_change"
+    branches = True
 
-    def variants(self, spec: TaskSpec, trunk: Trunk | None = None) -> list[tuple[str, Any]]:
+    def variants(self, spec: TaskSpec, trunk: ReferenceTrunk | None = None) -> list[tuple[str, Any]]:
         """One run per stage with changes; ``trunk``: the reference run of ``spec``, whose opening the world without
         a stage's changes shares up to the step that moves to that stage (taken from it, not played again)."""
         return [
-            (f"{self.name}[{stage.id}]", self._replay(spec, i, trunk))
+            (f"{self.name}[{stage.id}]", self._replay(spec, i, trunk.trunk if trunk is not None else None))
             for i, stage in enumerate(spec.stages or [])
             if stage.mutations
         ]
@@ -106,16 +108,17 @@ STAGE_PROBES: tuple[Probe, ...] = (StopAfterStage(), IgnoreChange())
 
 
 def staged_variants(
-    spec: TaskSpec, probes: Iterable[Probe], trunk: Trunk | None = None
+    spec: TaskSpec, probes: Iterable[Probe], trunk: ReferenceTrunk | None = None
 ) -> Iterator[tuple[Probe, str, Any]]:
     """(probe, run name, policy) of every probe run on ``spec``: a probe of stages runs on the whole spec, any
     other on each stage of a multi-stage spec (named ``<run>@stage<k>``), or on the spec when it has no stages.
-    ``trunk``: the reference run of ``spec``, which the ignore_change runs branch from (see IgnoreChange)."""
+    ``trunk``: the reference run of ``spec``, which the replays of a changed world branch from (ignore_change;
+    ignore_event on a single-stage spec)."""
     views = stage_views(spec) if spec.stages else []
     for probe in probes:
         if not views or isinstance(probe, StopAfterStage | IgnoreChange):
-            found = probe.variants(spec, trunk) if isinstance(probe, IgnoreChange) else probe.variants(spec)
-            for name, policy in found:
+            branches = trunk is not None and getattr(probe, "branches", False)
+            for name, policy in probe.variants(spec, trunk) if branches else probe.variants(spec):
                 yield probe, name, policy
             continue
         for k, view in enumerate(views):
