@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 from coworkenv.runtime import Environment
 from coworkenv.spec import load_spec, spec_from_data
+from coworkenv.synth.composer import compose, plan
 from coworkenv.verify.admission import play, verify
-from coworkenv.verify.distractors import Swap, distractor_swaps, number_swaps, written_like
+from coworkenv.verify.distractors import Swap, _Fixtures, distractor_swaps, number_swaps, written_like
 from coworkenv.verify.gaming import Distractor
 
 BROKEN = Path(__file__).parent / "broken_specs"
@@ -91,3 +94,42 @@ def test_the_misread_amount_goes_into_the_agents_own_expense() -> None:
     play(env, Distractor().variants(spec)[0][1])
     [filed] = [e for e in env.workspace.records("expenses", "expenses").values() if e["category"] == "lodging"]
     assert filed["amount"] == 860.0 and env.grade().passed
+
+
+def _subject_by_scan(spec: Any, text: str) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
+    """The subject as defined (every record's values lowered and looked for, for each check anew)."""
+    low = text.lower()
+    quoted = [q.lower() for q in re.findall(r"'([^']{4,})'", text.replace("\\'", ""))]
+    best, loose = None, None
+    for collections in spec.services.values():
+        for records in collections.values():
+            for rec in records:
+                hits = sum(
+                    (3 if k in ("id", "email", "name") else 1)
+                    for k, v in rec.items()
+                    if isinstance(v, str) and len(v) >= 4 and v.lower() in low
+                )
+                if hits and (best is None or hits > best[0]):
+                    best = (hits, records, rec)
+                keys = [str(rec.get(k, "")).lower() for k in ("id", "email", "name")]
+                if loose is None and any(q in k for q in quoted for k in keys):
+                    loose = (records, rec)
+    return (best[1], best[2]) if best else loose
+
+
+def test_the_subject_found_once_lowered_is_the_one_a_scan_finds() -> None:
+    """Fixtures lowered once per spec give each check the subject a fresh scan gives (loose and exact matches)."""
+    examples = Path(__file__).parent.parent / "examples"
+    specs = [load_spec(p) for p in sorted(examples.glob("*.yaml"))]
+    specs += [compose(plan(0, i)) for i in range(40)]
+    found = 0
+    for spec in specs:
+        fixtures = _Fixtures(spec)
+        texts = [repr(c.model_dump()) for c in spec.checks] + ["{'email': 'sam.ortiz'}", "{'x': 'none-of-these'}"]
+        for text in texts:
+            mine, theirs = fixtures.subject(text), _subject_by_scan(spec, text)
+            assert (mine is None) == (theirs is None), text
+            if mine is not None and theirs is not None:
+                found += 1
+                assert mine[0] is theirs[0] and mine[1] is theirs[1], text
+    assert found >= 100

@@ -89,11 +89,13 @@ def record_swaps(spec: TaskSpec) -> list[tuple[str, Swap]]:
     """
     out: list[tuple[str, Swap]] = []
     done: set[str] = set()
+    fixtures: _Fixtures | None = None
     for i, check in enumerate(spec.checks):
         if check.kind not in SELECTING or len(out) >= MAX_DISTRACTORS:
             continue
         text = repr(check.model_dump())
-        found = _subject(spec, text)
+        fixtures = fixtures or _Fixtures(spec)
+        found = fixtures.subject(text)
         if found is None or found[1]["id"] in done:
             continue
         records, rec = found
@@ -159,27 +161,37 @@ def _same(a: float, b: float) -> bool:
     return abs(a - b) <= 1e-9 * max(1.0, abs(b))
 
 
-def _subject(spec: TaskSpec, text: str) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
-    """The fixture record a check is about: the most of its values quoted whole in the check, else the
-    first whose id, email or name contains a literal the check quotes (a loose check: ``'sam.ortiz'``)."""
-    low = text.lower()
-    quoted = [q.lower() for q in re.findall(r"'([^']{4,})'", text.replace("\\'", ""))]
-    best: tuple[int, list[dict[str, Any]], dict[str, Any]] | None = None
-    loose: tuple[list[dict[str, Any]], dict[str, Any]] | None = None
-    for collections in spec.services.values():
-        for records in collections.values():
-            for rec in records:
-                hits = sum(
-                    (3 if k in _KEYS else 1)
-                    for k, v in rec.items()
-                    if isinstance(v, str) and len(v) >= 4 and v.lower() in low
-                )
-                if hits and (best is None or hits > best[0]):
-                    best = (hits, records, rec)
-                keys = [str(rec.get(k, "")).lower() for k in _KEYS]
-                if loose is None and any(q in k for q in quoted for k in keys):
-                    loose = (records, rec)
-    return (best[1], best[2]) if best else loose
+class _Fixtures:
+    """The spec's fixture records as a check's subject is looked for among them: each record's string values of four
+    characters or more and its identifying values, lowercased once for all the checks that look."""
+
+    def __init__(self, spec: TaskSpec) -> None:
+        self.entries = [
+            (
+                records,
+                rec,
+                [((3 if k in _KEYS else 1), v.lower()) for k, v in rec.items() if isinstance(v, str) and len(v) >= 4],
+                [str(rec.get(k, "")).lower() for k in _KEYS],
+            )
+            for collections in spec.services.values()
+            for records in collections.values()
+            for rec in records
+        ]
+
+    def subject(self, text: str) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
+        """The fixture record a check is about: the most of its values quoted whole in the check, else the
+        first whose id, email or name contains a literal the check quotes (a loose check: ``'sam.ortiz'``)."""
+        low = text.lower()
+        quoted = [q.lower() for q in re.findall(r"'([^']{4,})'", text.replace("\\'", ""))]
+        best: tuple[int, list[dict[str, Any]], dict[str, Any]] | None = None
+        loose: tuple[list[dict[str, Any]], dict[str, Any]] | None = None
+        for records, rec, values, keys in self.entries:
+            hits = sum(weight for weight, value in values if value in low)
+            if hits and (best is None or hits > best[0]):
+                best = (hits, records, rec)
+            if loose is None and any(q in k for q in quoted for k in keys):
+                loose = (records, rec)
+        return (best[1], best[2]) if best else loose
 
 
 def _likeness(a: dict[str, Any], b: dict[str, Any]) -> float:
