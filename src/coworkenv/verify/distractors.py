@@ -163,7 +163,7 @@ def _same(a: float, b: float) -> bool:
 
 class _Fixtures:
     """The spec's fixture records as a check's subject is looked for among them: each record's string values of four
-    characters or more and its identifying values, lowercased once for all the checks that look."""
+    characters or more, lowercased once for all the checks that look."""
 
     def __init__(self, spec: TaskSpec) -> None:
         self.entries = [
@@ -171,7 +171,6 @@ class _Fixtures:
                 records,
                 rec,
                 [((3 if k in _KEYS else 1), v.lower()) for k, v in rec.items() if isinstance(v, str) and len(v) >= 4],
-                [str(rec.get(k, "")).lower() for k in _KEYS],
             )
             for collections in spec.services.values()
             for records in collections.values()
@@ -182,16 +181,19 @@ class _Fixtures:
         """The fixture record a check is about: the most of its values quoted whole in the check, else the
         first whose id, email or name contains a literal the check quotes (a loose check: ``'sam.ortiz'``)."""
         low = text.lower()
-        quoted = [q.lower() for q in re.findall(r"'([^']{4,})'", text.replace("\\'", ""))]
         best: tuple[int, list[dict[str, Any]], dict[str, Any]] | None = None
-        loose: tuple[list[dict[str, Any]], dict[str, Any]] | None = None
-        for records, rec, values, keys in self.entries:
+        for records, rec, values in self.entries:
             hits = sum(weight for weight, value in values if value in low)
             if hits and (best is None or hits > best[0]):
                 best = (hits, records, rec)
-            if loose is None and any(q in k for q in quoted for k in keys):
-                loose = (records, rec)
-        return (best[1], best[2]) if best else loose
+        if best is not None:
+            return best[1], best[2]
+        quoted = [q.lower() for q in re.findall(r"'([^']{4,})'", text.replace("\\'", ""))]
+        for records, rec, _ in self.entries:
+            keys = [str(rec.get(k, "")).lower() for k in _KEYS]
+            if any(q in k for q in quoted for k in keys):
+                return records, rec
+        return None
 
 
 def _likeness(a: dict[str, Any], b: dict[str, Any]) -> float:
