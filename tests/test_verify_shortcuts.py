@@ -2,7 +2,7 @@
 
 - environments of one spec shape share one read-only tool-schema list, and only those;
 - solvability encodes a schema list once, and a different list is encoded on its own;
-- the static checks read the initial state of the environment the first reference run then plays in;
+- the static checks read the initial state of the environment the reference run then plays in;
 - fixtures are validated once, for the fixture check and the episodes' workspaces.
 """
 

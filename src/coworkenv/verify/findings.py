@@ -21,7 +21,7 @@ FindingKind = Literal[
     "missing_ingredient",  # tagged with a capability the task cannot exercise
     "reference_failed",  # the reference solution does not score 1.0
     "reference_violation",  # the reference solution breaks a workflow policy
-    "nondeterministic",  # two reference runs differ, or the grade depends on the agent's pace around an event
+    "nondeterministic",  # an event that may not fire, or a grade that depends on the agent's pace around an event
     "probe_passed",  # a wrong behaviour scores at or above the pass threshold
     "weak_requirement",  # no check is required, or the task passes with a required check failing
     "unsolvable",  # the reference uses a value the agent cannot learn from the tools or the user

@@ -30,7 +30,7 @@ def static_findings(spec: TaskSpec, initial: Callable[[], Environment] | None = 
     """All static problems of a spec (empty when it may go on to the dynamic checks).
 
     ``initial``: gives an environment of ``spec`` just reset (called only once the fixtures load), for the checks
-    that read the initial state; the verifier's first reference run is then played in it."""
+    that read the initial state; the verifier's reference run is then played in it."""
     findings = fixture_findings(spec)
     if findings:  # nothing below can be judged on fixtures that do not load
         return findings
