@@ -9,7 +9,10 @@
   re-scored exactly;
 - ignore_change branches from the reference run at the step that moves to the changed stage,
   with the turns a replay from a reset in the world without the change gives; and replays from a
-  reset where the reference run never got to that stage.
+  reset where the reference run never got to that stage; ignore_event likewise from the step in
+  which an event first fired;
+- a multi-stage spec's first-stage vacuity is read from the spec's own environment, as from one of
+  its first stage alone.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from coworkenv.bank.repair import synthesize
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.fork import Trunk
 from coworkenv.spec import TaskSpec, load_spec
+from coworkenv.spec.stages import stage_view
 from coworkenv.synth.blueprints import BLUEPRINTS
 from coworkenv.synth.composer import compose, plan
 from coworkenv.verify.admission import Episodes, Played, examine, judge, outcome, play, verify
@@ -34,6 +38,7 @@ from coworkenv.verify.probes import IgnoreEvent
 from coworkenv.verify.regrade import regrade
 from coworkenv.verify.stage_probes import IgnoreChange
 from coworkenv.verify.static import static_findings
+from coworkenv.verify.vacuity import vacuous_findings
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted([*(ROOT / "examples").glob("*.yaml"), *(ROOT / "tests" / "broken_specs").glob("*.yaml")])
@@ -255,3 +260,20 @@ def test_ignore_event_replays_where_an_event_fired_at_the_start() -> None:
     assert trunk.trunk.fired[0] > 0
     [(_, branched)], [(_, replayed)] = IgnoreEvent().variants(spec, trunk), IgnoreEvent().variants(spec)
     assert branched.turns == replayed.turns and trunk.trunk.shared_steps == 0
+
+
+def test_first_stage_vacuity_reads_the_spec_environment_as_a_stage_environment() -> None:
+    files = [s for s in map(_played, FILES) if s is not None]
+    names = ("hiring_loop", "incident_postmortem", "month_end_close", "vendor_dispute")
+    staged = [s for s in files if s.stages] + [compose(plan(0, i, [name])) for i, name in enumerate(names)]
+    guards_only = [
+        s.model_copy(update={"checks": [c for c in s.checks if c.kind == "unchanged"]})
+        for s in staged
+        if any(c.kind == "unchanged" for c in s.checks)
+    ]
+    assert len(staged) >= 6 and guards_only
+    for spec in staged + guards_only:
+        view = stage_view(spec, 0)
+        assert vacuous_findings(view, Environment(spec)) == vacuous_findings(view), spec.id
+        assert static_findings(spec, lambda spec=spec: Environment(spec)) == static_findings(spec), spec.id
+    assert all(vacuous_findings(stage_view(s, 0), Environment(s)) for s in guards_only)

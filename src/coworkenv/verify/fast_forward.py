@@ -33,7 +33,7 @@ class OracleRecorder:
         self.states: list[tuple[Any, Fields]] = []
 
     def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
-        run = _run_in(self.actor, current_stage(messages))
+        run = _run_in(self.actor, current_stage(messages)) if isinstance(self.actor, StagedRun) else self.actor
         self.states.append((run, Fields.of(vars(run), _STATE)))
         turn: AssistantTurn = self.actor.act(messages, tools)
         return turn

@@ -35,7 +35,7 @@ def static_findings(spec: TaskSpec, initial: Callable[[], Environment] | None = 
     if findings:  # nothing below can be judged on fixtures that do not load
         return findings
     if spec.stages:
-        return _staged(spec)
+        return _staged(spec, initial)
     tools = exposed(spec)
     findings += tool_findings(spec, tools)
     findings += check_findings(spec)
@@ -48,10 +48,12 @@ def static_findings(spec: TaskSpec, initial: Callable[[], Environment] | None = 
     return findings
 
 
-def _staged(spec: TaskSpec) -> list[Finding]:
+def _staged(spec: TaskSpec, initial: Callable[[], Environment] | None = None) -> list[Finding]:
     """Each stage judged as its own request (a later stage's changes as events that fire at its start, its
     reference standing on its own); capabilities on the whole spec; vacuity on the first stage's initial state
-    (a later stage's is judged when the reference reaches it: see :mod:`coworkenv.verify.stages`)."""
+    (a later stage's is judged when the reference reaches it: see :mod:`coworkenv.verify.stages`), read from the
+    spec's own environment where ``initial`` gives it (just reset, it is in the first stage: its fixtures, and
+    only the spec's own events fired)."""
     tools = exposed(spec)
     out: list[Finding] = []
     changes: list[Event] = []
@@ -74,7 +76,7 @@ def _staged(spec: TaskSpec) -> list[Finding]:
             )
         out += [f.in_stage(k - 1) if k else f for f in found]
     out += _capabilities(spec)
-    return out or vacuous_findings(stage_view(spec, 0))
+    return out or vacuous_findings(stage_view(spec, 0), initial() if initial is not None else None)
 
 
 def _capabilities(spec: TaskSpec) -> list[Finding]:
