@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from coworkenv.bank.sources import load_specs
-from coworkenv.heap import frozen_heap
+from coworkenv.heap import frozen_heap, rare_young_collections
 from coworkenv.rollout import RolloutStore, rollout_bank
 from coworkenv.rollout.store import Encoded
 
@@ -59,3 +59,13 @@ def test_a_pool_worker_freezes_what_it_starts_with() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert int(out) > 0
+
+
+def test_young_collections_are_rare_only_inside_the_block() -> None:
+    before = gc.get_threshold()
+    with rare_young_collections(12_345):
+        assert gc.get_threshold() == (12_345, *before[1:])
+    assert gc.get_threshold() == before
+    with pytest.raises(KeyError), rare_young_collections():
+        raise KeyError("a failing job")
+    assert gc.get_threshold() == before
