@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coworkenv.agents.oracle import OracleRun
 from coworkenv.runtime.turn import AssistantTurn
 from coworkenv.spec.models import AnswerStep, CallStep, ReferenceStep, TaskSpec
+
+if TYPE_CHECKING:
+    from coworkenv.verify.fast_forward import ReferenceTrunk
 
 
 class Fixed:
@@ -51,9 +54,6 @@ class Probe(ABC):
     """A run ending in the reference's exact final state did nothing wrong after all."""
     harmful_only_if_new_record = False
     """A run that ends with as many records as the reference's did nothing wrong (an update repeated)."""
-    branches = False
-    """Its ``variants`` take the reference run too (``variants(spec, trunk)``): its runs replay a changed world,
-    branched from the reference run where the world changes."""
 
     def applies(self, spec: TaskSpec) -> bool:
         return True
@@ -65,6 +65,15 @@ class Probe(ABC):
     @abstractmethod
     def for_task(self, spec: TaskSpec) -> Any:
         """A fresh policy that plays this wrong behaviour on ``spec``."""
+
+
+class Branching(Probe):
+    """A probe whose runs replay a changed world: given the reference run, they branch from it where the world
+    changes instead of replaying from a reset (the same turns)."""
+
+    @abstractmethod
+    def variants(self, spec: TaskSpec, trunk: ReferenceTrunk | None = None) -> list[tuple[str, Any]]:
+        """(name, policy) per run; ``trunk``: the reference run of ``spec``, to branch from."""
 
 
 class VariantProbe(Probe):

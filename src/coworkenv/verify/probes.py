@@ -22,7 +22,7 @@ from coworkenv.spec.models import AnswerStep, AskStep, CallStep, ConfirmStep, Ta
 from coworkenv.verify.fast_forward import ReferenceTrunk, resume
 from coworkenv.verify.gaming import GAMING_PROBES
 from coworkenv.verify.perturb import collateral_steps, guess, injected_calls, is_write
-from coworkenv.verify.probe_base import Fixed, Probe, Replay, before_last_answer, scripted
+from coworkenv.verify.probe_base import Branching, Fixed, Probe, Replay, before_last_answer, scripted
 from coworkenv.verify.stage_probes import STAGE_PROBES
 
 
@@ -124,11 +124,10 @@ class StopBeforeFollowUp(Probe):
         return scripted(spec, list(spec.reference[: first + 1]))
 
 
-class IgnoreEvent(Probe):
+class IgnoreEvent(Branching):
     """Plans as if the workspace never changed: replays the reference's turns from an event-free world."""
 
     name = "ignore_event"
-    branches = True
 
     def applies(self, spec: TaskSpec) -> bool:
         return bool(spec.events)

@@ -21,7 +21,7 @@ from coworkenv.runtime.fork import Trunk
 from coworkenv.spec.models import Stage, TaskSpec
 from coworkenv.spec.stages import stage_views
 from coworkenv.verify.fast_forward import ReferenceTrunk
-from coworkenv.verify.probe_base import Fixed, Probe, Replay, VariantProbe
+from coworkenv.verify.probe_base import Branching, Fixed, Probe, Replay, VariantProbe
 
 DONE = "Everything you asked for is done."
 
@@ -61,11 +61,10 @@ class StopAfterStage(VariantProbe):
         return out
 
 
-class IgnoreChange(VariantProbe):
+class IgnoreChange(VariantProbe, Branching):
     """Acts on yesterday's picture: replays the reference's turns from a world without one stage's changes."""
 
     name = "ignore_change"
-    branches = True
 
     def variants(self, spec: TaskSpec, trunk: ReferenceTrunk | None = None) -> list[tuple[str, Any]]:
         """One run per stage with changes; ``trunk``: the reference run of ``spec``, whose opening the world without
@@ -117,8 +116,7 @@ def staged_variants(
     views = stage_views(spec) if spec.stages else []
     for probe in probes:
         if not views or isinstance(probe, StopAfterStage | IgnoreChange):
-            branches = trunk is not None and getattr(probe, "branches", False)
-            for name, policy in probe.variants(spec, trunk) if branches else probe.variants(spec):
+            for name, policy in probe.variants(spec, trunk) if isinstance(probe, Branching) else probe.variants(spec):
                 yield probe, name, policy
             continue
         for k, view in enumerate(views):
