@@ -46,16 +46,24 @@ def _run_in(actor: Any, stage: int) -> Any:
     return actor
 
 
-def fast_forward(recorder: OracleRecorder, stage_at: list[int], actor: Any) -> int:
-    """The step a fork of ``actor`` can start at, its oracle moved on to its state there (0: from the start)."""
+def fast_forward(recorder: OracleRecorder, stage_at: list[int], actor: Any, turns: list[Any] | None = None) -> int:
+    """The step a fork of ``actor`` can start at, its oracle moved on to its state there (0: from the start).
+
+    An oracle over an edited reference moves on to the last step before it plays an edited step; a policy that
+    wraps the reference's oracle (``run``) and says by ``departs(turn)`` whether it changes the oracle's ``turn``
+    (a distractor run's swap) moves on to the first of the trunk's ``turns`` it changes."""
     stage = getattr(actor, "follows_trunk_stages", 0)
     probe = _run_in(actor, stage)
-    if type(probe) is not OracleRun or stage not in stage_at:
+    wrapped = hasattr(probe, "departs") and turns is not None
+    oracle = probe.run if wrapped else probe
+    if type(oracle) is not OracleRun or stage not in stage_at:
         return 0
     first = stage_at.index(stage)
     trunk, start = recorder.states[first]
-    if type(trunk) is not OracleRun or not _same_start(probe, trunk, start):
+    if type(trunk) is not OracleRun or not _same_start(oracle, trunk, start):
         return 0
+    if wrapped:
+        return _departure(recorder, stage_at, probe, turns or [], first)
     shared = _shared_steps(probe.spec.reference, trunk.spec.reference)
     best = first
     for k in range(first, min(len(stage_at), len(recorder.states))):
@@ -66,6 +74,19 @@ def fast_forward(recorder: OracleRecorder, stage_at: list[int], actor: Any) -> i
     if best > first:
         _move(probe, recorder.states[best][1])
     return best
+
+
+def _departure(recorder: OracleRecorder, stage_at: list[int], probe: Any, turns: list[Any], first: int) -> int:
+    """The first step from ``first`` on whose trunk turn ``probe`` changes, its oracle moved on to its state there;
+    ``first`` where that is not within the stage's own recorded oracle states."""
+    trunk = recorder.states[first][0]
+    k = first
+    while k < len(turns) and not probe.departs(turns[k]):
+        k += 1
+    if k == first or k >= len(turns) or stage_at[k] != stage_at[first] or recorder.states[k][0] is not trunk:
+        return first
+    _move(probe.run, recorder.states[k][1])
+    return k
 
 
 def resume(recorder: OracleRecorder, k: int, run: Any) -> bool:
@@ -126,4 +147,4 @@ class ReferenceTrunk:
 
     def play(self, actor: Any) -> str | None:
         """``actor``'s episode, forked from the reference where it departs (see :meth:`Trunk.play`)."""
-        return self.trunk.play(actor, fast_forward(self.recorder, self.trunk.stage_at, actor))
+        return self.trunk.play(actor, fast_forward(self.recorder, self.trunk.stage_at, actor, self.trunk.turns))

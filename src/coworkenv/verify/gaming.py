@@ -68,7 +68,13 @@ class Redirect:
         return self.swap.used_in([m.get("tool_calls") for m in reference if m.get("role") == "assistant"])
 
     def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
-        turn = self.run.act(messages, tools)
+        return self._swapped(self.run.act(messages, tools))
+
+    def departs(self, turn: AssistantTurn) -> bool:
+        """Whether this run changes ``turn``, the reference oracle's turn at a step (see ``fast_forward``)."""
+        return self._swapped(turn) != turn
+
+    def _swapped(self, turn: AssistantTurn) -> AssistantTurn:
         content = turn.content if self.swap.number is None or turn.content is None else self.swap.apply(turn.content)
         if not turn.tool_calls:
             return turn if content == turn.content else AssistantTurn(content=content)
