@@ -12,7 +12,8 @@
   reset where the reference run never got to that stage; ignore_event likewise from the step in
   which an event first fired;
 - a multi-stage spec's first-stage vacuity is read from the spec's own environment, as from one of
-  its first stage alone.
+  its first stage alone;
+- a distractor run starts at the first step whose turn its swap changes.
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ from coworkenv.spec.stages import stage_view
 from coworkenv.synth.blueprints import BLUEPRINTS
 from coworkenv.synth.composer import compose, plan
 from coworkenv.verify.admission import Episodes, Played, examine, judge, outcome, play, verify
-from coworkenv.verify.fast_forward import OracleRecorder, ReferenceTrunk
+from coworkenv.verify.distractors import Swap
+from coworkenv.verify.fast_forward import OracleRecorder, ReferenceTrunk, fast_forward
+from coworkenv.verify.gaming import Distractor, Redirect
 from coworkenv.verify.perturb import collateral_steps
 from coworkenv.verify.probes import IgnoreEvent
 from coworkenv.verify.regrade import regrade
@@ -277,3 +280,20 @@ def test_first_stage_vacuity_reads_the_spec_environment_as_a_stage_environment()
         assert vacuous_findings(view, Environment(spec)) == vacuous_findings(view), spec.id
         assert static_findings(spec, lambda spec=spec: Environment(spec)) == static_findings(spec), spec.id
     assert all(vacuous_findings(stage_view(s, 0), Environment(s)) for s in guards_only)
+
+
+def test_a_distractor_run_starts_where_its_swap_first_changes_a_turn() -> None:
+    """Its oracle moves on to the reference oracle's state there (test_fork compares the forked runs with full
+    replays); a swap that changes no turn starts from the beginning, as it would without the shortcut."""
+    starts = []
+    for i, name in enumerate(("expense_report", "inbox_triage", "access_request", "contract_renewal")):
+        spec = compose(plan(0, i, [name]))
+        trunk = ReferenceTrunk.record(Environment(spec))
+        turns = trunk.trunk.turns
+        for _, policy in Distractor().variants(spec):
+            changed = next((k for k, turn in enumerate(turns) if policy.departs(turn)), 0)
+            starts.append(fast_forward(trunk.recorder, trunk.trunk.stage_at, policy, turns))
+            assert starts[-1] == changed, spec.id
+        idle = Redirect(spec, Swap(texts={"no such value anywhere": "x"}))
+        assert fast_forward(trunk.recorder, trunk.trunk.stage_at, idle, turns) == 0
+    assert sum(1 for s in starts if s > 0) >= 3
