@@ -21,7 +21,7 @@ from pydantic import ConfigDict, Field, create_model
 
 from coworkenv.runtime import AssistantTurn, Environment, ToolCall
 from coworkenv.runtime.records import call_record, set_tool_calls, step_record
-from coworkenv.runtime.router import _decode
+from coworkenv.runtime.router import plain_object
 from coworkenv.runtime.turn import parse_turn
 from coworkenv.services.arguments import Arguments, compiled
 from coworkenv.services.registry import ALL_TOOLS
@@ -177,15 +177,13 @@ def test_models_the_table_cannot_judge_always_go_to_the_model() -> None:
         "[1]",
     ],
 )
-def test_one_scan_decoding_matches_json_loads(text: str) -> None:
-    try:
-        expected: Any = json.loads(text)
-    except ValueError as exc:
-        with pytest.raises(type(exc)) as caught:
-            _decode(text)
-        assert str(caught.value) == str(exc)
-    else:
-        assert _same(_decode(text), expected) or json.dumps(_decode(text)) == json.dumps(expected)
+def test_one_scan_decoding_matches_json_loads_or_declines(text: str) -> None:
+    """The one-scan decoding gives what ``json.loads`` gives, or nothing (the long path decides, errors included)."""
+    decoded = plain_object(text)
+    if decoded is None:
+        return
+    expected = json.loads(text)
+    assert _same(decoded, expected) or json.dumps(decoded) == json.dumps(expected)
 
 
 def test_built_records_are_the_validated_ones() -> None:

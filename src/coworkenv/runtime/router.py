@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from coworkenv.runtime.json_encoding import StoredTexts, reusable
 from coworkenv.runtime.workspace import Workspace
 from coworkenv.services.arguments import Arguments, compiled
-from coworkenv.services.base import ToolError, ToolInfo
+from coworkenv.services.base import Service, ToolError, ToolInfo
 from coworkenv.services.registry import Declared, service_tools, tool_table
 
 # Built once: json.dumps with options builds a new encoder per call, a measurable share of a step.
@@ -29,8 +29,10 @@ _ERROR_JSON = json.JSONEncoder(ensure_ascii=False)
 _encode_result = reusable(json.JSONEncoder(ensure_ascii=False, separators=(",", ":")))
 _RECORD_TEXTS = StoredTexts(_encode_result)
 _scan = vars(json.JSONDecoder())["scan_once"]  # json.loads's scanner (an instance attribute typeshed omits)
+_TEXT = frozenset({str})
 MAX_ARG_DEPTH = 32
 """Nesting of lists and objects in tool arguments; every real tool takes at most two levels."""
+_SHALLOW = 2 * MAX_ARG_DEPTH  # a text this short cannot open and close more than MAX_ARG_DEPTH brackets
 
 
 def nesting_exceeds(value: Any, limit: int) -> bool:
@@ -45,18 +47,20 @@ def nesting_exceeds(value: Any, limit: int) -> bool:
     return False
 
 
-def _decode(text: str) -> Any:
-    """``json.loads(text)``, without its whitespace scans when the text is exactly one object (the usual
-    argument text); anything else goes through ``json.loads`` itself, so its errors are the ones reported."""
-    if text[0] == "{" and text[-1] == "}":
-        try:
-            value, end = _scan(text, 0)
-        except (StopIteration, ValueError):  # reported by json.loads below, with its own message
-            pass
-        else:
-            if end == len(text):
-                return value
-    return json.loads(text)
+def plain_object(raw: Any) -> dict[str, Any] | None:
+    """The object an argument text holds when it is exactly one JSON object with fewer brackets than
+    :data:`MAX_ARG_DEPTH` (the usual call): what ``json.loads`` gives for it, decoded in one scan without its
+    whitespace passes or the nesting walk (each level of nesting opens a bracket, and closes it). None for anything else, whose
+    value or error the long path (:meth:`ToolRouter.parse_args`) decides."""
+    if type(raw) is not str or raw[:1] != "{" or raw[-1] != "}":
+        return None
+    if len(raw) > _SHALLOW and raw.count("{") + raw.count("[") > MAX_ARG_DEPTH:
+        return None
+    try:
+        value, end = _scan(raw, 0)
+    except (StopIteration, ValueError):  # reported by json.loads on the long path, with its own message
+        return None
+    return value if end == len(raw) else None
 
 
 @dataclass
@@ -136,13 +140,16 @@ def schema_list(tools: dict[str, ToolInfo]) -> list[dict[str, Any]]:
     return hit[1]
 
 
+Plan = tuple[Arguments, str | None, Callable[..., Any] | None, Service | None]
+
+
 class ToolRouter:
     def __init__(self, workspace: Workspace, tools: dict[str, ToolInfo]) -> None:
         self.ws = workspace
         self.tools = tools
         self._schemas = schema_list(tools)
         self._arguments: dict[str, Arguments] = {}
-        self._methods: dict[str, Callable[..., Any]] = {}  # the workspace's services are fixed: bound once
+        self._plans: dict[str, Plan] = {}  # per tool called: the workspace's services are fixed, bound once
 
     def schemas(self) -> list[dict[str, Any]]:
         return self._schemas
@@ -152,10 +159,12 @@ class ToolRouter:
         info = self.tools.get(name)
         if info is None:
             return None, None, f"unknown tool {name!r}; available tools: {', '.join(sorted(self.tools))}"
-        text = raw if isinstance(raw, str) else None
-        if text is not None:
+        args = plain_object(raw)
+        if args is not None:
+            return info, args, ""
+        if isinstance(raw, str):
             try:
-                args = _decode(text) if text and not text.isspace() else {}
+                args = json.loads(raw) if raw and not raw.isspace() else {}
             except json.JSONDecodeError as exc:
                 return info, None, f"arguments for {name} are not valid JSON ({exc.msg} at char {exc.pos})"
             except (ValueError, RecursionError) as exc:  # a huge integer; nesting past the decoder's stack
@@ -164,9 +173,7 @@ class ToolRouter:
             args = raw
         if not isinstance(args, dict):
             return info, None, f"arguments for {name} must be a JSON object, got {type(args).__name__}"
-        # each level of nesting opens a bracket, so text with few brackets cannot nest too deep (the common case)
-        deep = text is None or text.count("{") + text.count("[") > MAX_ARG_DEPTH
-        if deep and nesting_exceeds(args, MAX_ARG_DEPTH):
+        if nesting_exceeds(args, MAX_ARG_DEPTH):
             return info, None, f"arguments for {name} are nested deeper than {MAX_ARG_DEPTH} levels"
         return info, args, ""
 
@@ -176,33 +183,57 @@ class ToolRouter:
         """A call with no fault, rule or event to look at in between: parse, validate, run and encode in one go,
         counting it in ``counts`` once its arguments decode. Returns the tool, the decoded arguments, whether it
         succeeded, the error and the tool message's content (as ``parse_args``, ``validate``, ``execute`` and
-        :meth:`CallResult.content` give them)."""
-        info, args, error = self.parse_args(name, raw)
-        if info is None or args is None:
-            return info, args, False, error, _encode_error(error)
+        :meth:`CallResult.content` give them). The usual call (plain argument text, a tool taking one text, a
+        stored record read) runs without the general code's calls."""
+        info = self.tools.get(name)
+        args = plain_object(raw) if info is not None else None
+        if args is None:
+            info, args, error = self.parse_args(name, raw)
+            if info is None or args is None:
+                return info, args, False, error, _encode_error(error)
         counts[name] = counts.get(name, 0) + 1
-        table = self._arguments.get(name)
-        kwargs = table.fast(args) if table is not None else None
+        plan = self._plans.get(name)
+        if plan is None:
+            plan = self._plans[name] = self._plan(info)
+        table, sole, method, reads = plan
+        kwargs = args if sole is not None and len(args) == 1 and type(args.get(sole)) is str else table.fast(args)
         if kwargs is None:
             checked = self.validate(info, args)
             if isinstance(checked, CallResult):
                 return info, args, False, checked.error, _encode_error(checked.error)
             kwargs = checked
-        ok, value = self._invoke(info, kwargs)
+        ok, value = _invoke(info, method, kwargs)
         if not ok:
             return info, args, False, value, _encode_error(value)
-        if info.kind == "read":  # a read may show a stored record as it is; a write's records are new
-            return info, args, True, None, _RECORD_TEXTS.text(value, self.ws.services[info.service].db)
+        if reads is not None:  # a read may show a stored record as it is; a write's records are new
+            return info, args, True, None, _RECORD_TEXTS.text(value, reads.db)
         return info, args, True, None, _encode_result(value)
+
+    def _plan(self, info: ToolInfo) -> Plan:
+        """What a call of the tool needs, found once: its argument table, the name of its one argument when that
+        is a required text (a text passes the table unchanged), its bound method (None without its service) and,
+        for a read, its service (whose tables hold the records it may show as stored)."""
+        table = self._table(info)
+        exact = table.exact
+        sole = next(iter(exact)) if table.known and not table.checks and len(exact) == 1 else None
+        if sole is not None and (exact[sole] != _TEXT or table.required != {sole} or table.copies):
+            sole = None
+        service = self.ws.services.get(info.service)
+        method = None if service is None else getattr(service, info.method)
+        return table, sole, method, service if info.kind == "read" else None
+
+    def _table(self, info: ToolInfo) -> Arguments:
+        table = self._arguments.get(info.name)
+        if table is None:  # compiled on first use: an episode calls a few of the tools it offers
+            table = self._arguments[info.name] = compiled(info.args_model)
+        return table
 
     def validate(self, info: ToolInfo, args: dict[str, Any]) -> dict[str, Any] | CallResult:
         """The call's keyword arguments, or the error outcome of a call whose arguments don't fit the schema.
 
         Plain arguments pass an exact-type table (:mod:`coworkenv.services.arguments`); the rest go to the
         tool's argument model, whose errors the agent reads."""
-        table = self._arguments.get(info.name)
-        if table is None:  # compiled on first use: an episode calls a few of the tools it offers
-            table = self._arguments[info.name] = compiled(info.args_model)
+        table = self._table(info)
         kwargs = table.fast(args)
         if kwargs is not None:
             return kwargs
@@ -216,22 +247,22 @@ class ToolRouter:
 
     def execute(self, info: ToolInfo, kwargs: dict[str, Any], args: dict[str, Any]) -> CallResult:
         """Run a validated call against its service."""
-        ok, value = self._invoke(info, kwargs)
+        plan = self._plans.get(info.name)
+        if plan is None:
+            plan = self._plans[info.name] = self._plan(info)
+        ok, value = _invoke(info, plan[2], kwargs)
         if ok:
             return CallResult(True, result=value, args=args, info=info)
         return CallResult(False, error=value, args=args, info=info)
 
-    def _invoke(self, info: ToolInfo, kwargs: dict[str, Any]) -> tuple[bool, Any]:
-        """(True, the result) or (False, the error message): nothing a tool raises gets out."""
-        method = self._methods.get(info.name)
-        if method is None:
-            service = self.ws.services.get(info.service)
-            if service is None:
-                return False, f"service {info.service!r} is not available"
-            method = self._methods[info.name] = getattr(service, info.method)
-        try:
-            return True, method(**kwargs)
-        except ToolError as exc:
-            return False, str(exc)
-        except Exception as exc:  # a bug in a tool must not end the episode
-            return False, f"internal error in {info.name}: {type(exc).__name__}"
+
+def _invoke(info: ToolInfo, method: Callable[..., Any] | None, kwargs: dict[str, Any]) -> tuple[bool, Any]:
+    """(True, the result) or (False, the error message): nothing a tool raises gets out."""
+    if method is None:
+        return False, f"service {info.service!r} is not available"
+    try:
+        return True, method(**kwargs)
+    except ToolError as exc:
+        return False, str(exc)
+    except Exception as exc:  # a bug in a tool must not end the episode
+        return False, f"internal error in {info.name}: {type(exc).__name__}"

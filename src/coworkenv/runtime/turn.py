@@ -31,11 +31,9 @@ class ToolCall(BaseModel):
         Fields are read from ``__dict__``: a pydantic model's attribute access goes through its ``__getattr__``
         hook, several times the cost, and every call of every step reads them."""
         fields = self.__dict__
-        return {
-            "id": fields["id"],
-            "type": "function",
-            "function": {"name": fields["name"], "arguments": _text(fields["arguments"])},
-        }
+        args = fields["arguments"]  # _text(), inlined: one call fewer on every call of every step
+        text = args if isinstance(args, str) else _encode_arguments(args)
+        return {"id": fields["id"], "type": "function", "function": {"name": fields["name"], "arguments": text}}
 
 
 def _text(arguments: str | dict[str, Any]) -> str:

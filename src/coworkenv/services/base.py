@@ -276,7 +276,8 @@ class Service:
             for rid, rec in table.items():
                 index.setdefault(index_key(rec.get(field), lower), {})[rid] = None
             self._indexes[(collection, field, lower)] = index
-        return [table[rid] for rid in index.get(value, ())]
+        bucket = index.get(value)
+        return [] if bucket is None else [*map(table.__getitem__, bucket)]  # no comprehension frame: reads call this
 
     def matches(self, words: tuple[str, ...], rec: Record, cache: str, text: Callable[[Record], str]) -> bool:
         """Whether every query word occurs in ``text(rec)``, lower-cased once per record version and cached

@@ -76,22 +76,28 @@ class Drive(Service):
     def _chain(self, kind: str, rec: dict[str, Any]) -> list[dict[str, Any]]:
         """The item and the folders above it, nearest first (a cycle or dangling parent ends the walk)."""
         chain = [rec]
+        seen = {id(rec)}  # the chain's records by identity: a walk back into one of them is a cycle
+        folders = self.db["folders"]
         parent = rec["folder_id"] if kind == "file" else rec["parent_id"]
         while parent is not None and len(chain) < MAX_DEPTH:
-            folder = self.db["folders"].get(parent)
-            if folder is None or any(c is folder for c in chain):
+            folder = folders.get(parent)
+            if folder is None or id(folder) in seen:
                 break
             chain.append(folder)
+            seen.add(id(folder))
             parent = folder["parent_id"]
         return chain
 
-    def _path(self, kind: str, rec: dict[str, Any]) -> str:
-        return "/" + "/".join(r["name"] for r in reversed(self._chain(kind, rec)))
+    def _path(self, kind: str, rec: dict[str, Any], chain: list[dict[str, Any]] | None = None) -> str:
+        """The item's path (``chain``: its :meth:`_chain`, when the caller has it already)."""
+        return "/" + "/".join([r["name"] for r in reversed(chain or self._chain(kind, rec))])
 
-    def _access(self, kind: str, rec: dict[str, Any]) -> dict[str, dict[str, str]]:
+    def _access(
+        self, kind: str, rec: dict[str, Any], chain: list[dict[str, Any]] | None = None
+    ) -> dict[str, dict[str, str]]:
         """person (lower-cased) -> {person, role, via}: the strongest grant on the item or a folder above."""
         out: dict[str, dict[str, str]] = {}
-        for holder in self._chain(kind, rec):
+        for holder in chain or self._chain(kind, rec):
             for p in self.lookup("permissions", "item_id", holder["id"]):
                 key = p["person"].lower()
                 if key not in out or RANK[p["role"]] > RANK[out[key]["role"]]:
@@ -196,5 +202,6 @@ class Drive(Service):
     def list_access(self, item_id: Annotated[str, Field(description="a file or folder id")]) -> dict[str, Any]:
         """Who can open a file or folder, in which role, and through which item (itself or a folder above)."""
         kind, rec = self._item(item_id)
-        people = sorted(self._access(kind, rec).values(), key=lambda a: a["person"].lower())
-        return {"item_id": item_id, "path": self._path(kind, rec), "owner": rec["owner"], "access": people}
+        chain = self._chain(kind, rec)  # walked once for both the access and the path
+        people = sorted(self._access(kind, rec, chain).values(), key=lambda a: a["person"].lower())
+        return {"item_id": item_id, "path": self._path(kind, rec, chain), "owner": rec["owner"], "access": people}
