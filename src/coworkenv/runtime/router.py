@@ -50,8 +50,8 @@ def nesting_exceeds(value: Any, limit: int) -> bool:
 def plain_object(raw: Any) -> dict[str, Any] | None:
     """The object an argument text holds when it is exactly one JSON object with fewer brackets than
     :data:`MAX_ARG_DEPTH` (the usual call): what ``json.loads`` gives for it, decoded in one scan without its
-    whitespace passes or the nesting walk (each level of nesting opens a bracket, and closes it). None for anything else, whose
-    value or error the long path (:meth:`ToolRouter.parse_args`) decides."""
+    whitespace passes or the nesting walk (each level of nesting opens a bracket, and closes it). None for
+    anything else, whose value or error the long path (:meth:`ToolRouter.parse_args`) decides."""
     if type(raw) is not str or raw[:1] != "{" or raw[-1] != "}":
         return None
     if len(raw) > _SHALLOW and raw.count("{") + raw.count("[") > MAX_ARG_DEPTH:
