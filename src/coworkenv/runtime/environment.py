@@ -68,7 +68,6 @@ class Environment(AsyncMethods[Observation]):
         self.max_tool_calls = max_tool_calls or spec.max_tool_calls
         self.workspace = Workspace(spec.services, spec.declared_services)
         self.router = ToolRouter(self.workspace, exposed_tools(list(spec.services), spec.tools, spec.declared_services))
-        self._schemas = self.router.schemas()  # every observation's, fixed with the router
         self.monitor = RuleMonitor(spec.policies)
         self.scheduler = EventScheduler(
             spec.events, [s.events or [] for s in spec.stages or []], self.workspace.records
@@ -106,12 +105,12 @@ class Environment(AsyncMethods[Observation]):
             self.stages.reset()
         self.messages.extend(self._fire_events(after_step=0))
         self._record_state_checks(0)
-        return Observation(list(self.messages), self._schemas)
+        return Observation(list(self.messages), self.router.schemas())
 
     def step(self, turn: Any) -> Observation:
         """Apply one agent turn; never raises on malformed input."""
         if self.done:
-            return Observation([], self._schemas, True, self.done_reason, len(self.steps))
+            return Observation([], self.router.schemas(), True, self.done_reason, len(self.steps))
         if type(turn) is AssistantTurn:
             lean = self._lean_step(turn)
             if lean is not None:
@@ -170,7 +169,7 @@ class Environment(AsyncMethods[Observation]):
         if wrote or index >= self.max_turns or scheduler.due(index):  # else _close_step has nothing to do
             return self._close_step(index, record, [message], wrote, {})
         self.messages.append(message)
-        return Observation([message], self._schemas, False, "", index, {})
+        return Observation([message], self.router.schemas(), False, "", index, {})
 
     def _open_step(self, index: int, malformed: bool, usage: dict[str, int], tool_calls: int = 0) -> StepRecord:
         """Count the turn's tokens and start its step record."""
@@ -196,7 +195,7 @@ class Environment(AsyncMethods[Observation]):
         if not self.done and index >= self.max_turns:
             self.end("max_turns")
         self.messages.extend(new)
-        return Observation(new, self._schemas, self.done, self.done_reason, index, info)
+        return Observation(new, self.router.schemas(), self.done, self.done_reason, index, info)
 
     def grade(self) -> Grade:
         """The grade so far; cached only once the episode is over (a mid-episode grade goes stale)."""
@@ -236,7 +235,7 @@ class Environment(AsyncMethods[Observation]):
             "policy": policy,
             "sample": sample,
             "messages": self.transcript(),
-            "tools": list(self._schemas),
+            "tools": list(self.router.schemas()),
             "steps": list(self.steps),
             "calls": list(self.log.calls),
             "grade": self.grade(),
