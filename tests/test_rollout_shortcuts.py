@@ -18,7 +18,7 @@ import pytest
 
 from coworkenv.agents import OracleTeacher
 from coworkenv.bank.sources import load_specs
-from coworkenv.rollout import RolloutStore, RunOptions, rollout_bank
+from coworkenv.rollout import RolloutStore, RunOptions, rollout_bank, worker
 from coworkenv.rollout import store as store_module
 from coworkenv.rollout.deadline import Deadline, EpisodeTimeout
 from coworkenv.rollout.lines import ToolMenu, _fast_line, record_bytes
@@ -236,3 +236,47 @@ def test_a_worker_killed_mid_run_loses_nothing_reported_and_the_command_fails(tm
     resumed = subprocess.run(command, env=env, capture_output=True, timeout=300)
     assert resumed.returncode == 0, resumed.stdout.decode() + resumed.stderr.decode()
     assert len(list(RolloutStore(out).records())) == 900
+
+
+class _Counted(dict):  # type: ignore[type-arg]
+    """A spec's data that counts how often it is compared."""
+
+    compared = 0
+
+    def __eq__(self, other: object) -> bool:
+        _Counted.compared += 1
+        return dict.__eq__(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def test_the_spec_cache_compares_a_chunks_copy_of_a_spec_once() -> None:
+    cache = SpecCache()
+    data = SPECS[0].model_dump(mode="json")
+    first = cache.get(EpisodeTask(data, 0, 0), RunOptions())
+    copy = _Counted(data)  # what a worker unpickles: equal data, another object, shared by the chunk's tasks
+    _Counted.compared = 0
+    assert all(cache.get(EpisodeTask(copy, k, k), RunOptions()) is first for k in range(5))
+    assert _Counted.compared <= 1  # the first task of the chunk compares; the rest are known by identity
+    changed = {**data, "title": "another"}
+    assert cache.get(EpisodeTask(changed, 0, 0), RunOptions()) is not first  # still told apart by data
+
+
+def test_a_run_given_validated_specs_validates_none_again_and_writes_the_same_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tasks = plan_tasks(SPECS, 2, 0)
+    slow = [_untimed_line(r.line) for r in run_tasks(tasks, OracleTeacher(), RunOptions(), SpecCache())]
+    validated: list[Any] = []
+    real = worker.TaskSpec.model_validate
+    monkeypatch.setattr(worker.TaskSpec, "model_validate", lambda data: validated.append(data) or real(data))
+    rollout_bank(SPECS, "oracle", 2, tmp_path / "inline", progress=False)
+    assert not validated  # the specs given were validated when built: their dumps are not validated again
+    lines = (tmp_path / "inline" / "episodes.jsonl").read_text().splitlines()
+    assert [_untimed_line(x) for x in lines] == slow
+
+
+def _untimed_line(line: str) -> str:
+    data = json.loads(line)
+    data["seconds"] = data["trajectory"]["seconds"] = None
+    return json.dumps(data, sort_keys=True)

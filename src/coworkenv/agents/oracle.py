@@ -168,9 +168,14 @@ class StagedRun:
         return not tests or any(test(reference) for test in tests)
 
 
+def stage_prefix(k: int) -> str:
+    """The call-id prefix of stage ``k``'s run (distinct per stage, so call ids stay unique in an episode)."""
+    return "call_" if k == 0 else f"call_s{k + 1}_"
+
+
 def stage_oracle(spec: TaskSpec, k: int, view: TaskSpec | None = None) -> OracleRun:
     """The reference run of stage ``k`` alone (``view``: the stage's view, when the caller has it)."""
-    return OracleRun(view or stage_view(spec, k), call_prefix="call_" if k == 0 else f"call_s{k + 1}_")
+    return OracleRun(view or stage_view(spec, k), call_prefix=stage_prefix(k))
 
 
 class OracleTeacher:
@@ -187,6 +192,10 @@ class OracleTeacher:
     def for_task(self, spec: TaskSpec) -> OracleRun | StagedRun:
         if not spec.stages:
             return OracleRun(spec)
+        return StagedRun([stage_oracle(spec, k, view) for k, view in enumerate(self.views(spec))])
+
+    def views(self, spec: TaskSpec) -> list[TaskSpec]:
+        """The stage views of a multi-stage spec (those of the latest such spec are kept)."""
         if self._views is None or self._views[0] is not spec:
             self._views = (spec, [stage_view(spec, k) for k in range(stage_count(spec))])
-        return StagedRun([stage_oracle(spec, k, view) for k, view in enumerate(self._views[1])])
+        return self._views[1]

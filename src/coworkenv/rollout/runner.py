@@ -69,8 +69,21 @@ class RolloutSummary:
 def plan_tasks(specs: Sequence[TaskSpec], samples: int, seed: int) -> list[EpisodeTask]:
     """K samples per spec; sample ``k`` runs with environment seed ``seed + k``. The K tasks of a spec share one
     dump of it (a dump costs about what a short episode does, and a chunk pickles a shared dict once)."""
-    dumps = [s.model_dump(mode="json") for s in specs]
+    return tasks_of([s.model_dump(mode="json") for s in specs], samples, seed)
+
+
+def tasks_of(dumps: list[dict[str, Any]], samples: int, seed: int) -> list[EpisodeTask]:
+    """:func:`plan_tasks` of specs already dumped."""
     return [EpisodeTask(spec=d, sample=k, seed=seed + k) for d in dumps for k in range(samples)]
+
+
+def known_specs(dumps: list[dict[str, Any]], specs: Sequence[TaskSpec], options: RunOptions) -> SpecCache:
+    """The run's specs known by their dumps, so that no process of the run that has them (this one, and the pool
+    workers it forks) validates a dump of a spec it was given validated."""
+    known = SpecCache(limit=max(256, len(specs)))
+    for data, spec in zip(dumps, specs, strict=True):
+        known.add(data, spec, options)
+    return known
 
 
 def chunked(tasks: list[EpisodeTask], size: int) -> list[list[EpisodeTask]]:
@@ -136,7 +149,9 @@ def rollout_bank(
         "split": split,
     }
     outcomes = store.open(config)
-    tasks = plan_tasks(specs, samples, seed)
+    dumps = [s.model_dump(mode="json") for s in specs]
+    tasks = tasks_of(dumps, samples, seed)
+    known = known_specs(dumps, specs, options)
     todo = [t for t in tasks if t.key not in outcomes or outcomes[t.key].status == RETRIED]
     store.write_manifest({"config": config, "status": "running", "planned": len(tasks)})
     size = chunk_size or auto_chunk_size(name, len(todo), workers)
@@ -147,9 +162,9 @@ def rollout_bank(
         if ray_address is not None:
             batches = _ray(chunks, policy, opts, options, workers, ray_address)
         elif workers > 1:
-            batches = _pool(chunks, policy, opts, options, workers)
+            batches = _pool(chunks, policy, opts, options, workers, known)
         else:
-            batches = _inline(todo, size, policy, opts, options, batch_size)
+            batches = _inline(todo, size, policy, opts, options, batch_size, known)
         try:
             _drain(store, batches, outcomes, len(tasks), len(tasks) - len(todo), name, progress, console)
         finally:
@@ -196,7 +211,13 @@ def _drain(
 
 
 def _inline(
-    tasks: list[EpisodeTask], chunk: int, policy: Any, opts: dict[str, Any], options: RunOptions, batch_size: int
+    tasks: list[EpisodeTask],
+    chunk: int,
+    policy: Any,
+    opts: dict[str, Any],
+    options: RunOptions,
+    batch_size: int,
+    specs: SpecCache,
 ) -> Iterator[Records]:
     if isinstance(policy, str):
         policy = make_policy(policy, **opts)
@@ -204,7 +225,6 @@ def _inline(
         for group in chunked(tasks, batch_size):
             yield run_lockstep_tasks(group, policy, options)
         return
-    specs = SpecCache()
     for group in chunked(tasks, chunk):
         yield run_tasks(group, policy, options, specs)
 
@@ -226,17 +246,27 @@ def start_method(policy: str) -> str:
 
 
 def _pool(
-    chunks: list[list[EpisodeTask]], policy: str, opts: dict[str, Any], options: RunOptions, workers: int
+    chunks: list[list[EpisodeTask]],
+    policy: str,
+    opts: dict[str, Any],
+    options: RunOptions,
+    workers: int,
+    known: SpecCache,
 ) -> Iterator[Records]:
     """A process pool, bounded in flight, started before this returns (so a fork happens before the progress
     bar's thread starts)."""
-    batches = _pool_batches(chunks, policy, opts, options, workers)
+    batches = _pool_batches(chunks, policy, opts, options, workers, known)
     next(batches)  # runs up to the first yield: the workers exist and the first chunks are queued
     return batches
 
 
 def _pool_batches(
-    chunks: list[list[EpisodeTask]], policy: str, opts: dict[str, Any], options: RunOptions, workers: int
+    chunks: list[list[EpisodeTask]],
+    policy: str,
+    opts: dict[str, Any],
+    options: RunOptions,
+    workers: int,
+    known: SpecCache,
 ) -> Iterator[Records]:
     """The pool's batches in the order of ``chunks`` (so the store's lines come in the order one process writes
     them), after one empty batch that marks the pool started.
@@ -252,7 +282,7 @@ def _pool_batches(
     window = max(4 * workers, 64 // max(1, len(chunks[0]) if chunks else 1))
     init = (policy, opts, os.getpid())
     if method == "fork":  # the workers inherit the validated specs and their environments
-        prepare_for_fork(list({id(t.spec): t for chunk in chunks for t in chunk}.values()), options)
+        prepare_for_fork(list({id(t.spec): t for chunk in chunks for t in chunk}.values()), options, known)
     with ProcessPoolExecutor(workers, mp_context=ctx, initializer=init_worker, initargs=init) as pool:
         order: deque[Future[Records]] = deque()
 
