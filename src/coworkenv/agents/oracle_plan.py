@@ -25,16 +25,19 @@ _START = ("start",)
 _NOT_FOUND = ("not found",)
 """The key of a turn made while the pending call's result was not among the messages."""
 _SCALARS = (str, int, float, bool, type(None))
-_PLANS_LIMIT = 32
+_PLANS_LIMIT = 128
 
 
-def _own(arguments: Any) -> Any:
+def _flat(arguments: Any) -> bool:
+    """Whether a shallow copy of the arguments shares no container with them."""
+    return type(arguments) is dict and all(type(v) in _SCALARS for v in arguments.values())
+
+
+def _own(arguments: Any, flat: bool) -> Any:
     """A copy of a call's arguments that shares no container with them (text is kept: it cannot change)."""
-    if type(arguments) is str:
-        return arguments
-    if type(arguments) is dict and all(type(v) in _SCALARS for v in arguments.values()):
+    if flat:
         return dict(arguments)
-    return copy.deepcopy(arguments)
+    return arguments if type(arguments) is str else copy.deepcopy(arguments)
 
 
 @dataclass(frozen=True)
@@ -42,7 +45,7 @@ class Move:
     """A turn the oracle made, and its state after it (bindings with the facts learnt copied)."""
 
     content: str | None
-    call: tuple[str, str, Any] | None  # id, name, arguments
+    call: tuple[str, str, Any, bool] | None  # id, name, arguments, whether they are flat (see _own)
     cursor: int
     calls: int
     retries: int
@@ -123,8 +126,8 @@ class ReplayedRun(OracleRun):
         if move.call is None:
             self.pending = None
             return turn(move.content)
-        call_id, name, arguments = move.call
-        call = tool_call(call_id, name, _own(arguments))
+        call_id, name, arguments, flat = move.call
+        call = tool_call(call_id, name, _own(arguments, flat))
         self.pending = (move.step, call) if move.step is not None else None
         return turn(move.content, [call])
 
@@ -143,7 +146,12 @@ class ReplayedRun(OracleRun):
             return None
         if call is not None and (type(call) is not ToolCall or call.model_fields_set != {"id", "name", "arguments"}):
             return None
-        spec_call = None if call is None else (call.id, call.name, _own(call.arguments))
+        if call is None:
+            spec_call = None
+        else:
+            arguments = call.arguments
+            flat = _flat(arguments)
+            spec_call = (call.id, call.name, _own(arguments, flat), flat)
         step = None if pending is None else pending[0]
         bindings = {**self.ctx, "facts": dict(self.ctx["facts"])}
         move = Move(content, spec_call, self.cursor, self.calls, self.retries, step, bindings)
@@ -156,21 +164,22 @@ class ReplayingTeacher(OracleTeacher):
 
     def __init__(self) -> None:
         super().__init__()
-        self._plans: dict[int, tuple[TaskSpec, Plan]] = {}
+        self._plans: dict[tuple[int, int], tuple[TaskSpec, Plan]] = {}
 
-    def plan(self, spec: TaskSpec) -> Plan:
-        """The plan of ``spec`` (a spec is data nothing edits in place: the same object, the same play)."""
-        hit = self._plans.get(id(spec))
+    def plan(self, spec: TaskSpec, stage: int = 0) -> Plan:
+        """The plan of ``spec`` (of its stage ``stage``): a spec is data nothing edits in place, so the same object
+        means the same play (and the same stage views, which are rebuilt from it alike)."""
+        hit = self._plans.get((id(spec), stage))
         if hit is not None and hit[0] is spec:
             return hit[1]
         if len(self._plans) >= _PLANS_LIMIT:
             self._plans.clear()
         plan = Plan()
-        self._plans[id(spec)] = (spec, plan)  # the spec is held: its id cannot be reused while it is here
+        self._plans[(id(spec), stage)] = (spec, plan)  # the spec is held: its id cannot be reused while it is here
         return plan
 
     def for_task(self, spec: TaskSpec) -> ReplayedRun | StagedRun:  # type: ignore[override]
         if not spec.stages:
             return ReplayedRun(spec, self.plan(spec))
         views = self.views(spec)
-        return StagedRun([ReplayedRun(view, self.plan(view), stage_prefix(k)) for k, view in enumerate(views)])
+        return StagedRun([ReplayedRun(view, self.plan(spec, k), stage_prefix(k)) for k, view in enumerate(views)])

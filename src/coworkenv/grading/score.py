@@ -27,6 +27,7 @@ REQUIRED_CAP = 0.5
 """The most an episode scores when a required check fails."""
 _RESULT_FIELDS = frozenset(CheckResult.model_fields)
 _GRADE_FIELDS = frozenset(Grade.model_fields)
+_GRADE_ORDER = tuple(Grade.model_fields)  # read from the class once: pydantic's class property costs per read
 
 
 def combine(completion: float, robustness: float, safety: float, required_failed: bool = False) -> float:
@@ -75,7 +76,7 @@ def make_grade(values: dict[str, Any]) -> Grade:
     floats, the checks and violations lists of those models): the grade of every episode is built here."""
     if set(values) <= _GRADE_FIELDS and _exact_grade(values):
         full = {"claw_eval_score": None, "violations": [], "stages": None, **values}
-        return trusted(Grade, {k: full[k] for k in Grade.model_fields}, set(values))
+        return trusted(Grade, {k: full[k] for k in _GRADE_ORDER}, set(values))
     return Grade(**values)
 
 

@@ -77,6 +77,7 @@ class Environment(AsyncMethods[Observation]):
         self._prompt = prompt_of(spec)  # what a reply restating the prompt could copy (earns no answer weight)
         self.stages = StageRun(spec) if spec.stages else None
         self._today = clock(spec.context)  # the user's today: read from the spec once, not at every reset
+        self._multi_turn = spec.is_multi_turn
         self.reset()
 
     # --- episode lifecycle ----------------------------------------------------------------
@@ -244,7 +245,7 @@ class Environment(AsyncMethods[Observation]):
             "capabilities": list(self.spec.capabilities),
             "blueprint": self.spec.provenance.blueprint,
             "evaluation_only": bool(self.spec.provenance.evaluation_only),
-            "multi_turn": self.spec.is_multi_turn,
+            "multi_turn": self._multi_turn,
             "usage": dict(self.usage),
             "seconds": 0.0,
             "error": None,
