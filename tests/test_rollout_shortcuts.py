@@ -280,3 +280,27 @@ def _untimed_line(line: str) -> str:
     data = json.loads(line)
     data["seconds"] = data["trajectory"]["seconds"] = None
     return json.dumps(data, sort_keys=True)
+
+
+def test_forked_workers_take_chunks_by_index_and_write_what_sent_chunks_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from coworkenv.rollout import runner
+
+    sent: list[Any] = []
+    real = runner.ProcessPoolExecutor.submit
+
+    def submit(self: Any, fn: Any, *args: Any) -> Any:
+        sent.append(args[0])
+        return real(self, fn, *args)
+
+    monkeypatch.setattr(runner.ProcessPoolExecutor, "submit", submit)
+    rollout_bank(SPECS, "oracle", 3, tmp_path / "forked", workers=2, chunk_size=2, progress=False)
+    assert sent and all(type(x) is int for x in sent)  # an index, not the chunk's tasks and their specs
+    assert worker._CHUNKS == []  # let go of once the pool is done
+    monkeypatch.setattr(runner, "start_method", lambda policy: "spawn")  # what a model policy's pool does
+    sent.clear()
+    rollout_bank(SPECS, "oracle", 3, tmp_path / "sent", workers=2, chunk_size=2, progress=False)
+    assert sent and all(type(x) is list for x in sent)
+    lines = [(tmp_path / run / "episodes.jsonl").read_text().splitlines() for run in ("forked", "sent")]
+    assert [_untimed_line(x) for x in lines[0]] == [_untimed_line(x) for x in lines[1]]

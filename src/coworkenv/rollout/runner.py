@@ -37,7 +37,9 @@ from coworkenv.rollout.worker import (
     prepare_for_fork,
     run_chunk,
     run_lockstep_tasks,
+    run_shared_chunk,
     run_tasks,
+    share_chunks,
 )
 from coworkenv.runtime.policy import BatchPolicy
 from coworkenv.spec.models import TaskSpec
@@ -278,31 +280,40 @@ def _pool_batches(
 
     method = start_method(policy)
     ctx = multiprocessing.get_context(method)
-    queue = iter(chunks)
+    queue = iter(range(len(chunks)))
     window = max(4 * workers, 64 // max(1, len(chunks[0]) if chunks else 1))
     init = (policy, opts, os.getpid())
-    if method == "fork":  # the workers inherit the validated specs and their environments
+    forked = method == "fork"
+    if forked:  # the workers inherit the validated specs, their environments, and the chunks (sent by index)
         prepare_for_fork(list({id(t.spec): t for chunk in chunks for t in chunk}.values()), options, known)
-    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=init_worker, initargs=init) as pool:
-        order: deque[Future[Records]] = deque()
+        share_chunks(chunks)
+    try:
+        with ProcessPoolExecutor(workers, mp_context=ctx, initializer=init_worker, initargs=init) as pool:
+            order: deque[Future[Records]] = deque()
 
-        def submit() -> None:
-            while len(order) < window and (chunk := next(queue, None)) is not None:
-                order.append(pool.submit(run_chunk, chunk, options))
+            def submit() -> None:
+                while len(order) < window and (i := next(queue, None)) is not None:
+                    order.append(
+                        pool.submit(run_shared_chunk, i, options)
+                        if forked
+                        else pool.submit(run_chunk, chunks[i], options)
+                    )
 
-        submit()  # a forking pool starts all its workers at the first submit
-        forget_prepared()
-        yield []
-        while order:
-            wait([f for f in order if not f.done()], return_when=FIRST_COMPLETED)  # a later one finishing: refill
-            while order and order[0].done():
-                try:
-                    records = order.popleft().result()
-                except (PolicyLoadError, BrokenProcessPool) as exc:
-                    yield from _finished(order)
-                    raise _pool_error(exc) from None
-                yield records
-            submit()
+            submit()  # a forking pool starts all its workers at the first submit
+            forget_prepared()  # the chunks stay shared while the pool lives (a worker forked late takes them)
+            yield []
+            while order:
+                wait([f for f in order if not f.done()], return_when=FIRST_COMPLETED)  # a later one finishing: refill
+                while order and order[0].done():
+                    try:
+                        records = order.popleft().result()
+                    except (PolicyLoadError, BrokenProcessPool) as exc:
+                        yield from _finished(order)
+                        raise _pool_error(exc) from None
+                    yield records
+                submit()
+    finally:
+        share_chunks([])  # the run's chunks are the runner's to let go of
 
 
 def _finished(futures: Iterable[Future[Records]]) -> Iterator[Records]:

@@ -316,6 +316,22 @@ def run_chunk(tasks: list[EpisodeTask], options: RunOptions) -> list[Encoded]:
     return run_tasks(tasks, _POLICY, options, _SPECS)
 
 
+_CHUNKS: list[list[EpisodeTask]] = []
+
+
+def share_chunks(chunks: list[list[EpisodeTask]]) -> None:
+    """Keep the run's chunks here for pool workers forked next, which then take a chunk by its index: its tasks
+    (the very objects the driver made, specs and all) travel by the fork instead of being pickled into each
+    message, and a worker knows their specs by identity instead of comparing each chunk's copy again."""
+    global _CHUNKS
+    _CHUNKS = chunks
+
+
+def run_shared_chunk(index: int, options: RunOptions) -> list[Encoded]:
+    """:func:`run_chunk` of the ``index``-th chunk shared by :func:`share_chunks` before the fork."""
+    return run_chunk(_CHUNKS[index], options)
+
+
 class RayRolloutWorker:
     """The body of a Ray actor (wrapped with ``ray.remote`` by the runner): one policy per actor."""
 
