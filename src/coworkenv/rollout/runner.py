@@ -45,6 +45,7 @@ from coworkenv.runtime.policy import BatchPolicy
 from coworkenv.spec.models import TaskSpec
 
 Records = list[Encoded]
+Chunks = list[list[EpisodeTask]]
 SCRIPTED_POLICIES = ("oracle", "probe:")
 """Policies that run in microseconds: worth shipping many episodes per message to a worker."""
 
@@ -248,12 +249,7 @@ def start_method(policy: str) -> str:
 
 
 def _pool(
-    chunks: list[list[EpisodeTask]],
-    policy: str,
-    opts: dict[str, Any],
-    options: RunOptions,
-    workers: int,
-    known: SpecCache,
+    chunks: Chunks, policy: str, opts: dict[str, Any], options: RunOptions, workers: int, known: SpecCache
 ) -> Iterator[Records]:
     """A process pool, bounded in flight, started before this returns (so a fork happens before the progress
     bar's thread starts)."""
@@ -263,12 +259,7 @@ def _pool(
 
 
 def _pool_batches(
-    chunks: list[list[EpisodeTask]],
-    policy: str,
-    opts: dict[str, Any],
-    options: RunOptions,
-    workers: int,
-    known: SpecCache,
+    chunks: Chunks, policy: str, opts: dict[str, Any], options: RunOptions, workers: int, known: SpecCache
 ) -> Iterator[Records]:
     """The pool's batches in the order of ``chunks`` (so the store's lines come in the order one process writes
     them), after one empty batch that marks the pool started.
