@@ -295,6 +295,7 @@ def test_forked_workers_take_chunks_by_index_and_write_what_one_process_writes(
         return real(self, fn, *args)
 
     monkeypatch.setattr(runner.ProcessPoolExecutor, "submit", submit)
+    monkeypatch.setattr(runner, "start_method", lambda policy: "fork")  # whatever threads earlier tests left
     rollout_bank(SPECS, "oracle", 3, tmp_path / "forked", workers=2, chunk_size=2, progress=False)
     assert sent and all(type(x) is int for x in sent)  # an index, not the chunk's tasks and their specs
     assert worker._CHUNKS == []  # let go of once the pool is done
