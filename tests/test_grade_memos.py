@@ -28,12 +28,13 @@ def test_matches_kept_per_record_object_equal_a_fresh_scan() -> None:
     old = {"id": "a", "status": "open"}
     table = {"a": old, "b": {"id": "b", "status": "closed"}, "c": {"id": "c", "status": "open"}}
     where = "r.status == 'open'"
+    initial = dict(table)
     for _ in range(2):
-        assert memo(where, table) == [r for r in table.values() if record_matches(where, r)]
+        assert memo(where, table, initial) == [r for r in table.values() if record_matches(where, r)]
     table["a"] = {**old, "status": "closed"}  # a write replaces the record: the new object is evaluated
-    assert memo(where, table) == [table["c"]]
-    assert memo("r.status == 'closed'", table) == [table["a"], table["b"]]  # another where: its own entries
-    assert len(memo.known) <= 3
+    assert memo(where, table, initial) == [table["c"]]
+    assert memo("r.status == 'closed'", table, initial) == [table["a"], table["b"]]  # another where: its own
+    assert len(memo.known) <= 3 and all(entry[0] is not table["a"] for entry in memo.known.values())
 
 
 @pytest.mark.parametrize("spec", EXAMPLES, ids=lambda s: s.id)

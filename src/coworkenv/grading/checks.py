@@ -53,23 +53,28 @@ def record_matches(where: str, rec: dict[str, Any]) -> bool:
 
 
 class _Matches:
-    """Whether a stored record satisfies a ``where``, kept per record object: stored records are copy-on-write (a
-    service replaces a record, never edits it), so a record object matches a ``where`` for as long as it lives,
-    and the grades of a spec's episodes ask it of the same records (the initial ones most of all)."""
+    """Whether an initial record satisfies a ``where``, kept per record object: stored records are copy-on-write (a
+    service replaces a record, never edits it), so a record object matches a ``where`` for as long as it lives, and
+    the grades of a spec's episodes ask it of the same initial records. Records an episode wrote are evaluated
+    each time (they are new every episode: keeping them would only fill the memo)."""
 
     def __init__(self, limit: int = 1 << 16) -> None:
         self.limit = limit
         self.known: dict[tuple[str, int], tuple[dict[str, Any], bool]] = {}
 
-    def __call__(self, where: str, records: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    def __call__(self, where: str, records: dict[str, Any], initial: dict[str, Any]) -> list[dict[str, Any]]:
         known, hits = self.known, []
-        for rec in records.values():
-            entry = known.get((where, id(rec)))
-            if entry is None:  # an entry holds its record, so no other record can have taken its id
-                if len(known) >= self.limit:
-                    known.clear()
-                entry = known[(where, id(rec))] = (rec, record_matches(where, rec))
-            if entry[1]:
+        for rid, rec in records.items():
+            if initial.get(rid) is not rec:
+                matched = record_matches(where, rec)
+            else:
+                entry = known.get((where, id(rec)))
+                if entry is None:  # an entry holds its record, so no other record can have taken its id
+                    if len(known) >= self.limit:
+                        known.clear()
+                    entry = known[(where, id(rec))] = (rec, record_matches(where, rec))
+                matched = entry[1]
+            if matched:
                 hits.append(rec)
         return hits
 
@@ -79,7 +84,7 @@ _matches = _Matches()
 
 def _matching(ws: Records, service: str, collection: str, where: str) -> list[dict[str, Any]]:
     """The stored records of a collection that satisfy ``where``, in their order."""
-    return _matches(where, ws.records(service, collection))
+    return _matches(where, ws.records(service, collection), ws.initial_records(service, collection))
 
 
 def state_check(check: Any, ws: Records) -> tuple[bool, str]:
