@@ -1,0 +1,133 @@
+"""The reference evaluator: a parsed expression turned into closures over a context dict.
+
+Every node becomes one closure; names read the context (``c.get``), paths read dict keys
+and list items through :func:`get_item`, operators and functions are those of
+:mod:`coworkenv.expr_ops`. This is the evaluator for any context (policies, events, the
+user, templates); :mod:`coworkenv.expr_fast` specialises it for predicates over one record
+and is held to give the same results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+from coworkenv.expr_ops import COMPARE, FUNCTIONS, ExprError, arith, get_item
+from coworkenv.expr_parse import Node, parse, show
+
+Context = dict[str, Any]
+Compiled = Callable[[Context], Any]
+
+
+@lru_cache(maxsize=4096)
+def compile_expr(src: str) -> Compiled:
+    """Parse ``src`` once; the result is a function of a context dict."""
+    return build(parse(src))
+
+
+def evaluate(src: str, ctx: Context) -> Any:
+    """Evaluate an expression against ``ctx``.
+
+    Values in ``ctx`` come from model output: comparing or hashing one nested thousands of
+    levels deep overflows Python's stack, which is reported as an ExprError.
+    """
+    try:
+        return compile_expr(src)(ctx)
+    except RecursionError:
+        raise ExprError(f"a value in {show(src)} is nested too deeply to evaluate") from None
+
+
+def check_syntax(src: str) -> str | None:
+    """Return an error message for a malformed expression, or None."""
+    try:
+        compile_expr(src)
+    except ExprError as exc:
+        return str(exc)
+    return None
+
+
+Special = Callable[[Node], "Compiled | None"]
+
+
+def build(node: Node, special: Special | None = None) -> Compiled:
+    """The closure of one node (its children's closures built first).
+
+    ``special`` may supply a node's closure itself (None: build it here); it is asked for every node, children
+    included, which is how :mod:`coworkenv.expr_fast` puts its specialised forms into an otherwise reference
+    tree."""
+    if special is not None:
+        hit = special(node)
+        if hit is not None:
+            return hit
+    kind = node[0]
+    if kind == "lit":
+        value = node[1]
+        return lambda c: value
+    if kind == "name":
+        name = node[1]
+        return lambda c: c.get(name)
+    if kind == "list":
+        items = [build(n, special) for n in node[1]]
+        return lambda c: [item(c) for item in items]
+    if kind == "call":
+        return _call(node[1], [build(n, special) for n in node[2]])
+    if kind == "path":
+        base, steps = build(node[1], special), [(k, build(a, special) if k == "index" else a) for k, a in node[2]]
+        return lambda c: walk(base(c), steps, c)
+    if kind == "cmp":
+        fn, left, right = COMPARE[node[1]], build(node[2], special), build(node[3], special)
+        return lambda c: fn(left(c), right(c))
+    if kind == "chain":
+        return _chain(build(node[1], special), [(arith(op), build(n, special)) for op, n in node[2]])
+    if kind == "neg":
+        inner, neg = build(node[1], special), arith("-")
+        return lambda c: neg(0, inner(c))
+    if kind == "not":
+        inner = build(node[1], special)
+        return lambda c: not inner(c)
+    parts = [build(n, special) for n in node[1]]
+    if kind == "and":
+        return lambda c: all(bool(p(c)) for p in parts)
+    return lambda c: any(bool(p(c)) for p in parts)
+
+
+def _chain(first: Compiled, rest: list[tuple[Callable[[Any, Any], Any], Compiled]]) -> Compiled:
+    """A left-associative chain, evaluated in a loop (a long chain must not nest closures)."""
+
+    def chain(c: Context) -> Any:
+        value = first(c)
+        for fn, right in rest:
+            value = fn(value, right(c))
+        return value
+
+    return chain
+
+
+def _call(name: str, args: list[Compiled]) -> Compiled:
+    fn = FUNCTIONS[name]
+
+    def invoke(c: Context) -> Any:
+        try:
+            return fn(*(a(c) for a in args))
+        except ExprError:
+            raise
+        except (TypeError, ValueError, ArithmeticError, LookupError, RecursionError) as exc:
+            raise ExprError(f"{name}(): {str(exc)[:200]}") from None
+
+    return invoke
+
+
+def walk(value: Any, steps: list[tuple[str, Any]], ctx: Any) -> Any:
+    """Follow a path's steps from ``value``: keys, indexes (``arg(ctx)``) and ``[*]`` maps."""
+    for pos, (kind, arg) in enumerate(steps):
+        if kind == "key":
+            value = get_item(value, arg)
+        elif kind == "index":
+            value = get_item(value, arg(ctx))
+        else:
+            rest = steps[pos + 1 :]
+            if value is not None and not isinstance(value, list):
+                raise ExprError(f"[*] needs a list, got {type(value).__name__}")
+            return [walk(item, rest, ctx) for item in (value or [])]
+    return value
