@@ -4,6 +4,7 @@ result that differs from evaluating the check from scratch."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,15 +35,20 @@ def agrees(ws: Workspace, tracker: CheckTracker, checks: list[Any]) -> None:
 
 @pytest.fixture
 def evaluations(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The expressions the tracker evaluates, in order."""
+    """The expressions the tracker evaluates, in order (through the predicates it compiles)."""
     seen: list[str] = []
-    real = tracking.record_matches
+    real = tracking.record_predicate
 
-    def counting(where: str, rec: dict[str, Any]) -> bool:
-        seen.append(where)
-        return real(where, rec)
+    def counting(where: str) -> Callable[[dict[str, Any]], bool]:
+        matches = real(where)
 
-    monkeypatch.setattr(tracking, "record_matches", counting)
+        def counted(rec: dict[str, Any]) -> bool:
+            seen.append(where)
+            return matches(rec)
+
+        return counted
+
+    monkeypatch.setattr(tracking, "record_predicate", counting)
     return seen
 
 

@@ -5,7 +5,9 @@ A state check's result depends on the records of one collection. At construction
 per environment, so once per spec's workspace) the tracker computes the step-0 picture:
 for each ``where`` check, the initial records that match. During the episode it reads
 the workspace's change log and re-evaluates a check only on the records a write
-changed, keeping just the differences from step 0; a reset drops them. The results
+changed (through :func:`coworkenv.expr_fast.record_predicate`, the compiled form of
+``record_matches``), keeping just the differences from step 0 and each where check's
+live count; a reset drops them. The results
 equal :func:`coworkenv.grading.checks.state_check` on the same state, always (the tests
 compare both on random write sequences).
 """
@@ -16,8 +18,9 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from coworkenv.expr import record_fields
+from coworkenv.expr_fast import Predicate, record_predicate
 from coworkenv.expr_ops import COMPARE
-from coworkenv.grading.checks import record_matches, state_check, unchanged_result
+from coworkenv.grading.checks import state_check, unchanged_result
 from coworkenv.spec import models as m
 from coworkenv.spec.models import STATE_CHECKS
 
@@ -50,44 +53,41 @@ class CheckTracker:
         # where checks: record id -> matches now (only where that differs from the baseline);
         # unchanged checks: record id -> True for each collateral change
         self._delta: dict[str, dict[str, bool]] = {c.id: {} for c in self.checks}
+        self._count = {cid: len(ids) for cid, ids in self._baseline.items()}  # where check -> matching records now
         self.first_true = {}
         self._epoch = self.ws.epoch
         self._seen = 0  # the deltas are relative to step 0, so every change since the reset counts
-        self._dirty: set[tuple[str, str]] | None = None  # collections changed since the last record(); None: all
+        self._dirty: dict[_Watch, None] | None = None  # watches of collections changed since record(); None: all
 
     def _sync(self) -> None:
         ws = self.ws
         if self._epoch != ws.epoch:  # the workspace was reset under us
             self.reset()
         changes = ws.changes
-        if self._seen == len(changes):
+        seen = self._seen
+        if seen == len(changes):
             return
-        watches, dirty, deltas = self._watch, self._dirty, self._delta
-        for service, collection, rid in dict.fromkeys(changes[self._seen :]):
-            key = (service, collection)
-            watch = watches.get(key)
+        watches, dirty, deltas, counts = self._watch, self._dirty, self._delta, self._count
+        fresh = changes[seen:]
+        for service, collection, rid in fresh if len(fresh) == 1 else dict.fromkeys(fresh):
+            watch = watches.get((service, collection))
             if watch is not None:
-                watch.refresh(rid, deltas)
-            if dirty is not None:
-                dirty.add(key)
+                watch.refresh(rid, deltas, counts)
+                if dirty is not None:
+                    dirty[watch] = None
         self._seen = len(changes)
-
-    def _count(self, check_id: str) -> int:
-        delta = self._delta[check_id]
-        gained = sum(1 for v in delta.values() if v)
-        return len(self._baseline[check_id]) + gained - (len(delta) - gained)
 
     def result(self, check: Any) -> tuple[bool, str]:
         """(passed, detail) of one state check on the live state, as :func:`state_check` gives it."""
         self._sync()
         if isinstance(check, m.RecordExists):
-            n = self._count(check.id)
+            n = self._count[check.id]
             return n > 0, f"{n} matching record(s)"
         if isinstance(check, m.RecordAbsent):
-            n = self._count(check.id)
+            n = self._count[check.id]
             return n == 0, f"{n} matching record(s)"
         if isinstance(check, m.Count):
-            n = self._count(check.id)
+            n = self._count[check.id]
             return COMPARE[check.op](n, check.value), f"count={n}"
         if isinstance(check, m.Unchanged):
             return unchanged_result(check, self._delta[check.id])
@@ -110,28 +110,28 @@ class CheckTracker:
                         self.first_true[check.id] = step
                 if not self.ws.changes:
                     self._step0 = dict(self.first_true)
-        else:
-            first = self.first_true
-            for key in dirty:
-                watch = self._watch.get(key)
-                if watch is not None:
-                    for cid, check, kind in watch.checks:
-                        if cid not in first and self._holds(cid, check, kind):
-                            first[cid] = step
-        self._dirty = set()
-
-    def _holds(self, check_id: str, check: Any, kind: int) -> bool:
-        """``result(check)[0]`` once the changes are read, without its detail text (``kind``: see :class:`_Watch`)."""
-        if kind == _UNCHANGED:
-            return not self._delta[check_id]
-        if kind == _DIRECT_KIND:
-            return state_check(check, self.ws)[0]
-        n = self._count(check_id)
-        if kind == _EXISTS:
-            return n > 0
-        if kind == _ABSENT:
-            return n == 0
-        return COMPARE[check.op](n, check.value)
+            self._dirty = {}
+            return
+        if not dirty:
+            return
+        first, counts, deltas = self.first_true, self._count, self._delta
+        for watch in dirty:
+            for cid, check, kind in watch.checks:
+                if cid in first:
+                    continue
+                if kind == _UNCHANGED:
+                    holds = not deltas[cid]
+                elif kind == _EXISTS:
+                    holds = counts[cid] > 0
+                elif kind == _ABSENT:
+                    holds = counts[cid] == 0
+                elif kind == _COUNT:
+                    holds = COMPARE[check.op](counts[cid], check.value)
+                else:
+                    holds = state_check(check, self.ws)[0]
+                if holds:
+                    first[cid] = step
+        dirty.clear()
 
 
 _EXISTS, _ABSENT, _COUNT, _UNCHANGED, _DIRECT_KIND = range(5)
@@ -150,32 +150,40 @@ class _Watch:
         service, collection = key
         self.table = ws.records(service, collection)  # a collection a workspace lacks stays empty: any {} will do
         self.initial = ws.initial_records(service, collection)
-        self.wheres = [(c.id, c.where, record_fields(c.where), baseline[c.id]) for c in checks if isinstance(c, _WHERE)]
+        self.wheres = [
+            (c.id, record_predicate(c.where), record_fields(c.where), baseline[c.id])
+            for c in checks
+            if isinstance(c, _WHERE)
+        ]
         self.guards = [
-            (c.id, c.allow, _fields(c.allow), _allow_memo(ws, service, collection, c.allow))
+            (c.id, _allowed(c.allow), _fields(c.allow), _allow_memo(ws, service, collection, c.allow))
             for c in checks
             if isinstance(c, m.Unchanged)
         ]
         self.checks = [(c.id, c, next((k for t, k in _KINDS if isinstance(c, t)), _DIRECT_KIND)) for c in checks]
 
-    def refresh(self, rid: str, deltas: dict[str, dict[str, bool]]) -> None:
-        """Bring every check's differences from step 0 up to date for the record ``rid``."""
+    def refresh(self, rid: str, deltas: dict[str, dict[str, bool]], counts: dict[str, int]) -> None:
+        """Bring every check's differences from step 0 (and each where check's count) up to date for ``rid``."""
         rec = self.table.get(rid)
         old = self.initial.get(rid)
-        for cid, where, fields, baseline in self.wheres:
+        both = rec is not None and old is not None
+        for cid, matches, fields, baseline in self.wheres:
             initially = rid in baseline
-            if rec is not None and old is not None and _agree(old, rec, fields):
-                now = initially  # the fields the check reads are as they were at step 0
+            # as at step 0 when the fields the check reads are as they were then
+            now = initially if both and _agree(old, rec, fields) else rec is not None and matches(rec)
+            delta = deltas[cid]
+            before = delta.get(rid, initially)
+            if now is before:
+                continue
+            counts[cid] += 1 if now else -1
+            if now is initially:
+                del delta[rid]
             else:
-                now = rec is not None and record_matches(where, rec)
-            if now == initially:
-                deltas[cid].pop(rid, None)
-            else:
-                deltas[cid][rid] = now
+                delta[rid] = now
         if self.guards:
             changed = old is not rec and old != rec
-            for cid, allow, fields, memo in self.guards:
-                if changed and _collateral(rid, old, rec, allow, fields, memo):
+            for cid, allowed, fields, memo in self.guards:
+                if changed and _collateral(rid, old, rec, allowed, fields, memo):
                     deltas[cid][rid] = True
                 else:
                     deltas[cid].pop(rid, None)
@@ -185,24 +193,24 @@ def _collateral(
     rid: str,
     old: Record | None,
     new: Record | None,
-    allow: str | None,
+    allowed: Predicate | None,
     fields: frozenset[str] | None,
     memo: dict[str, bool],
 ) -> bool:
     """Whether a changed record is a collateral change, as :func:`collateral` decides it: ``allow`` on the initial
     record computed once per fixtures (``memo``), and on the live one only when it differs in a field ``allow``
     reads."""
-    if allow is None:
+    if allowed is None:
         return True
     if old is not None:
-        allowed = memo.get(rid)
-        if allowed is None:
-            allowed = memo[rid] = record_matches(allow, old)
-        if allowed:
+        was = memo.get(rid)
+        if was is None:
+            was = memo[rid] = allowed(old)
+        if was:
             return False
     if new is None or (old is not None and _agree(old, new, fields)):
         return True  # ``allow`` holds of neither version (on the live one, as on the initial)
-    return not record_matches(allow, new)
+    return not allowed(new)
 
 
 _SCALARS = (str, int, float, bool)
@@ -224,6 +232,10 @@ def _fields(allow: str | None) -> frozenset[str] | None:
     return None if allow is None else record_fields(allow)
 
 
+def _allowed(allow: str | None) -> Predicate | None:
+    return None if allow is None else record_predicate(allow)
+
+
 def _allow_memo(ws: Workspace, service: str, collection: str, allow: str | None) -> dict[str, bool]:
     """Whether an unchanged check's ``allow`` holds of each initial record, as far as asked: kept once per
     fixtures."""
@@ -242,5 +254,6 @@ def _initial_matches(ws: Workspace, service: str, collection: str, where: str) -
     hit = ws.initial_memo.get(key)
     if hit is None:
         initial = ws.initial_records(service, collection)
-        hit = ws.initial_memo[key] = frozenset(rid for rid, r in initial.items() if record_matches(where, r))
+        matches = record_predicate(where)
+        hit = ws.initial_memo[key] = frozenset(rid for rid, r in initial.items() if matches(r))
     return hit
