@@ -35,34 +35,45 @@ _BOUNDS: dict[type, tuple[str, Callable[[Any, Any], bool]]] = {
 }
 
 
-class Arguments:
-    """The exact-type table of one argument model: ``fast(args)`` gives the call's keyword arguments, or None
-    when only the model can say (then :meth:`model` validates, raising pydantic's ValidationError)."""
+class Fields:
+    """Exact checks of a record model's fields, split as :class:`Arguments` splits them: the fields judged by
+    type alone (a set of types) and those judged by a function."""
 
-    __slots__ = ("checks", "copies", "exact", "known", "model", "required")
+    __slots__ = ("checks", "exact")
 
-    def __init__(self, model: type[BaseModel], checks: dict[str, Check | frozenset[type]] | None) -> None:
-        self.model = model
-        self.known = checks is not None  # False: every call goes to the model
-        checks = checks or {}
-        self.exact = {n: c for n, c in checks.items() if isinstance(c, frozenset)}  # fields judged by type alone
+    def __init__(self, checks: dict[str, Check | frozenset[type]]) -> None:
+        self.exact = {n: c for n, c in checks.items() if isinstance(c, frozenset)}
         self.checks = {n: c for n, c in checks.items() if not isinstance(c, frozenset)}
-        self.required = frozenset(n for n, f in model.model_fields.items() if f.is_required())
-        self.copies = frozenset(n for n, f in model.model_fields.items() if _is_list(f.annotation))
 
-    def fast(self, args: dict[str, Any]) -> dict[str, Any] | None:
-        if not self.known:
-            return None
+    def plain(self, values: dict[str, Any]) -> bool:
+        """Whether every value passes its field's exact check (a key with no check fails)."""
         exact = self.exact
-        for key, value in args.items():
+        for key, value in values.items():
             kinds = exact.get(key)
             if kinds is None:
                 check = self.checks.get(key)
                 if check is None or not check(value):
-                    return None
+                    return False
             elif type(value) not in kinds:
-                return None
-        if not args.keys() >= self.required:
+                return False
+        return True
+
+
+class Arguments:
+    """The exact-type table of one argument model: ``fast(args)`` gives the call's keyword arguments, or None
+    when only the model can say (then :meth:`model` validates, raising pydantic's ValidationError)."""
+
+    __slots__ = ("copies", "fields", "known", "model", "required")
+
+    def __init__(self, model: type[BaseModel], checks: dict[str, Check | frozenset[type]] | None) -> None:
+        self.model = model
+        self.known = checks is not None  # False: every call goes to the model
+        self.fields = Fields(checks or {})
+        self.required = frozenset(n for n, f in model.model_fields.items() if f.is_required())
+        self.copies = frozenset(n for n, f in model.model_fields.items() if _is_list(f.annotation))
+
+    def fast(self, args: dict[str, Any]) -> dict[str, Any] | None:
+        if not self.known or not self.fields.plain(args) or not args.keys() >= self.required:
             return None
         if self.copies.isdisjoint(args):
             return args
@@ -110,12 +121,12 @@ def _renamed(name: str, info: FieldInfo) -> bool:
 
 
 @lru_cache(maxsize=1024)
-def _field_table(model: type[BaseModel]) -> dict[str, Check | frozenset[type]]:
-    """The exact checks of the fields a table can judge (empty for a model that is not plain)."""
+def _field_table(model: type[BaseModel]) -> Fields:
+    """The exact checks of the fields a table can judge (none for a model that is not plain)."""
     if not _plain_model(model):
-        return {}
+        return Fields({})
     checks = {name: (_field_check(info), _renamed(name, info)) for name, info in model.model_fields.items()}
-    return {name: check for name, (check, renamed) in checks.items() if check is not None and not renamed}
+    return Fields({name: check for name, (check, renamed) in checks.items() if check is not None and not renamed})
 
 
 def changed_record(model: type[BaseModel], old: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any] | None:
@@ -124,12 +135,13 @@ def changed_record(model: type[BaseModel], old: dict[str, Any], changes: dict[st
 
     Certain when every change passes its field's exact check: validation keeps such a value as it is (a list
     copied), and every other field already is its own validated, dumped value, which validation leaves alone."""
-    table = _field_table(model)
+    if not _field_table(model).plain(changes):
+        return None
+    rec = {**old, **changes}
     for key, value in changes.items():
-        check = table.get(key)
-        if check is None or not (type(value) in check if isinstance(check, frozenset) else check(value)):
-            return None
-    return {**old, **{k: list(v) if type(v) is list else v for k, v in changes.items()}}
+        if type(value) is list:
+            rec[key] = list(value)
+    return rec
 
 
 def inserted_record(model: type[BaseModel], row: dict[str, Any]) -> dict[str, Any] | None:
@@ -141,32 +153,33 @@ def inserted_record(model: type[BaseModel], row: dict[str, Any]) -> dict[str, An
     and fills the rest with their defaults, and the dump lists the fields in the model's order (which the merge
     into the defaults keeps: a key already there keeps its place)."""
     plan = _record_plan(model)
-    if plan is None:
+    if plan is None or not plan.fields.plain(row) or not row.keys() >= plan.required:
         return None
-    defaults, required, checks, lists = plan
-    for key, value in row.items():
-        check = checks.get(key)
-        if check is None or not (type(value) in check if isinstance(check, frozenset) else check(value)):
-            return None
-    if not row.keys() >= required:
-        return None
-    out = {**defaults, **row}
-    for name in lists:
+    out = {**plan.defaults, **row}
+    for name in plan.lists:
         value = out[name]
         if value is not None:
             out[name] = list(value)
     return out
 
 
-RecordPlan = tuple[dict[str, Any], frozenset[str], dict[str, Check | frozenset[type]], tuple[str, ...]]
+class RecordPlan:
+    """A plain record model's fields, in order, with their defaults (None where required: every such field must be
+    given), the required ones, each field's exact check and the fields holding lists of texts."""
+
+    __slots__ = ("defaults", "fields", "lists", "required")
+
+    def __init__(self, model: type[BaseModel], defaults: dict[str, Any], checks: dict[str, Any]) -> None:
+        self.defaults = defaults
+        self.fields = Fields(checks)
+        self.required = frozenset(n for n, f in model.model_fields.items() if f.is_required())
+        self.lists = tuple(n for n, f in model.model_fields.items() if _is_list(f.annotation))
 
 
 @lru_cache(maxsize=1024)
 def _record_plan(model: type[BaseModel]) -> RecordPlan | None:
-    """A plain record model's fields, in order, with their defaults (None where required: every such field must be
-    given), the required ones, each field's exact check and the fields holding lists of texts; None for a model
-    whose validation or dump does more (validators, serializers, computed fields, aliases, excluded fields,
-    default factories, a default its own check refuses)."""
+    """The plan of a plain record model; None for a model whose validation or dump does more (validators,
+    serializers, computed fields, aliases, excluded fields, default factories, a default its own check refuses)."""
     decorators = model.__pydantic_decorators__
     if not _plain_model(model) or decorators.field_serializers or decorators.model_serializers:
         return None
@@ -185,9 +198,7 @@ def _record_plan(model: type[BaseModel]) -> RecordPlan | None:
             return None
         defaults[name] = default
         checks[name] = check
-    required = frozenset(n for n, f in model.model_fields.items() if f.is_required())
-    lists = tuple(n for n, f in model.model_fields.items() if _is_list(f.annotation))
-    return defaults, required, checks, lists
+    return RecordPlan(model, defaults, checks)
 
 
 def _field_check(info: FieldInfo) -> Check | frozenset[type] | None:

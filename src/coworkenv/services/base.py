@@ -212,9 +212,11 @@ class Service:
         table = self.db[collection]
         prefix = self.id_prefix.get(collection, collection[:3])
         n = len(table) + 1
-        while f"{prefix}-{n}" in table:
+        rid = f"{prefix}-{n}"
+        while rid in table:
             n += 1
-        rec = self._validated(collection, {"id": f"{prefix}-{n}", **fields})
+            rid = f"{prefix}-{n}"
+        rec = self._validated(collection, {"id": rid, **fields})
         self.store(collection, rec["id"], rec)
         return rec
 
@@ -239,11 +241,12 @@ class Service:
         table = self.db[collection]
         old = table.get(record_id)
         positions = self._positions.get(collection)
-        if positions is not None and (old is None) != (rec is None):
-            reposition(positions, table, record_id, rec is None)
-        for (coll, field, lower), index in self._indexes.items():
-            if coll == collection:
-                reindex(index, positions, record_id, old, rec, field, lower)
+        if positions is not None:  # ranks come with a collection's first index: without them it has none
+            if (old is None) != (rec is None):
+                reposition(positions, table, record_id, rec is None)
+            for (coll, field, lower), index in self._indexes.items():
+                if coll == collection:
+                    reindex(index, positions, record_id, old, rec, field, lower)
         if rec is None:
             table.pop(record_id, None)
         else:
