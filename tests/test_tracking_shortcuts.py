@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
 from coworkenv.expr import record_fields
@@ -17,6 +19,7 @@ from coworkenv.grading.tracking import CheckTracker
 from coworkenv.runtime import Workspace
 from coworkenv.spec import Check, load_spec
 from coworkenv.spec.events import Mutation
+from test_incremental import OPS, apply_op, derived_checks
 
 SPEC = load_spec(Path(__file__).parent.parent / "examples" / "phishing_inbox_triage.yaml")
 CHECK = TypeAdapter(Check)
@@ -134,3 +137,29 @@ def test_allow_on_the_changed_field_and_on_an_untouched_one() -> None:
     ws.reset()
     agrees(ws, tracker, checks)
     assert all(ok for ok, _ in tracker.results().values())
+
+
+@pytest.mark.parametrize("name", ["phishing_inbox_triage", "travel_spend_review", "drive_offboard_agency"])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ops=OPS, asks=st.lists(st.booleans(), max_size=20))
+def test_settled_checks_catch_up_when_asked(name: str, ops: list[tuple[int, ...]], asks: list[bool]) -> None:
+    """``record`` brings only the checks that have not held yet up to date; the others must still give the
+    recomputed result whenever asked, and ``first_true`` must be the first step each held."""
+    spec = load_spec(Path(__file__).parent.parent / "examples" / f"{name}.yaml")
+    checks = derived_checks(spec)
+    ws = Workspace(spec.services)
+    tracker = CheckTracker(checks, ws)
+    tracker.record(0)
+    expected = {c.id: 0 for c in checks if state_check(c, ws)[0]}
+    for step, op in enumerate(ops, 1):
+        apply_op(ws, op)
+        if op[0] == 0:  # a reset starts the count again, as an episode's reset does
+            expected = {}
+        tracker.record(step)
+        for c in checks:
+            if c.id not in expected and state_check(c, ws)[0]:
+                expected[c.id] = step
+        assert tracker.first_true == expected
+        if step <= len(asks) and asks[step - 1]:
+            agrees(ws, tracker, checks)
+    agrees(ws, tracker, checks)

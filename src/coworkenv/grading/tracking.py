@@ -14,7 +14,7 @@ compare both on random write sequences).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from typing import TYPE_CHECKING, Any
 
 from coworkenv.expr import record_fields
@@ -58,8 +58,13 @@ class CheckTracker:
         self._epoch = self.ws.epoch
         self._seen = 0  # the deltas are relative to step 0, so every change since the reset counts
         self._dirty: dict[_Watch, None] | None = None  # watches of collections changed since record(); None: all
+        self._deferred: dict[_Watch, None] = {}  # watches with records their settled checks have yet to see
+        for watch in self._watch.values():
+            watch.pending.clear()
 
-    def _sync(self) -> None:
+    def _advance(self, settled: Container[str]) -> None:
+        """Read the changes made since the last call: each changed record is brought up to date in the checks of
+        its collection, but for ``settled`` ones, which get it later (:meth:`_sync`)."""
         ws = self.ws
         if self._epoch != ws.epoch:  # the workspace was reset under us
             self.reset()
@@ -72,10 +77,23 @@ class CheckTracker:
         for service, collection, rid in fresh if len(fresh) == 1 else dict.fromkeys(fresh):
             watch = watches.get((service, collection))
             if watch is not None:
-                watch.refresh(rid, deltas, counts)
+                watch.refresh(rid, deltas, counts, settled)
+                if settled:
+                    watch.pending[rid] = None
+                    self._deferred[watch] = None
                 if dirty is not None:
                     dirty[watch] = None
         self._seen = len(changes)
+
+    def _sync(self) -> None:
+        """Bring every check up to date: the new changes, and the records settled checks were spared."""
+        self._advance(())
+        deltas, counts = self._delta, self._count
+        for watch in self._deferred:
+            for rid in watch.pending:
+                watch.refresh(rid, deltas, counts, ())  # again for the checks that had it: the same outcome
+            watch.pending.clear()
+        self._deferred.clear()
 
     def result(self, check: Any) -> tuple[bool, str]:
         """(passed, detail) of one state check on the live state, as :func:`state_check` gives it."""
@@ -98,10 +116,13 @@ class CheckTracker:
 
     def record(self, step: int) -> None:
         """Note the checks that hold now and had not held before: they first held at ``step``. Only checks on a
-        collection that changed since the last call can have turned true."""
-        self._sync()
-        dirty = self._dirty
-        if dirty is None:
+        collection that changed since the last call can have turned true, and only checks that have not held yet
+        are brought up to date here: those that have held already (``first_true``) are settled, and see the
+        changed records when a result is asked for."""
+        if self._epoch != self.ws.epoch:  # the workspace was reset under us
+            self.reset()
+        if self._dirty is None:
+            self._sync()
             if not self.ws.changes and self._step0 is not None:
                 self.first_true = {cid: step for cid in self._step0}  # the initial state: known from the first reset
             else:
@@ -112,9 +133,12 @@ class CheckTracker:
                     self._step0 = dict(self.first_true)
             self._dirty = {}
             return
+        first = self.first_true
+        self._advance(first)
+        dirty = self._dirty
         if not dirty:
             return
-        first, counts, deltas = self.first_true, self._count, self._delta
+        counts, deltas = self._count, self._delta
         for watch in dirty:
             for cid, check, kind in watch.checks:
                 if cid in first:
@@ -144,7 +168,7 @@ class _Watch:
     checks that may have turned true, with their kind. Holds the live and the initial table (a workspace keeps
     its table objects for its lifetime)."""
 
-    __slots__ = ("checks", "guards", "initial", "table", "wheres")
+    __slots__ = ("checks", "guards", "initial", "pending", "table", "wheres")
 
     def __init__(self, ws: Workspace, key: tuple[str, str], checks: list[Any], baseline: dict[str, frozenset[str]]):
         service, collection = key
@@ -161,13 +185,19 @@ class _Watch:
             if isinstance(c, m.Unchanged)
         ]
         self.checks = [(c.id, c, next((k for t, k in _KINDS if isinstance(c, t)), _DIRECT_KIND)) for c in checks]
+        self.pending: dict[str, None] = {}  # records changed since the settled checks were last brought up to date
 
-    def refresh(self, rid: str, deltas: dict[str, dict[str, bool]], counts: dict[str, int]) -> None:
-        """Bring every check's differences from step 0 (and each where check's count) up to date for ``rid``."""
+    def refresh(
+        self, rid: str, deltas: dict[str, dict[str, bool]], counts: dict[str, int], settled: Container[str]
+    ) -> None:
+        """Bring each check's differences from step 0 (and each where check's count) up to date for ``rid``, but
+        for the ``settled`` checks. Idempotent: the outcome depends on the record now and at step 0 only."""
         rec = self.table.get(rid)
         old = self.initial.get(rid)
         both = rec is not None and old is not None
         for cid, matches, fields, baseline in self.wheres:
+            if cid in settled:
+                continue
             initially = rid in baseline
             # as at step 0 when the fields the check reads are as they were then
             now = initially if both and _agree(old, rec, fields) else rec is not None and matches(rec)
@@ -183,6 +213,8 @@ class _Watch:
         if self.guards:
             changed = old is not rec and old != rec
             for cid, allowed, fields, memo in self.guards:
+                if cid in settled:
+                    continue
                 if changed and _collateral(rid, old, rec, allowed, fields, memo):
                     deltas[cid][rid] = True
                 else:
