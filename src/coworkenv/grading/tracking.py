@@ -14,7 +14,7 @@ compare both on random write sequences).
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from coworkenv.expr import record_fields
@@ -61,10 +61,12 @@ class CheckTracker:
         self._deferred: dict[_Watch, None] = {}  # watches with records their settled checks have yet to see
         for watch in self._watch.values():
             watch.pending.clear()
+            watch.settle(self.first_true)
 
-    def _advance(self, settled: Container[str]) -> None:
+    def _advance(self, everything: bool) -> None:
         """Read the changes made since the last call: each changed record is brought up to date in the checks of
-        its collection, but for ``settled`` ones, which get it later (:meth:`_sync`)."""
+        its collection (with ``everything``), or only in those that have not held yet, the others (settled)
+        getting it later from :meth:`_sync`."""
         ws = self.ws
         if self._epoch != ws.epoch:  # the workspace was reset under us
             self.reset()
@@ -76,22 +78,27 @@ class CheckTracker:
         fresh = changes[seen:]
         for service, collection, rid in fresh if len(fresh) == 1 else dict.fromkeys(fresh):
             watch = watches.get((service, collection))
-            if watch is not None:
-                watch.refresh(rid, deltas, counts, settled)
-                if settled:
+            if watch is None:
+                continue
+            if everything:
+                watch.refresh(rid, deltas, counts, watch.wheres, watch.guards)
+            else:
+                if watch.open_wheres or watch.open_guards:
+                    watch.refresh(rid, deltas, counts, watch.open_wheres, watch.open_guards)
+                if watch.deferring:
                     watch.pending[rid] = None
                     self._deferred[watch] = None
-                if dirty is not None:
-                    dirty[watch] = None
+            if dirty is not None and watch.open:
+                dirty[watch] = None
         self._seen = len(changes)
 
     def _sync(self) -> None:
         """Bring every check up to date: the new changes, and the records settled checks were spared."""
-        self._advance(())
+        self._advance(True)
         deltas, counts = self._delta, self._count
         for watch in self._deferred:
-            for rid in watch.pending:
-                watch.refresh(rid, deltas, counts, ())  # again for the checks that had it: the same outcome
+            for rid in watch.pending:  # again for the checks that had it: the same outcome
+                watch.refresh(rid, deltas, counts, watch.wheres, watch.guards)
             watch.pending.clear()
         self._deferred.clear()
 
@@ -131,18 +138,18 @@ class CheckTracker:
                         self.first_true[check.id] = step
                 if not self.ws.changes:
                     self._step0 = dict(self.first_true)
+            for watch in self._watch.values():
+                watch.settle(self.first_true)
             self._dirty = {}
             return
-        first = self.first_true
-        self._advance(first)
+        self._advance(False)
         dirty = self._dirty
         if not dirty:
             return
-        counts, deltas = self._count, self._delta
+        first, counts, deltas = self.first_true, self._count, self._delta
         for watch in dirty:
-            for cid, check, kind in watch.checks:
-                if cid in first:
-                    continue
+            turned = False
+            for cid, check, kind in watch.open:
                 if kind == _UNCHANGED:
                     holds = not deltas[cid]
                 elif kind == _EXISTS:
@@ -155,6 +162,9 @@ class CheckTracker:
                     holds = state_check(check, self.ws)[0]
                 if holds:
                     first[cid] = step
+                    turned = True
+            if turned:
+                watch.settle(first)
         dirty.clear()
 
 
@@ -168,7 +178,18 @@ class _Watch:
     checks that may have turned true, with their kind. Holds the live and the initial table (a workspace keeps
     its table objects for its lifetime)."""
 
-    __slots__ = ("checks", "guards", "initial", "pending", "table", "wheres")
+    __slots__ = (
+        "checks",
+        "deferring",
+        "guards",
+        "initial",
+        "open",
+        "open_guards",
+        "open_wheres",
+        "pending",
+        "table",
+        "wheres",
+    )
 
     def __init__(self, ws: Workspace, key: tuple[str, str], checks: list[Any], baseline: dict[str, frozenset[str]]):
         service, collection = key
@@ -186,18 +207,24 @@ class _Watch:
         ]
         self.checks = [(c.id, c, next((k for t, k in _KINDS if isinstance(c, t)), _DIRECT_KIND)) for c in checks]
         self.pending: dict[str, None] = {}  # records changed since the settled checks were last brought up to date
+        self.settle({})
+
+    def settle(self, first_true: dict[str, int]) -> None:
+        """Note which checks have held (settled: not brought up to date at every write) and which are open."""
+        self.open = [c for c in self.checks if c[0] not in first_true]
+        self.open_wheres = [w for w in self.wheres if w[0] not in first_true]
+        self.open_guards = [g for g in self.guards if g[0] not in first_true]
+        self.deferring = len(self.open_wheres) < len(self.wheres) or len(self.open_guards) < len(self.guards)
 
     def refresh(
-        self, rid: str, deltas: dict[str, dict[str, bool]], counts: dict[str, int], settled: Container[str]
+        self, rid: str, deltas: dict[str, dict[str, bool]], counts: dict[str, int], wheres: list[Any], guards: list[Any]
     ) -> None:
-        """Bring each check's differences from step 0 (and each where check's count) up to date for ``rid``, but
-        for the ``settled`` checks. Idempotent: the outcome depends on the record now and at step 0 only."""
+        """Bring the differences from step 0 (and each where check's count) of the checks in ``wheres`` and
+        ``guards`` up to date for ``rid``. Idempotent: the outcome depends on the record now and at step 0 only."""
         rec = self.table.get(rid)
         old = self.initial.get(rid)
         both = rec is not None and old is not None
-        for cid, matches, fields, baseline in self.wheres:
-            if cid in settled:
-                continue
+        for cid, matches, fields, baseline in wheres:
             initially = rid in baseline
             # as at step 0 when the fields the check reads are as they were then
             now = initially if both and _agree(old, rec, fields) else rec is not None and matches(rec)
@@ -210,11 +237,9 @@ class _Watch:
                 del delta[rid]
             else:
                 delta[rid] = now
-        if self.guards:
+        if guards:
             changed = old is not rec and old != rec
-            for cid, allowed, fields, memo in self.guards:
-                if cid in settled:
-                    continue
+            for cid, allowed, fields, memo in guards:
                 if changed and _collateral(rid, old, rec, allowed, fields, memo):
                     deltas[cid][rid] = True
                 else:
