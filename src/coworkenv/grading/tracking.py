@@ -61,7 +61,6 @@ class CheckTracker:
         self._deferred: dict[_Watch, None] = {}  # watches with records their settled checks have yet to see
         for watch in self._watch.values():
             watch.pending.clear()
-            watch.settle(self.first_true)
 
     def _advance(self, everything: bool) -> None:
         """Read the changes made since the last call: each changed record is brought up to date in the checks of
@@ -132,14 +131,17 @@ class CheckTracker:
             self._sync()
             if not self.ws.changes and self._step0 is not None:
                 self.first_true = {cid: step for cid in self._step0}  # the initial state: known from the first reset
+                for watch in self._watch.values():
+                    watch.settle_initial()
             else:
                 for check in self.checks:
                     if check.id not in self.first_true and self.result(check)[0]:
                         self.first_true[check.id] = step
-                if not self.ws.changes:
+                initial = not self.ws.changes
+                if initial:
                     self._step0 = dict(self.first_true)
-            for watch in self._watch.values():
-                watch.settle(self.first_true)
+                for watch in self._watch.values():
+                    watch.settle(self.first_true, keep=initial)
             self._dirty = {}
             return
         self._advance(False)
@@ -187,6 +189,7 @@ class _Watch:
         "open_guards",
         "open_wheres",
         "pending",
+        "step0",
         "table",
         "wheres",
     )
@@ -207,14 +210,23 @@ class _Watch:
         ]
         self.checks = [(c.id, c, next((k for t, k in _KINDS if isinstance(c, t)), _DIRECT_KIND)) for c in checks]
         self.pending: dict[str, None] = {}  # records changed since the settled checks were last brought up to date
+        self.step0: tuple[Any, ...] | None = None  # what settle() gives on the initial state, kept
         self.settle({})
 
-    def settle(self, first_true: dict[str, int]) -> None:
-        """Note which checks have held (settled: not brought up to date at every write) and which are open."""
+    def settle_initial(self) -> None:
+        """``settle`` on the initial state's results, which are the same every episode: as it was kept."""
+        assert self.step0 is not None  # kept by the settle on the tracker's first step 0
+        self.open, self.open_wheres, self.open_guards, self.deferring = self.step0
+
+    def settle(self, first_true: dict[str, int], *, keep: bool = False) -> None:
+        """Note which checks have held (settled: not brought up to date at every write) and which are open;
+        ``keep``: these are the initial state's, for :meth:`settle_initial`."""
         self.open = [c for c in self.checks if c[0] not in first_true]
         self.open_wheres = [w for w in self.wheres if w[0] not in first_true]
         self.open_guards = [g for g in self.guards if g[0] not in first_true]
         self.deferring = len(self.open_wheres) < len(self.wheres) or len(self.open_guards) < len(self.guards)
+        if keep:
+            self.step0 = (self.open, self.open_wheres, self.open_guards, self.deferring)
 
     def refresh(
         self, rid: str, deltas: dict[str, dict[str, bool]], counts: dict[str, int], wheres: list[Any], guards: list[Any]
