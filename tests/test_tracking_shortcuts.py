@@ -155,11 +155,32 @@ def test_settled_checks_catch_up_when_asked(name: str, ops: list[tuple[int, ...]
         apply_op(ws, op)
         if op[0] == 0:  # a reset starts the count again, as an episode's reset does
             expected = {}
+        if step <= len(asks) and asks[step - 1]:  # results asked for between a write and its record()
+            agrees(ws, tracker, checks)
         tracker.record(step)
         for c in checks:
             if c.id not in expected and state_check(c, ws)[0]:
                 expected[c.id] = step
         assert tracker.first_true == expected
-        if step <= len(asks) and asks[step - 1]:
-            agrees(ws, tracker, checks)
     agrees(ws, tracker, checks)
+
+
+def test_a_check_that_turns_true_while_results_are_read_is_recorded() -> None:
+    """Results read between a write and ``record`` consume the change: ``record`` must still see the check that
+    turned true."""
+    ws, tracker, checks = make(
+        [
+            {"id": "spam", "kind": "record_exists", "where": "r.folder == 'spam'"},
+            {"id": "keep", "kind": "unchanged", "allow": "r.folder == 'spam'"},
+        ]
+    )
+    tracker.record(0)
+    assert tracker.first_true == {"keep": 0}
+    ws.services["mail"].update("messages", "msg-101", {"folder": "spam"})
+    agrees(ws, tracker, checks)
+    tracker.record(1)
+    assert tracker.first_true == {"keep": 0, "spam": 1}
+    ws.services["mail"].update("messages", "msg-102", {"folder": "archive"})  # collateral: a settled check sees it
+    tracker.record(2)
+    agrees(ws, tracker, checks)
+    assert not tracker.result(checks[1])[0] and tracker.first_true == {"keep": 0, "spam": 1}

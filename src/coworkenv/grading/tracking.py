@@ -71,25 +71,25 @@ class CheckTracker:
             self.reset()
         changes = ws.changes
         seen = self._seen
-        if seen == len(changes):
+        end = len(changes)
+        if seen == end:
             return
-        watches, dirty, deltas, counts = self._watch, self._dirty, self._delta, self._count
-        fresh = changes[seen:]
-        for service, collection, rid in fresh if len(fresh) == 1 else dict.fromkeys(fresh):
+        self._seen = end
+        watches, dirty = self._watch, self._dirty
+        for service, collection, rid in (changes[seen],) if end == seen + 1 else dict.fromkeys(changes[seen:]):
             watch = watches.get((service, collection))
             if watch is None:
                 continue
             if everything:
-                watch.refresh(rid, deltas, counts, watch.wheres, watch.guards)
+                watch.refresh(rid, self._delta, self._count, watch.wheres, watch.guards)
             else:
                 if watch.open_wheres or watch.open_guards:
-                    watch.refresh(rid, deltas, counts, watch.open_wheres, watch.open_guards)
+                    watch.refresh(rid, self._delta, self._count, watch.open_wheres, watch.open_guards)
                 if watch.deferring:
                     watch.pending[rid] = None
                     self._deferred[watch] = None
-            if dirty is not None and watch.open:
+            if watch.open and dirty is not None:
                 dirty[watch] = None
-        self._seen = len(changes)
 
     def _sync(self) -> None:
         """Bring every check up to date: the new changes, and the records settled checks were spared."""
