@@ -83,7 +83,7 @@ class CheckTracker:
             if everything:
                 watch.refresh(rid, self._delta, self._count, watch.wheres, watch.guards)
             else:
-                if watch.open_wheres or watch.open_guards:
+                if watch.refreshing:
                     watch.refresh(rid, self._delta, self._count, watch.open_wheres, watch.open_guards)
                 if watch.deferring:
                     watch.pending[rid] = None
@@ -160,6 +160,9 @@ class CheckTracker:
                     holds = counts[cid] == 0
                 elif kind == _COUNT:
                     holds = COMPARE[check.op](counts[cid], check.value)
+                elif kind == _FIELD:  # as state_check judges it, without its detail text
+                    rec = watch.table.get(check.record_id)
+                    holds = rec is not None and rec.get(check.field) == check.value
                 else:
                     holds = state_check(check, self.ws)[0]
                 if holds:
@@ -170,8 +173,14 @@ class CheckTracker:
         dirty.clear()
 
 
-_EXISTS, _ABSENT, _COUNT, _UNCHANGED, _DIRECT_KIND = range(5)
-_KINDS = ((m.RecordExists, _EXISTS), (m.RecordAbsent, _ABSENT), (m.Count, _COUNT), (m.Unchanged, _UNCHANGED))
+_EXISTS, _ABSENT, _COUNT, _UNCHANGED, _FIELD, _DIRECT_KIND = range(6)
+_KINDS = (
+    (m.RecordExists, _EXISTS),
+    (m.RecordAbsent, _ABSENT),
+    (m.Count, _COUNT),
+    (m.Unchanged, _UNCHANGED),
+    (m.FieldEquals, _FIELD),
+)
 
 
 class _Watch:
@@ -189,6 +198,7 @@ class _Watch:
         "open_guards",
         "open_wheres",
         "pending",
+        "refreshing",
         "step0",
         "table",
         "wheres",
@@ -216,7 +226,7 @@ class _Watch:
     def settle_initial(self) -> None:
         """``settle`` on the initial state's results, which are the same every episode: as it was kept."""
         assert self.step0 is not None  # kept by the settle on the tracker's first step 0
-        self.open, self.open_wheres, self.open_guards, self.deferring = self.step0
+        self.open, self.open_wheres, self.open_guards, self.deferring, self.refreshing = self.step0
 
     def settle(self, first_true: dict[str, int], *, keep: bool = False) -> None:
         """Note which checks have held (settled: not brought up to date at every write) and which are open;
@@ -225,8 +235,9 @@ class _Watch:
         self.open_wheres = [w for w in self.wheres if w[0] not in first_true]
         self.open_guards = [g for g in self.guards if g[0] not in first_true]
         self.deferring = len(self.open_wheres) < len(self.wheres) or len(self.open_guards) < len(self.guards)
+        self.refreshing = bool(self.open_wheres or self.open_guards)
         if keep:
-            self.step0 = (self.open, self.open_wheres, self.open_guards, self.deferring)
+            self.step0 = (self.open, self.open_wheres, self.open_guards, self.deferring, self.refreshing)
 
     def refresh(
         self, rid: str, deltas: dict[str, dict[str, bool]], counts: dict[str, int], wheres: list[Any], guards: list[Any]
