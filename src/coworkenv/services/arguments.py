@@ -226,15 +226,44 @@ def _field_check(info: FieldInfo) -> Check | frozenset[type] | None:
     if base is None or (bounds and annotation not in (int, float)) or (keeps and annotation is not str):
         return None
     if bounds:
-        inner = base
-        base = lambda v: inner(v) and all(cmp(v, b) for cmp, b in bounds)  # noqa: E731
+        base = _within(base, bounds)
     if keeps:
-        text = base
-        base = lambda v: text(v) and all(_keeps(f, v) for f in keeps)  # noqa: E731
+        base = _kept(base, keeps)
     if optional:
         plain = base
         return lambda v: v is None or plain(v)
     return base
+
+
+def _within(base: Check, bounds: list[tuple[Callable[[Any, Any], bool], Any]]) -> Check:
+    """``base`` and every bound (a loop, not a generator: a check runs for every field of every write)."""
+
+    def within(v: Any) -> bool:
+        if not base(v):
+            return False
+        for cmp, bound in bounds:  # noqa: SIM110 - hot path: a plain loop, no generator per value
+            if not cmp(v, bound):
+                return False
+        return True
+
+    return within
+
+
+def _kept(base: Check, keeps: list[Callable[[Any], Any]]) -> Check:
+    """``base`` and every after-validator keeping the value as it is."""
+    if len(keeps) == 1:
+        (keep,) = keeps
+        return lambda v: base(v) and _keeps(keep, v)
+
+    def kept(v: Any) -> bool:
+        if not base(v):
+            return False
+        for keep in keeps:  # noqa: SIM110 - hot path: a plain loop, no generator per value
+            if not _keeps(keep, v):
+                return False
+        return True
+
+    return kept
 
 
 def _plain_after(meta: Any) -> Callable[[Any], Any] | None:
