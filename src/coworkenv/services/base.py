@@ -383,11 +383,22 @@ def as_validator(check: Callable[[str, str], str], value: str, field: str) -> st
         raise ValueError(str(exc)) from None
 
 
-IsoDate = Annotated[str, AfterValidator(lambda v: as_validator(check_date, v, "date"))]
+def _field_validator(check: Callable[[str, str], str], field: str) -> Callable[[str], str]:
+    """``as_validator`` of one helper as a function of the value, cached: the helpers are pure, every write
+    checks its records' dates and addresses, and an episode's values recur (a failure is not cached)."""
+
+    @lru_cache(maxsize=4096)
+    def validate(value: str) -> str:
+        return as_validator(check, value, field)
+
+    return validate
+
+
+IsoDate = Annotated[str, AfterValidator(_field_validator(check_date, "date"))]
 """A record field holding a date ``YYYY-MM-DD`` (a fixture with anything else is refused, naming the field)."""
-IsoDateTime = Annotated[str, AfterValidator(lambda v: as_validator(check_datetime, v, "time"))]
+IsoDateTime = Annotated[str, AfterValidator(_field_validator(check_datetime, "time"))]
 """A record field holding a date-time, normalised to ``YYYY-MM-DDTHH:MM``."""
-Email = Annotated[str, AfterValidator(lambda v: as_validator(check_email, v, "email"))]
+Email = Annotated[str, AfterValidator(_field_validator(check_email, "email"))]
 """A record field holding an email address."""
 
 
