@@ -203,7 +203,8 @@ def _record_plan(model: type[BaseModel]) -> RecordPlan | None:
 
 def _field_check(info: FieldInfo) -> Check | frozenset[type] | None:
     """An exact check of a field's value (a set of types: the value's exact type is one of them), or None when
-    the field is not one the table judges."""
+    the field is not one the table judges. A check is one function, its parts inlined: it runs for every field
+    of every write."""
     annotation, optional = _unwrap_optional(info.annotation)
     metadata = list(info.metadata)
     if get_origin(annotation) is Annotated:  # ``Annotated[...] | None``: the metadata stays inside the union
@@ -211,7 +212,6 @@ def _field_check(info: FieldInfo) -> Check | frozenset[type] | None:
         metadata += inner_metadata
     if annotation in (str, int, float, bool) and not metadata:
         return frozenset({annotation, type(None)} if optional else {annotation})
-    base = _base_check(annotation)
     bounds = []
     keeps = []
     for meta in metadata:
@@ -223,24 +223,19 @@ def _field_check(info: FieldInfo) -> Check | frozenset[type] | None:
         if func is None:
             return None
         keeps.append(func)
-    if base is None or (bounds and annotation not in (int, float)) or (keeps and annotation is not str):
-        return None
-    if bounds:
-        base = _within(base, bounds)
-    if keeps:
-        base = _kept(base, keeps)
-    if optional:
-        plain = base
-        return lambda v: v is None or plain(v)
-    return base
+    if keeps and not bounds and annotation is str:
+        return _kept(keeps, optional)
+    if bounds and not keeps and annotation in (int, float):
+        return _within(annotation, bounds, optional)
+    return None if bounds or keeps else _base_check(annotation, optional)
 
 
-def _within(base: Check, bounds: list[tuple[Callable[[Any, Any], bool], Any]]) -> Check:
-    """``base`` and every bound (a loop, not a generator: a check runs for every field of every write)."""
+def _within(exact: type, bounds: list[tuple[Callable[[Any, Any], bool], Any]], optional: bool) -> Check:
+    """A number of type ``exact`` within every bound (or None, when ``optional``)."""
 
     def within(v: Any) -> bool:
-        if not base(v):
-            return False
+        if type(v) is not exact:
+            return optional and v is None
         for cmp, bound in bounds:  # noqa: SIM110 - hot path: a plain loop, no generator per value
             if not cmp(v, bound):
                 return False
@@ -249,21 +244,31 @@ def _within(base: Check, bounds: list[tuple[Callable[[Any, Any], bool], Any]]) -
     return within
 
 
-def _kept(base: Check, keeps: list[Callable[[Any], Any]]) -> Check:
-    """``base`` and every after-validator keeping the value as it is."""
-    if len(keeps) == 1:
-        (keep,) = keeps
-        return lambda v: base(v) and _keeps(keep, v)
+def _kept(keeps: list[Callable[[Any], Any]], optional: bool) -> Check:
+    """A text every after-validator keeps as it is (or None, when ``optional``)."""
 
     def kept(v: Any) -> bool:
-        if not base(v):
-            return False
+        if type(v) is not str:
+            return optional and v is None
         for keep in keeps:  # noqa: SIM110 - hot path: a plain loop, no generator per value
             if not _keeps(keep, v):
                 return False
         return True
 
-    return kept
+    if len(keeps) > 1:
+        return kept
+    (keep,) = keeps
+
+    def kept_by_one(v: Any) -> bool:  # ``kept`` with ``_keeps`` inlined: the usual field (a date, an address)
+        if type(v) is not str:
+            return optional and v is None
+        try:
+            out = keep(v)
+        except Exception:  # whatever it raises, the model raises it again
+            return False
+        return type(out) is str and out == v
+
+    return kept_by_one
 
 
 def _plain_after(meta: Any) -> Callable[[Any], Any] | None:
@@ -296,14 +301,18 @@ def _unwrap_optional(annotation: Any) -> tuple[Any, bool]:
     return annotation, False
 
 
-def _base_check(annotation: Any) -> Check | None:
+def _base_check(annotation: Any, optional: bool = False) -> Check | None:
     if annotation in (str, int, float, bool):
         exact = annotation
-        return lambda v: type(v) is exact
+        return (lambda v: v is None or type(v) is exact) if optional else (lambda v: type(v) is exact)
     if get_origin(annotation) is Literal and all(type(a) is str for a in get_args(annotation)):
         allowed = frozenset(get_args(annotation))
+        if optional:
+            return lambda v: v is None or (type(v) is str and v in allowed)
         return lambda v: type(v) is str and v in allowed
     if _is_list(annotation):
+        if optional:
+            return lambda v: v is None or (type(v) is list and (not v or {*map(type, v)} == _TEXT))
         return lambda v: type(v) is list and (not v or {*map(type, v)} == _TEXT)
     return None
 
