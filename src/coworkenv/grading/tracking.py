@@ -15,7 +15,7 @@ compare both on random write sequences).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from coworkenv.expr import record_fields
 from coworkenv.expr_fast import Predicate, record_predicate
@@ -58,9 +58,10 @@ class CheckTracker:
         self._epoch = self.ws.epoch
         self._seen = 0  # the deltas are relative to step 0, so every change since the reset counts
         self._dirty: dict[_Watch, None] | None = None  # watches of collections changed since record(); None: all
-        self._deferred: dict[_Watch, None] = {}  # watches with records their settled checks have yet to see
-        for watch in self._watch.values():
-            watch.pending.clear()
+        # per collection, which checks are open (see _Watch.settle); filled by the first record()
+        self._open: dict[_Watch, Open] = {}
+        self._pending: dict[tuple[_Watch, str], None] = {}  # records the settled checks have yet to see
+        # (the episode's state lives in the tracker's own attributes, which a fork snapshot copies; a watch is shared)
 
     def _advance(self, everything: bool) -> None:
         """Read the changes made since the last call: each changed record is brought up to date in the checks of
@@ -82,24 +83,24 @@ class CheckTracker:
                 continue
             if everything:
                 watch.refresh(rid, self._delta, self._count, watch.wheres, watch.guards)
-            else:
-                if watch.refreshing:
-                    watch.refresh(rid, self._delta, self._count, watch.open_wheres, watch.open_guards)
-                if watch.deferring:
-                    watch.pending[rid] = None
-                    self._deferred[watch] = None
-            if watch.open and dirty is not None:
-                dirty[watch] = None
+                if dirty is not None and self._open[watch].checks:
+                    dirty[watch] = None
+                continue
+            state = self._open[watch]
+            if state.refreshing:
+                watch.refresh(rid, self._delta, self._count, state.wheres, state.guards)
+            if state.deferring:
+                self._pending[(watch, rid)] = None
+            if state.checks:
+                dirty[watch] = None  # type: ignore[index]  # only record() reads for the open checks: after the first
 
     def _sync(self) -> None:
         """Bring every check up to date: the new changes, and the records settled checks were spared."""
         self._advance(True)
         deltas, counts = self._delta, self._count
-        for watch in self._deferred:
-            for rid in watch.pending:  # again for the checks that had it: the same outcome
-                watch.refresh(rid, deltas, counts, watch.wheres, watch.guards)
-            watch.pending.clear()
-        self._deferred.clear()
+        for watch, rid in self._pending:  # again for the checks that had it: the same outcome
+            watch.refresh(rid, deltas, counts, watch.wheres, watch.guards)
+        self._pending.clear()
 
     def result(self, check: Any) -> tuple[bool, str]:
         """(passed, detail) of one state check on the live state, as :func:`state_check` gives it."""
@@ -131,8 +132,7 @@ class CheckTracker:
             self._sync()
             if not self.ws.changes and self._step0 is not None:
                 self.first_true = {cid: step for cid in self._step0}  # the initial state: known from the first reset
-                for watch in self._watch.values():
-                    watch.settle_initial()
+                self._open = {watch: watch.step0 for watch in self._watch.values()}  # type: ignore[misc]
             else:
                 for check in self.checks:
                     if check.id not in self.first_true and self.result(check)[0]:
@@ -140,8 +140,7 @@ class CheckTracker:
                 initial = not self.ws.changes
                 if initial:
                     self._step0 = dict(self.first_true)
-                for watch in self._watch.values():
-                    watch.settle(self.first_true, keep=initial)
+                self._open = {watch: watch.settle(self.first_true, keep=initial) for watch in self._watch.values()}
             self._dirty = {}
             return
         self._advance(False)
@@ -151,7 +150,7 @@ class CheckTracker:
         first, counts, deltas = self.first_true, self._count, self._delta
         for watch in dirty:
             turned = False
-            for cid, check, kind in watch.open:
+            for cid, check, kind in self._open[watch].checks:
                 if kind == _UNCHANGED:
                     holds = not deltas[cid]
                 elif kind == _EXISTS:
@@ -169,8 +168,18 @@ class CheckTracker:
                     first[cid] = step
                     turned = True
             if turned:
-                watch.settle(first)
+                self._open[watch] = watch.settle(first)
         dirty.clear()
+
+
+class Open(NamedTuple):
+    """A collection's open checks (not held yet) and what a write to it needs to do about them."""
+
+    checks: list[Any]  # (id, check, kind) of the open checks
+    wheres: list[Any]  # the open where checks, as _Watch.wheres lists them
+    guards: list[Any]  # the open unchanged checks, as _Watch.guards lists them
+    deferring: bool  # some where or unchanged check is settled: a changed record waits for it in _pending
+    refreshing: bool  # some where or unchanged check is open: a changed record is evaluated at the write
 
 
 _EXISTS, _ABSENT, _COUNT, _UNCHANGED, _FIELD, _DIRECT_KIND = range(6)
@@ -189,20 +198,7 @@ class _Watch:
     checks that may have turned true, with their kind. Holds the live and the initial table (a workspace keeps
     its table objects for its lifetime)."""
 
-    __slots__ = (
-        "checks",
-        "deferring",
-        "guards",
-        "initial",
-        "open",
-        "open_guards",
-        "open_wheres",
-        "pending",
-        "refreshing",
-        "step0",
-        "table",
-        "wheres",
-    )
+    __slots__ = ("checks", "guards", "initial", "step0", "table", "wheres")
 
     def __init__(self, ws: Workspace, key: tuple[str, str], checks: list[Any], baseline: dict[str, frozenset[str]]):
         service, collection = key
@@ -219,25 +215,23 @@ class _Watch:
             if isinstance(c, m.Unchanged)
         ]
         self.checks = [(c.id, c, next((k for t, k in _KINDS if isinstance(c, t)), _DIRECT_KIND)) for c in checks]
-        self.pending: dict[str, None] = {}  # records changed since the settled checks were last brought up to date
-        self.step0: tuple[Any, ...] | None = None  # what settle() gives on the initial state, kept
-        self.settle({})
+        self.step0: Open | None = None  # settle() on the initial state's results (the same every episode), kept
 
-    def settle_initial(self) -> None:
-        """``settle`` on the initial state's results, which are the same every episode: as it was kept."""
-        assert self.step0 is not None  # kept by the settle on the tracker's first step 0
-        self.open, self.open_wheres, self.open_guards, self.deferring, self.refreshing = self.step0
-
-    def settle(self, first_true: dict[str, int], *, keep: bool = False) -> None:
-        """Note which checks have held (settled: not brought up to date at every write) and which are open;
-        ``keep``: these are the initial state's, for :meth:`settle_initial`."""
-        self.open = [c for c in self.checks if c[0] not in first_true]
-        self.open_wheres = [w for w in self.wheres if w[0] not in first_true]
-        self.open_guards = [g for g in self.guards if g[0] not in first_true]
-        self.deferring = len(self.open_wheres) < len(self.wheres) or len(self.open_guards) < len(self.guards)
-        self.refreshing = bool(self.open_wheres or self.open_guards)
+    def settle(self, first_true: dict[str, int], *, keep: bool = False) -> Open:
+        """Which checks are open (have not held yet: brought up to date at every write) and which are settled;
+        ``keep``: these are the initial state's."""
+        wheres = [w for w in self.wheres if w[0] not in first_true]
+        guards = [g for g in self.guards if g[0] not in first_true]
+        state = Open(
+            [c for c in self.checks if c[0] not in first_true],
+            wheres,
+            guards,
+            len(wheres) < len(self.wheres) or len(guards) < len(self.guards),
+            bool(wheres or guards),
+        )
         if keep:
-            self.step0 = (self.open, self.open_wheres, self.open_guards, self.deferring, self.refreshing)
+            self.step0 = state
+        return state
 
     def refresh(
         self, rid: str, deltas: dict[str, dict[str, bool]], counts: dict[str, int], wheres: list[Any], guards: list[Any]
