@@ -59,21 +59,21 @@ class Fields:
         return True
 
 
-class Arguments:
+class Arguments(Fields):
     """The exact-type table of one argument model: ``fast(args)`` gives the call's keyword arguments, or None
     when only the model can say (then :meth:`model` validates, raising pydantic's ValidationError)."""
 
-    __slots__ = ("copies", "fields", "known", "model", "required")
+    __slots__ = ("copies", "known", "model", "required")
 
     def __init__(self, model: type[BaseModel], checks: dict[str, Check | frozenset[type]] | None) -> None:
+        super().__init__(checks or {})
         self.model = model
         self.known = checks is not None  # False: every call goes to the model
-        self.fields = Fields(checks or {})
         self.required = frozenset(n for n, f in model.model_fields.items() if f.is_required())
         self.copies = frozenset(n for n, f in model.model_fields.items() if _is_list(f.annotation))
 
     def fast(self, args: dict[str, Any]) -> dict[str, Any] | None:
-        if not self.known or not self.fields.plain(args) or not args.keys() >= self.required:
+        if not self.known or not self.plain(args) or not args.keys() >= self.required:
             return None
         if self.copies.isdisjoint(args):
             return args
