@@ -18,6 +18,9 @@ ROOT = Path(coworkenv.__file__).parent
 ORDER: list[tuple[str, ...]] = [
     ("storage", "heap", "expr_ops", "values", "patterns", "trajectory"),  # shared leaves
     ("transcript",),
+    ("expr_parse",),  # the expression language: parse, the reference evaluator, then what builds on it
+    ("expr_eval",),
+    ("expr_template", "expr_fast"),
     ("expr", "spec"),
     ("capabilities",),
     ("services",),
