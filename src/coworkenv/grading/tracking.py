@@ -240,11 +240,14 @@ class _Watch:
         ``guards`` up to date for ``rid``. Idempotent: the outcome depends on the record now and at step 0 only."""
         rec = self.table.get(rid)
         old = self.initial.get(rid)
-        both = rec is not None and old is not None
         for cid, matches, fields, baseline in wheres:
             initially = rid in baseline
-            # as at step 0 when the fields the check reads are as they were then
-            now = initially if both and _agree(old, rec, fields) else rec is not None and matches(rec)
+            if rec is None:
+                now = False
+            elif old is not None and _agree(old, rec, fields):
+                now = initially  # the fields the check reads are as they were at step 0
+            else:
+                now = matches(rec)
             delta = deltas[cid]
             before = delta.get(rid, initially)
             if now is before:
