@@ -179,21 +179,22 @@ def test_percent_is_the_numeric_remainder_only() -> None:
 
 
 def test_tokenising_is_linear() -> None:
-    """Four times the terms cost about four times the CPU, not sixteen (CPU time: a loaded machine does not skew it)."""
+    """Eight times the terms cost about eight times the CPU, not sixty-four (CPU time, best of five: a loaded
+    machine does not skew it much, and the bound leaves three times the linear cost)."""
     import time
 
     def cpu(n: int) -> float:
         src = " + ".join(["1"] * n)
         best = float("inf")
-        for _ in range(3):
+        for _ in range(5):
             start = time.process_time()
             assert evaluate(src, {}) == n
             best = min(best, time.process_time() - start)
         return best
 
-    small, large = cpu(250), cpu(1000)  # 1,000 terms: 3,997 characters, just under the bound
+    small, large = cpu(125), cpu(1000)  # 1,000 terms: 3,997 characters, just under the bound
     assert large < 0.5
-    assert large < 10 * max(small, 1e-4)
+    assert large < 24 * max(small, 1e-4)
 
 
 def test_huge_integers_in_context_are_expr_errors_when_formatted() -> None:

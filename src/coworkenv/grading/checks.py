@@ -65,7 +65,8 @@ class _Matches:
     def __call__(self, where: str, records: dict[str, Any], initial: dict[str, Any]) -> list[dict[str, Any]]:
         known, hits = self.known, []
         for rid, rec in records.items():
-            if initial.get(rid) is not rec:
+            stored_at_start = initial.get(rid) is rec
+            if not stored_at_start:
                 matched = record_matches(where, rec)
             else:
                 entry = known.get((where, id(rec)))

@@ -187,7 +187,7 @@ class ToolRouter:
         stored record read) runs without the general code's calls."""
         info = self.tools.get(name)
         args = plain_object(raw) if info is not None else None
-        if args is None:
+        if info is None or args is None:  # (args is None whenever info is)
             info, args, error = self.parse_args(name, raw)
             if info is None or args is None:
                 return info, args, False, error, _encode_error(error)
