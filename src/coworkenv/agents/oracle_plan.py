@@ -40,6 +40,11 @@ def _own(arguments: Any, flat: bool) -> Any:
     return arguments if type(arguments) is str else copy.deepcopy(arguments)
 
 
+def _bindings(ctx: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a run's bindings that a later fact learnt does not change (facts are the only binding it edits)."""
+    return {**ctx, "facts": dict(ctx["facts"])}
+
+
 @dataclass(frozen=True)
 class Move:
     """A turn the oracle made, and its state after it (bindings with the facts learnt copied)."""
@@ -53,7 +58,7 @@ class Move:
     ctx: dict[str, Any]
 
     def bindings(self) -> dict[str, Any]:
-        return {**self.ctx, "facts": dict(self.ctx["facts"])}
+        return _bindings(self.ctx)
 
 
 class Point:
@@ -153,8 +158,7 @@ class ReplayedRun(OracleRun):
             flat = _flat(arguments)
             spec_call = (call.id, call.name, _own(arguments, flat), flat)
         step = None if pending is None else pending[0]
-        bindings = {**self.ctx, "facts": dict(self.ctx["facts"])}
-        move = Move(content, spec_call, self.cursor, self.calls, self.retries, step, bindings)
+        move = Move(content, spec_call, self.cursor, self.calls, self.retries, step, _bindings(self.ctx))
         return self.plan.add(point, key, move)
 
 
