@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from coworkenv.grading.answers import prompt_of
-from coworkenv.grading.checks import EpisodeLog
 from coworkenv.grading.score import grade as grade_episode
 from coworkenv.grading.stages import StageState, combine_stages, grade_stage, unreached
 from coworkenv.grading.tracking import CheckTracker
@@ -22,7 +21,7 @@ from coworkenv.runtime.asynchronous import AsyncMethods
 from coworkenv.runtime.events import EventScheduler, Firing
 from coworkenv.runtime.policy_monitor import RuleMonitor
 from coworkenv.runtime.prompt import system_prompt
-from coworkenv.runtime.records import call_record, set_tool_calls, step_record
+from coworkenv.runtime.records import CallLog, call_record, set_tool_calls, step_record
 from coworkenv.runtime.router import CallResult, ToolRouter, exposed_tools
 from coworkenv.runtime.stages import StageRun
 from coworkenv.runtime.turn import AssistantTurn, ToolCall, parse_turn
@@ -91,8 +90,9 @@ class Environment(AsyncMethods[Observation]):
             {"role": "system", "content": self._system},
             {"role": "user", "content": self.user.opening()},
         ]
-        self.steps: list[StepRecord] = []
-        self.log = EpisodeLog(prompt=self._prompt)
+        self._steps: list[StepRecord | int] = []  # an int i: lean step i's record, made when read (see steps)
+        self._built = 0  # how many of _steps are records
+        self.log = CallLog(prompt=self._prompt)
         self.violations: list[Violation] = []
         self.tool_counts: dict[str, int] = {}
         self.scheduler.reset()
@@ -111,12 +111,12 @@ class Environment(AsyncMethods[Observation]):
     def step(self, turn: Any) -> Observation:
         """Apply one agent turn; never raises on malformed input."""
         if self.done:
-            return Observation([], self.router.schemas(), True, self.done_reason, len(self.steps))
+            return Observation([], self.router.schemas(), True, self.done_reason, len(self._steps))
         if type(turn) is AssistantTurn:
             lean = self._lean_step(turn)
             if lean is not None:
                 return lean
-        index = len(self.steps) + 1
+        index = len(self._steps) + 1
         stages = self.stages
         stage = stages.index if stages is not None else 0
         parsed, problems = parse_turn(turn, index)
@@ -136,6 +136,21 @@ class Environment(AsyncMethods[Observation]):
         info = self._stage_info(stage) if stages is not None else {}
         return self._close_step(index, record, new, changed, info)
 
+    @property
+    def steps(self) -> list[StepRecord]:
+        """The step records, in order. A lean step (one call, nothing else to note) leaves only its index, and its
+        record, ``StepRecord(index=i, tool_calls=1, malformed=False)``, is made here when first read: most are read
+        only when the episode ends, if at all. The same list and records on every read."""
+        steps = self._steps
+        built = self._built
+        if built < len(steps):
+            for i in range(built, len(steps)):
+                entry = steps[i]
+                if type(entry) is int:
+                    steps[i] = step_record(entry, False, 1)
+            self._built = len(steps)
+        return cast(list[StepRecord], steps)
+
     def _lean_step(self, turn: AssistantTurn) -> Observation | None:
         """``step`` for the usual turn, or None when the turn is not one: a single call with nothing to do but
         run it (no stage, no fault that could hit it, within the tool-call budget, no rule or event on its tool;
@@ -152,42 +167,49 @@ class Environment(AsyncMethods[Observation]):
         scheduler = self.scheduler
         if (
             type(call) is not ToolCall
-            or len(log.calls) >= self.max_tool_calls
+            or log.count() >= self.max_tool_calls
             or name in self.monitor.by_tool
             or name in scheduler.by_tool
         ):
             return None
-        index = len(self.steps) + 1
-        record = self._open_step(index, False, fields["usage"], tool_calls=1)
+        index = len(self._steps) + 1
+        self._begin_step(index, fields["usage"], index)
         self.messages.append({"role": "assistant", "content": fields["content"] or "", "tool_calls": [call.message()]})
         call_id, raw = given["id"], given["arguments"]
         info, args, ok, error, content = self.router.call(name, raw, self.tool_counts)
         kind = info.kind if info is not None else None
-        owned = type(raw) is str  # arguments decoded from text are the router's own: the record keeps them
-        log.calls.append(call_record(index, call_id, name, args, ok, kind, error, False, self.confirmed, owned=owned))
+        if type(raw) is not str and args is not None:  # decoded from text, they are the router's own; else a copy
+            args = dict(args)
+        log.unlogged.append((index, call_id, name, args, ok, kind, error, self.confirmed))
         message = {"role": "tool", "tool_call_id": call_id, "name": name, "content": content}
         wrote = ok and kind == "write"
         if wrote or index >= self.max_turns or scheduler.due(index):  # else _close_step has nothing to do
-            return self._close_step(index, record, [message], wrote, {})
+            return self._close_step(index, None, [message], wrote, {})
         self.messages.append(message)
         return Observation([message], self.router.schemas(), False, "", index, {})
 
-    def _open_step(self, index: int, malformed: bool, usage: dict[str, int], tool_calls: int = 0) -> StepRecord:
+    def _open_step(self, index: int, malformed: bool, usage: dict[str, int]) -> StepRecord:
         """Count the turn's tokens and start its step record."""
+        record = step_record(index, malformed)
+        self._begin_step(index, usage, record)
+        return record
+
+    def _begin_step(self, index: int, usage: dict[str, int], record: StepRecord | int) -> None:
+        """Count the turn's tokens and add its step record (a lean step's index, see :attr:`steps`)."""
         if usage:
             for key, value in usage.items():
                 self.usage[key] = self.usage.get(key, 0) + value
-        record = step_record(index, malformed, tool_calls)
-        self.steps.append(record)
+        self._steps.append(record)
         self.log.last_step = index
-        return record
 
     def _close_step(
-        self, index: int, record: StepRecord, new: list[dict[str, Any]], changed: bool, info: dict[str, Any]
+        self, index: int, record: StepRecord | None, new: list[dict[str, Any]], changed: bool, info: dict[str, Any]
     ) -> Observation:
         """Fire the events due after the step, note the checks that now hold, end at the turn limit; the step's
-        observation."""
+        observation. ``record``: the step's record, None for a lean step (made here if an event needs it)."""
         if self.scheduler.due(index):
+            if record is None:
+                record = self.steps[-1]
             fired_before = len(record.events)
             new.extend(self._fire_events(after_step=index))
             changed |= len(record.events) > fired_before
@@ -378,7 +400,8 @@ class Environment(AsyncMethods[Observation]):
         return new
 
     def _fire_events(self, after_step: int) -> list[dict[str, Any]]:
-        record = self.steps[-1] if self.steps else None
+        steps = self.steps
+        record = steps[-1] if steps else None
         return [n for firing in self.scheduler.at_step(after_step) for n in self._apply_event(firing, record)]
 
     def _apply_event(self, firing: Firing, record: StepRecord | None) -> list[dict[str, Any]]:

@@ -6,6 +6,11 @@ a tenth of a read step. These builders fill the instance as validation would —
 in ``__dict__``, fresh default lists, and the same set of fields marked as given — so the
 records compare, copy and serialise exactly like validated ones. (pydantic's
 ``model_construct`` does the same, but measured slower than validating.)
+
+Even built so, the two records were a third of a read step, and most are read only when the
+episode ends, if at all. :class:`CallLog` keeps the values of a lean step's call in a tuple
+and builds its record when ``calls`` is read (the environment does the same for the step's
+own record); the values are those of the call's own step, whatever happened since.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from coworkenv.grading.checks import EpisodeLog
 from coworkenv.trajectory import StepRecord, ToolCallRecord
 
 _new = object.__new__
@@ -77,3 +83,38 @@ def set_tool_calls(record: StepRecord, count: int) -> None:
     validation (the value, and the field marked set), without the hook's lookups."""
     record.__dict__["tool_calls"] = count
     record.__pydantic_fields_set__.add("tool_calls")
+
+
+Unlogged = tuple[int, str, str, dict[str, Any] | None, bool, str | None, str | None, bool]
+"""A call not yet a record: step, call id, tool, arguments (the record's own), ok, kind, error, confirmed (never
+a fault: a call that could hit one takes the general path)."""
+
+
+class CallLog(EpisodeLog):
+    """The episode log, whose calls made by lean steps wait in ``unlogged`` as tuples until ``calls`` is read.
+
+    Reading ``calls`` turns them into records first, in order, so every reader (grading, the user, the rules, the
+    trajectory, a test holding the log) sees every call; a general-path call appends through ``calls`` too, so
+    the order is the order of the calls. ``logged`` holds the records made."""
+
+    logged: list[ToolCallRecord]
+    unlogged: list[Unlogged]
+
+    @property  # type: ignore[override]  # a field of EpisodeLog, kept as two lists here
+    def calls(self) -> list[ToolCallRecord]:
+        unlogged = self.unlogged
+        if unlogged:
+            logged = self.logged
+            for step, call_id, tool, args, ok, kind, error, confirmed in unlogged:
+                logged.append(call_record(step, call_id, tool, args, ok, kind, error, False, confirmed, owned=True))
+            unlogged.clear()
+        return self.logged
+
+    @calls.setter
+    def calls(self, value: list[ToolCallRecord]) -> None:
+        self.logged = value
+        self.unlogged = []
+
+    def count(self) -> int:
+        """How many calls the log holds, records and tuples."""
+        return len(self.logged) + len(self.unlogged)
