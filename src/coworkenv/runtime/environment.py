@@ -24,7 +24,7 @@ from coworkenv.runtime.prompt import system_prompt
 from coworkenv.runtime.records import CallLog, call_record, set_tool_calls, step_record
 from coworkenv.runtime.router import CallResult, ToolRouter, exposed_tools
 from coworkenv.runtime.stages import StageRun
-from coworkenv.runtime.turn import AssistantTurn, ToolCall, parse_turn
+from coworkenv.runtime.turn import AssistantTurn, ToolCall, call_message, parse_turn
 from coworkenv.runtime.user import ScriptedUser
 from coworkenv.runtime.workspace import Workspace
 from coworkenv.services.base import ToolError, ToolInfo
@@ -138,13 +138,16 @@ class Environment(AsyncMethods[Observation]):
 
     @property
     def steps(self) -> list[StepRecord]:
-        """The step records, in order. A lean step (one call, nothing else to note) leaves only its index, and its
-        record, ``StepRecord(index=i, tool_calls=1, malformed=False)``, is made here when first read: most are read
-        only when the episode ends, if at all. The same list and records on every read."""
+        """The step records so far, in a new list. A lean step (one call, nothing else to note) leaves only its
+        index, and its record, ``StepRecord(index=i, tool_calls=1, malformed=False)``, is made when first read (most
+        are read only when the episode ends, if at all); the same record objects on every read."""
+        return list(self._built_steps())
+
+    def _built_steps(self) -> list[StepRecord]:
+        """``_steps`` with the records of lean steps made."""
         steps = self._steps
-        built = self._built
-        if built < len(steps):
-            for i in range(built, len(steps)):
+        if self._built < len(steps):
+            for i in range(self._built, len(steps)):
                 entry = steps[i]
                 if type(entry) is int:
                     steps[i] = step_record(entry, False, 1)
@@ -167,15 +170,16 @@ class Environment(AsyncMethods[Observation]):
         scheduler = self.scheduler
         if (
             type(call) is not ToolCall
-            or log.count() >= self.max_tool_calls
+            or len(log.logged) + len(log.unlogged) >= self.max_tool_calls
             or name in self.monitor.by_tool
             or name in scheduler.by_tool
         ):
             return None
         index = len(self._steps) + 1
         self._begin_step(index, fields["usage"], index)
-        self.messages.append({"role": "assistant", "content": fields["content"] or "", "tool_calls": [call.message()]})
         call_id, raw = given["id"], given["arguments"]
+        call_text = call_message(call_id, name, raw)
+        self.messages.append({"role": "assistant", "content": fields["content"] or "", "tool_calls": [call_text]})
         info, args, ok, error, content = self.router.call(name, raw, self.tool_counts)
         kind = info.kind if info is not None else None
         if type(raw) is not str and args is not None:  # decoded from text, they are the router's own; else a copy
@@ -209,7 +213,7 @@ class Environment(AsyncMethods[Observation]):
         observation. ``record``: the step's record, None for a lean step (made here if an event needs it)."""
         if self.scheduler.due(index):
             if record is None:
-                record = self.steps[-1]
+                record = self._built_steps()[-1]
             fired_before = len(record.events)
             new.extend(self._fire_events(after_step=index))
             changed |= len(record.events) > fired_before
@@ -259,7 +263,7 @@ class Environment(AsyncMethods[Observation]):
             "sample": sample,
             "messages": self.transcript(),
             "tools": list(self.router.schemas()),
-            "steps": list(self.steps),
+            "steps": self.steps,
             "calls": list(self.log.calls),
             "grade": self.grade(),
             "done_reason": self.done_reason or "unfinished",
@@ -400,7 +404,7 @@ class Environment(AsyncMethods[Observation]):
         return new
 
     def _fire_events(self, after_step: int) -> list[dict[str, Any]]:
-        steps = self.steps
+        steps = self._built_steps()
         record = steps[-1] if steps else None
         return [n for firing in self.scheduler.at_step(after_step) for n in self._apply_event(firing, record)]
 

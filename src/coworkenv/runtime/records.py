@@ -100,7 +100,7 @@ class CallLog(EpisodeLog):
     logged: list[ToolCallRecord]
     unlogged: list[Unlogged]
 
-    @property  # type: ignore[override]  # a field of EpisodeLog, kept as two lists here
+    @property  # a field of EpisodeLog, kept here as two lists
     def calls(self) -> list[ToolCallRecord]:
         unlogged = self.unlogged
         if unlogged:
@@ -114,7 +114,3 @@ class CallLog(EpisodeLog):
     def calls(self, value: list[ToolCallRecord]) -> None:
         self.logged = value
         self.unlogged = []
-
-    def count(self) -> int:
-        """How many calls the log holds, records and tuples."""
-        return len(self.logged) + len(self.unlogged)

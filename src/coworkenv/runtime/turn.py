@@ -31,9 +31,13 @@ class ToolCall(BaseModel):
         Fields are read from ``__dict__``: a pydantic model's attribute access goes through its ``__getattr__``
         hook, several times the cost, and every call of every step reads them."""
         fields = self.__dict__
-        args = fields["arguments"]  # _text(), inlined: one call fewer on every call of every step
-        text = args if isinstance(args, str) else _encode_arguments(args)
-        return {"id": fields["id"], "type": "function", "function": {"name": fields["name"], "arguments": text}}
+        return call_message(fields["id"], fields["name"], fields["arguments"])
+
+
+def call_message(call_id: str, name: str, arguments: str | dict[str, Any]) -> dict[str, Any]:
+    """:meth:`ToolCall.message` from the call's fields (the lean step has read them already)."""
+    text = arguments if isinstance(arguments, str) else _encode_arguments(arguments)
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": text}}
 
 
 def _text(arguments: str | dict[str, Any]) -> str:
