@@ -142,3 +142,17 @@ def test_a_reset_drops_the_calls_not_yet_read() -> None:
     assert env.log.calls == [] and env.steps == []
     env.step(_turn(1, "mail_read", '{"message_id": "msg-502"}'))
     assert [c.call_id for c in env.log.calls] == ["c1"] and [s.index for s in env.steps] == [1]
+
+
+def test_in_a_spec_with_faults_only_the_faulted_tool_leaves_the_lean_path_and_its_fault_still_hits() -> None:
+    """PHISHING fails mail_move's first call: reads run lean around it, and the move's count is its own."""
+    env = Environment(PHISHING)
+    read = _turn(0, "mail_read", '{"message_id": "msg-501"}')
+    move = _turn(1, "mail_move", '{"message_id": "msg-501", "folder": "spam"}')
+    assert env._lean_step(read) is not None and env._lean_step(move) is None
+    turns = [read, read, move, read, move, read]
+    (calls, *_), _ = _all_ways(PHISHING, turns)  # PHISHING as it is: its fault kept
+    assert [(c["tool"], c["ok"], c["fault"]) for c in calls if c["tool"] == "mail_move"] == [
+        ("mail_move", False, True),
+        ("mail_move", True, False),
+    ]

@@ -163,7 +163,7 @@ class _Call(ToolCall):
 @pytest.mark.parametrize(
     ("case", "tool"),
     [
-        ("faults", "mail_read"),  # the example schedules a fault: any call may hit one
+        ("faults", "mail_move"),  # the example schedules a fault on its first call
         ("rule", "mail_send"),
         ("event", "mail_read"),
         ("fault_rate", "mail_read"),

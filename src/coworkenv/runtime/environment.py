@@ -77,6 +77,7 @@ class Environment(AsyncMethods[Observation]):
         self.stages = StageRun(spec) if spec.stages else None
         self._today = clock(spec.context)  # the user's today: read from the spec once, not at every reset
         self._multi_turn = spec.is_multi_turn
+        self._fault_tools = frozenset(f.tool for f in spec.faults)  # a call of any other tool meets no spec fault
         self.reset()
 
     # --- episode lifecycle ----------------------------------------------------------------
@@ -156,12 +157,14 @@ class Environment(AsyncMethods[Observation]):
 
     def _lean_step(self, turn: AssistantTurn) -> Observation | None:
         """``step`` for the usual turn, or None when the turn is not one: a single call with nothing to do but
-        run it (no stage, no fault that could hit it, within the tool-call budget, no rule or event on its tool;
-        an unknown tool too, whose error is all there is). What ``_run_calls`` and ``_run_call`` do for it,
-        without their branches; the turn's fields are read from ``__dict__``, as in :meth:`ToolCall.message`."""
+        run it (no stage, no fault that could hit it: none of the spec's on its tool, no random ones; within the
+        tool-call budget, no rule or event on its tool; an unknown tool too, whose error is all there is). What
+        ``_run_calls`` and ``_run_call`` do for it, without their branches; the turn's fields are read from
+        ``__dict__``, as in :meth:`ToolCall.message`. Its step and call records wait as values (:attr:`steps`,
+        :class:`CallLog`)."""
         fields = turn.__dict__
         calls = fields["tool_calls"]
-        if len(calls) != 1 or self.stages is not None or self.spec.faults or self.fault_rate:
+        if len(calls) != 1 or self.stages is not None or self.fault_rate:
             return None
         call = calls[0]
         given = call.__dict__
@@ -170,6 +173,7 @@ class Environment(AsyncMethods[Observation]):
         scheduler = self.scheduler
         if (
             type(call) is not ToolCall
+            or name in self._fault_tools
             or len(log.logged) + len(log.unlogged) >= self.max_tool_calls
             or name in self.monitor.by_tool
             or name in scheduler.by_tool
