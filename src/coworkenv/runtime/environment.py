@@ -21,7 +21,7 @@ from coworkenv.runtime.asynchronous import AsyncMethods
 from coworkenv.runtime.events import EventScheduler, Firing
 from coworkenv.runtime.policy_monitor import RuleMonitor
 from coworkenv.runtime.prompt import system_prompt
-from coworkenv.runtime.records import CallLog, call_record, set_tool_calls, step_record
+from coworkenv.runtime.records import CallLog, set_tool_calls, step_record
 from coworkenv.runtime.router import CallResult, ToolRouter, exposed_tools
 from coworkenv.runtime.stages import StageRun
 from coworkenv.runtime.turn import AssistantTurn, ToolCall, call_message, parse_turn
@@ -174,7 +174,7 @@ class Environment(AsyncMethods[Observation]):
         if (
             type(call) is not ToolCall
             or name in self._fault_tools
-            or len(log.logged) + len(log.unlogged) >= self.max_tool_calls
+            or log.count() >= self.max_tool_calls
             or name in self.monitor.by_tool
             or name in scheduler.by_tool
         ):
@@ -188,7 +188,7 @@ class Environment(AsyncMethods[Observation]):
         kind = info.kind if info is not None else None
         if type(raw) is not str and args is not None:  # decoded from text, they are the router's own; else a copy
             args = dict(args)
-        log.unlogged.append((index, call_id, name, args, ok, kind, error, self.confirmed))
+        log.unlogged.append((index, call_id, name, args, ok, kind, error, False, self.confirmed))
         message = {"role": "tool", "tool_call_id": call_id, "name": name, "content": content}
         wrote = ok and kind == "write"
         if wrote or index >= self.max_turns or scheduler.due(index):  # else _close_step has nothing to do
@@ -293,7 +293,7 @@ class Environment(AsyncMethods[Observation]):
     def _run_calls(self, calls: list[ToolCall], record: StepRecord, new: list[dict[str, Any]]) -> bool:
         """Run a turn's calls, adding their messages (then any event notices) to ``new``; whether the state may
         have changed."""
-        if len(calls) == 1 and len(self.log.calls) < self.max_tool_calls:  # the usual turn: one call, in budget
+        if len(calls) == 1 and self.log.count() < self.max_tool_calls:  # the usual turn: one call, in budget
             call = calls[0]
             msg, wrote, fired = self._run_call(call.id, call.name, call.arguments, record)
             set_tool_calls(record, 1)
@@ -304,7 +304,7 @@ class Environment(AsyncMethods[Observation]):
         changed = False
         ran = 0
         for call in calls:
-            if len(self.log.calls) >= self.max_tool_calls:
+            if self.log.count() >= self.max_tool_calls:
                 new.append(_tool_msg(call.id, call.name, "tool-call limit reached; the episode is over"))
                 self.end("max_tool_calls")
                 continue
@@ -344,8 +344,9 @@ class Environment(AsyncMethods[Observation]):
                     outcome = self.router.execute(info, kwargs, args)
         kind = info.kind if info else None
         ok = outcome.ok
-        self.log.calls.append(
-            call_record(step, call_id, name, args, ok, kind, outcome.error, fault is not None, self.confirmed)
+        kept = None if args is None else dict(args)  # the record's own copy, as validating it would make
+        self.log.unlogged.append(
+            (step, call_id, name, kept, ok, kind, outcome.error, fault is not None, self.confirmed)
         )
         notices: list[dict[str, Any]] = []
         if ok and args is not None and name in self.scheduler.by_tool:

@@ -85,17 +85,16 @@ def set_tool_calls(record: StepRecord, count: int) -> None:
     record.__pydantic_fields_set__.add("tool_calls")
 
 
-Unlogged = tuple[int, str, str, dict[str, Any] | None, bool, str | None, str | None, bool]
-"""A call not yet a record: step, call id, tool, arguments (the record's own), ok, kind, error, confirmed (never
-a fault: a call that could hit one takes the general path)."""
+Unlogged = tuple[int, str, str, dict[str, Any] | None, bool, str | None, str | None, bool, bool]
+"""A call not yet a record: step, call id, tool, arguments (the record's own), ok, kind, error, fault, confirmed."""
 
 
 class CallLog(EpisodeLog):
-    """The episode log, whose calls made by lean steps wait in ``unlogged`` as tuples until ``calls`` is read.
+    """The episode log, whose calls wait in ``unlogged`` as tuples of their values until ``calls`` is read.
 
     Reading ``calls`` turns them into records first, in order, so every reader (grading, the user, the rules, the
-    trajectory, a test holding the log) sees every call; a general-path call appends through ``calls`` too, so
-    the order is the order of the calls. ``logged`` holds the records made."""
+    trajectory, a test holding the log) sees every call; ``logged`` holds the records made. The environment adds
+    calls to ``unlogged`` only (a record appended to ``calls`` while tuples wait would come before them)."""
 
     logged: list[ToolCallRecord]
     unlogged: list[Unlogged]
@@ -105,8 +104,8 @@ class CallLog(EpisodeLog):
         unlogged = self.unlogged
         if unlogged:
             logged = self.logged
-            for step, call_id, tool, args, ok, kind, error, confirmed in unlogged:
-                logged.append(call_record(step, call_id, tool, args, ok, kind, error, False, confirmed, owned=True))
+            for step, call_id, tool, args, ok, kind, error, fault, confirmed in unlogged:
+                logged.append(call_record(step, call_id, tool, args, ok, kind, error, fault, confirmed, owned=True))
             unlogged.clear()
         return self.logged
 
@@ -114,3 +113,7 @@ class CallLog(EpisodeLog):
     def calls(self, value: list[ToolCallRecord]) -> None:
         self.logged = value
         self.unlogged = []
+
+    def count(self) -> int:
+        """How many calls the log holds (records and tuples), without making records."""
+        return len(self.logged) + len(self.unlogged)
