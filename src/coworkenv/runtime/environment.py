@@ -174,7 +174,7 @@ class Environment(AsyncMethods[Observation]):
         if (
             type(call) is not ToolCall
             or name in self._fault_tools
-            or log.count() >= self.max_tool_calls
+            or len(log.logged) + len(log.unlogged) >= self.max_tool_calls  # log.count(), inlined
             or name in self.monitor.by_tool
             or name in scheduler.by_tool
         ):
