@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from pydantic import ConfigDict, Field, create_model
 
 from coworkenv.runtime import AssistantTurn, Environment, ToolCall
-from coworkenv.runtime.records import call_record, set_tool_calls, step_record
+from coworkenv.runtime.records import call_records, set_tool_calls, step_record
 from coworkenv.runtime.router import plain_object
 from coworkenv.runtime.turn import parse_turn
 from coworkenv.services.arguments import Arguments, compiled
@@ -188,7 +188,12 @@ def test_one_scan_decoding_matches_json_loads_or_declines(text: str) -> None:
 
 def test_built_records_are_the_validated_ones() -> None:
     args = {"to": ["a@corp.io"], "n": 1.5}
-    built = call_record(3, "c1", "mail_send", args, True, "write", None, False, True)
+    built, faulted = call_records(
+        [
+            (3, "c1", "mail_send", dict(args), True, "write", None, False, True),
+            (4, "c2", "x", None, False, None, "e", True, False),
+        ]
+    )
     plain = ToolCallRecord(
         step=3,
         call_id="c1",
@@ -203,8 +208,12 @@ def test_built_records_are_the_validated_ones() -> None:
     assert built == plain
     assert built.model_fields_set == plain.model_fields_set
     assert built.model_dump_json() == plain.model_dump_json()
-    args["to"] = ["b@corp.io"]  # the caller's dict changes later: the record keeps what was called
+    args["to"] = ["b@corp.io"]  # the caller's dict changes later: the record keeps its own
     assert built.args == {"to": ["a@corp.io"], "n": 1.5}
+    other = ToolCallRecord(step=4, call_id="c2", tool="x", args=None, ok=False, kind=None, error="e", fault=True)
+    other.confirmed = False
+    assert faulted == other and faulted.model_fields_set == other.model_fields_set
+    assert faulted.model_dump_json() == other.model_dump_json()
     first, second = step_record(1, False), step_record(2, True)
     assert first == StepRecord(index=1, malformed=False)
     assert first.model_fields_set == StepRecord(index=1, malformed=False).model_fields_set

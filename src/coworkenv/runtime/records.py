@@ -15,6 +15,7 @@ own record); the values are those of the call's own step, whatever happened sinc
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel
@@ -31,6 +32,10 @@ _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 _CALL_FIELDS = frozenset(ToolCallRecord.model_fields)
 
 
+Unlogged = tuple[int, str, str, dict[str, Any] | None, bool, str | None, str | None, bool, bool]
+"""A call not yet a record: step, call id, tool, arguments (the record's own), ok, kind, error, fault, confirmed."""
+
+
 def step_record(index: int, malformed: bool, tool_calls: int = 0) -> StepRecord:
     """``StepRecord(index=index, malformed=malformed)``, and ``tool_calls`` as :func:`set_tool_calls` sets it when
     given (a step with one call knows its count before running it)."""
@@ -44,38 +49,32 @@ def step_record(index: int, malformed: bool, tool_calls: int = 0) -> StepRecord:
     return obj
 
 
-def call_record(
-    step: int,
-    call_id: str,
-    tool: str,
-    args: dict[str, Any] | None,
-    ok: bool,
-    kind: str | None,
-    error: str | None,
-    fault: bool,
-    confirmed: bool,
-    *,
-    owned: bool = False,
-) -> ToolCallRecord:
-    """``ToolCallRecord`` with every field given; ``args`` is copied, as validation copies it, unless ``owned``:
-    a dict no one else holds (decoded from the call's text), which the record may keep."""
-    obj = _new(ToolCallRecord)  # coworkenv.trajectory.trusted(), inlined: every call makes this record
-    values = {
-        "step": step,
-        "call_id": call_id,
-        "tool": tool,
-        "args": args if owned or args is None else dict(args),
-        "ok": ok,
-        "kind": kind,
-        "error": error,
-        "fault": fault,
-        "confirmed": confirmed,
-    }
-    _set_dict(obj, values)
-    _set_fields_set(obj, set(_CALL_FIELDS))
-    _set_extra(obj, None)
-    _set_private(obj, None)
-    return obj
+def call_records(values: Iterable[Unlogged]) -> list[ToolCallRecord]:
+    """A ``ToolCallRecord`` with every field given per tuple of values, in order; each keeps the arguments dict of
+    its tuple (the environment's own copy). Built in one loop: the records of a whole episode are often made at
+    once, when its trajectory is."""
+    out = []
+    for step, call_id, tool, args, ok, kind, error, fault, confirmed in values:
+        obj = _new(ToolCallRecord)  # coworkenv.trajectory.trusted(), inlined
+        _set_dict(
+            obj,
+            {
+                "step": step,
+                "call_id": call_id,
+                "tool": tool,
+                "args": args,
+                "ok": ok,
+                "kind": kind,
+                "error": error,
+                "fault": fault,
+                "confirmed": confirmed,
+            },
+        )
+        _set_fields_set(obj, set(_CALL_FIELDS))
+        _set_extra(obj, None)
+        _set_private(obj, None)
+        out.append(obj)
+    return out
 
 
 def set_tool_calls(record: StepRecord, count: int) -> None:
@@ -83,10 +82,6 @@ def set_tool_calls(record: StepRecord, count: int) -> None:
     validation (the value, and the field marked set), without the hook's lookups."""
     record.__dict__["tool_calls"] = count
     record.__pydantic_fields_set__.add("tool_calls")
-
-
-Unlogged = tuple[int, str, str, dict[str, Any] | None, bool, str | None, str | None, bool, bool]
-"""A call not yet a record: step, call id, tool, arguments (the record's own), ok, kind, error, fault, confirmed."""
 
 
 class CallLog(EpisodeLog):
@@ -103,9 +98,7 @@ class CallLog(EpisodeLog):
     def calls(self) -> list[ToolCallRecord]:
         unlogged = self.unlogged
         if unlogged:
-            logged = self.logged
-            for step, call_id, tool, args, ok, kind, error, fault, confirmed in unlogged:
-                logged.append(call_record(step, call_id, tool, args, ok, kind, error, fault, confirmed, owned=True))
+            self.logged.extend(call_records(unlogged))
             unlogged.clear()
         return self.logged
 
