@@ -2,7 +2,8 @@
 ``CallLog.calls``). Each test tries to make a record built late differ from the one the step would have built
 then: reads at every step against reads only at the end against the general path (turns as message dicts),
 across a confirmation that changes what later calls record, error steps, hostile argument texts, arguments
-changed by the caller after the step, events due after a lean step, and holders of the log or the step list."""
+changed by the caller after the step, events due after a lean step, and holders of the log or the step list.
+Also the flat-object pass of the argument nesting check (dict arguments, as the oracle gives them)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from coworkenv.runtime import AssistantTurn, Environment, ToolCall
+from coworkenv.runtime.router import nesting_exceeds
 from coworkenv.spec import TaskSpec, load_spec
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -156,3 +160,25 @@ def test_in_a_spec_with_faults_only_the_faulted_tool_leaves_the_lean_path_and_it
         ("mail_move", False, True),
         ("mail_move", True, False),
     ]
+
+
+def _depth(value: Any) -> int:
+    """How deep lists and dicts nest in ``value`` (the reference nesting_exceeds is checked against)."""
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
+
+
+NESTED = st.recursive(
+    st.one_of(st.none(), st.integers(), st.text(max_size=2)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=2), inner, max_size=3)),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.one_of(NESTED, st.dictionaries(st.text(max_size=2), NESTED, max_size=4)), limit=st.integers(0, 5))
+def test_the_flat_object_pass_of_the_nesting_check_agrees_with_the_depth(value: Any, limit: int) -> None:
+    assert nesting_exceeds(value, limit) == (_depth(value) > limit)

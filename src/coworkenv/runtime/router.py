@@ -32,11 +32,18 @@ _scan = vars(json.JSONDecoder())["scan_once"]  # json.loads's scanner (an instan
 _TEXT = frozenset({str})
 MAX_ARG_DEPTH = 32
 """Nesting of lists and objects in tool arguments; every real tool takes at most two levels."""
+_NESTING = (dict, list)
 _SHALLOW = 2 * MAX_ARG_DEPTH  # a text this short cannot open and close more than MAX_ARG_DEPTH brackets
 
 
 def nesting_exceeds(value: Any, limit: int) -> bool:
     """Whether ``value`` nests lists/dicts deeper than ``limit``, checked without recursion."""
+    if type(value) is dict and limit > 0:  # the usual arguments: one object of plain values, looked at in one pass
+        for child in value.values():
+            if isinstance(child, _NESTING):
+                break
+        else:
+            return False
     stack = [(value, 0)]
     while stack:
         node, depth = stack.pop()
