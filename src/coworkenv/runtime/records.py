@@ -8,9 +8,9 @@ records compare, copy and serialise exactly like validated ones. (pydantic's
 ``model_construct`` does the same, but measured slower than validating.)
 
 Even built so, the two records were a third of a read step, and most are read only when the
-episode ends, if at all. :class:`CallLog` keeps the values of a lean step's call in a tuple
-and builds its record when ``calls`` is read (the environment does the same for the step's
-own record); the values are those of the call's own step, whatever happened since.
+episode ends, if at all. :class:`CallLog` keeps the values of each call in a tuple and builds
+its record when ``calls`` is read (the environment does the same for a lean step's own
+record); the values are those of the call's own step, whatever happened since.
 """
 
 from __future__ import annotations
