@@ -63,10 +63,9 @@ class CheckTracker:
         self._pending: dict[tuple[_Watch, str], None] = {}  # records the settled checks have yet to see
         # (the episode's state lives in the tracker's own attributes, which a fork snapshot copies; a watch is shared)
 
-    def _advance(self, everything: bool) -> None:
-        """Read the changes made since the last call: each changed record is brought up to date in the checks of
-        its collection (with ``everything``), or only in those that have not held yet, the others (settled)
-        getting it later from :meth:`_sync`."""
+    def _advance(self) -> None:
+        """Read the changes made since the last call: bring each changed record up to date in every check of its
+        collection (a :meth:`record` later looks at the collection's open checks)."""
         ws = self.ws
         if self._epoch != ws.epoch:  # the workspace was reset under us
             self.reset()
@@ -79,24 +78,14 @@ class CheckTracker:
         watches, dirty = self._watch, self._dirty
         for service, collection, rid in (changes[seen],) if end == seen + 1 else dict.fromkeys(changes[seen:]):
             watch = watches.get((service, collection))
-            if watch is None:
-                continue
-            if everything:
+            if watch is not None:
                 watch.refresh(rid, self._delta, self._count, watch.wheres, watch.guards)
                 if dirty is not None and self._open[watch].checks:
                     dirty[watch] = None
-                continue
-            state = self._open[watch]
-            if state.refreshing:
-                watch.refresh(rid, self._delta, self._count, state.wheres, state.guards)
-            if state.deferring:
-                self._pending[(watch, rid)] = None
-            if state.checks:
-                dirty[watch] = None  # type: ignore[index]  # only record() reads for the open checks: after the first
 
     def _sync(self) -> None:
         """Bring every check up to date: the new changes, and the records settled checks were spared."""
-        self._advance(True)
+        self._advance()
         deltas, counts = self._delta, self._count
         for watch, rid in self._pending:  # again for the checks that had it: the same outcome
             watch.refresh(rid, deltas, counts, watch.wheres, watch.guards)
@@ -125,30 +114,36 @@ class CheckTracker:
         """Note the checks that hold now and had not held before: they first held at ``step``. Only checks on a
         collection that changed since the last call can have turned true, and only checks that have not held yet
         are brought up to date here: those that have held already (``first_true``) are settled, and see the
-        changed records when a result is asked for."""
-        if self._epoch != self.ws.epoch:  # the workspace was reset under us
+        changed records when a result is asked for (:meth:`_sync`). Runs after every write: the changes are read
+        here, not through a call."""
+        ws = self.ws
+        if self._epoch != ws.epoch:  # the workspace was reset under us
             self.reset()
-        if self._dirty is None:
-            self._sync()
-            if not self.ws.changes and self._step0 is not None:
-                self.first_true = {cid: step for cid in self._step0}  # the initial state: known from the first reset
-                self._open = {watch: watch.step0 for watch in self._watch.values()}  # type: ignore[misc]
-            else:
-                for check in self.checks:
-                    if check.id not in self.first_true and self.result(check)[0]:
-                        self.first_true[check.id] = step
-                initial = not self.ws.changes
-                if initial:
-                    self._step0 = dict(self.first_true)
-                self._open = {watch: watch.settle(self.first_true, keep=initial) for watch in self._watch.values()}
-            self._dirty = {}
-            return
-        self._advance(False)
         dirty = self._dirty
+        if dirty is None:
+            self._record_all(step)
+            return
+        changes = ws.changes
+        seen = self._seen
+        end = len(changes)
+        if seen != end:
+            self._seen = end
+            watches, opened = self._watch, self._open
+            for service, collection, rid in (changes[seen],) if end == seen + 1 else dict.fromkeys(changes[seen:]):
+                watch = watches.get((service, collection))
+                if watch is None:
+                    continue
+                state = opened[watch]
+                if state.refreshing:
+                    watch.refresh(rid, self._delta, self._count, state.wheres, state.guards)
+                if state.deferring:
+                    self._pending[(watch, rid)] = None
+                if state.checks:
+                    dirty[watch] = None
         if not dirty:
             return
         first, counts, deltas = self.first_true, self._count, self._delta
-        for watch in dirty:
+        for watch in dirty:  # the open checks of the changed collections that hold now first held at ``step``
             turned = False
             for cid, check, kind in self._open[watch].checks:
                 if kind == _UNCHANGED:
@@ -170,6 +165,23 @@ class CheckTracker:
             if turned:
                 self._open[watch] = watch.settle(first)
         dirty.clear()
+
+    def _record_all(self, step: int) -> None:
+        """The first :meth:`record` after a reset: every check is judged (on the initial state, known from the
+        first episode), and which are open is worked out per collection."""
+        self._sync()
+        if not self.ws.changes and self._step0 is not None:
+            self.first_true = {cid: step for cid in self._step0}  # the initial state: known from the first reset
+            self._open = {watch: watch.step0 for watch in self._watch.values()}  # type: ignore[misc]
+        else:
+            for check in self.checks:
+                if check.id not in self.first_true and self.result(check)[0]:
+                    self.first_true[check.id] = step
+            initial = not self.ws.changes
+            if initial:
+                self._step0 = dict(self.first_true)
+            self._open = {watch: watch.settle(self.first_true, keep=initial) for watch in self._watch.values()}
+        self._dirty = {}
 
 
 class Open(NamedTuple):

@@ -13,30 +13,43 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from datetime import date, datetime
 from functools import lru_cache
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from coworkenv.services.arguments import changed_record, inserted_record
+from coworkenv.services.formats import Email, IsoDate, IsoDateTime, check_date, check_datetime, check_email
 from coworkenv.services.indexes import index_key, reindex, reposition
+from coworkenv.services.tooling import ToolError, ToolInfo, ToolKind, args_model, tool
+
+__all__ = [  # the checks and the tool decorator are part of what a service is written with
+    "Collections",
+    "Email",
+    "IsoDate",
+    "IsoDateTime",
+    "Limit",
+    "Offset",
+    "Record",
+    "RecordModel",
+    "Service",
+    "ToolError",
+    "ToolInfo",
+    "ToolKind",
+    "check_date",
+    "check_datetime",
+    "check_email",
+    "joined",
+    "page",
+    "query_words",
+    "tool",
+]
 
 Record = dict[str, Any]
 Limit = Annotated[int, Field(ge=1, le=50, description="page size")]
 Offset = Annotated[int, Field(ge=0, description="index of the first result")]
 Collections = dict[str, dict[str, Record]]
-ToolKind = Literal["read", "write"]
 OnChange = Callable[[str, str, str, bool], None]  # service, collection, record id, removed
-
-
-class ToolError(Exception):
-    """A tool failure the agent should see as an observation (bad id, validation, …)."""
-
-    def __init__(self, message: str, *, retryable: bool = False) -> None:
-        super().__init__(message)
-        self.retryable = retryable
 
 
 class RecordModel(BaseModel):
@@ -44,66 +57,6 @@ class RecordModel(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     id: str
-
-
-@dataclass(frozen=True)
-class ToolInfo:
-    """A tool as the router sees it."""
-
-    name: str  # full name exposed to the agent, e.g. "mail_search"
-    service: str
-    method: str
-    kind: ToolKind
-    description: str
-    args_model: type[BaseModel]
-
-    def schema(self) -> dict[str, Any]:
-        """OpenAI function-tool schema; built once per tool (every Environment needs it), so treat it as read-only.
-
-        Cached by name and identity, not by hashing the ToolInfo (hashing every field cost more than the rest of
-        building an Environment)."""
-        hit = _SCHEMAS.get(self.name)
-        if hit is None or hit[0] is not self:
-            hit = _SCHEMAS[self.name] = (self, _tool_schema(self))
-        return hit[1]
-
-
-_SCHEMAS: dict[str, tuple[ToolInfo, dict[str, Any]]] = {}
-
-
-def _tool_schema(info: ToolInfo) -> dict[str, Any]:
-    params = _strip_titles(info.args_model.model_json_schema())
-    params.setdefault("properties", {})
-    return {
-        "type": "function",
-        "function": {"name": info.name, "description": info.description, "parameters": params},
-    }
-
-
-def _strip_titles(node: Any, *, names: bool = False) -> Any:
-    """Drop pydantic's ``title`` annotations, but never a parameter that is named ``title``."""
-    if isinstance(node, dict):
-        return {
-            k: _strip_titles(v, names=k == "properties" and not names) for k, v in node.items() if names or k != "title"
-        }
-    if isinstance(node, list):
-        return [_strip_titles(v) for v in node]
-    return node
-
-
-def tool(kind: ToolKind, name: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Mark a service method as a tool; its docstring's first paragraph is the description.
-
-    ``name`` exposes the tool under another name than the method's, for tools whose natural
-    name (``get``, ``update``, …) would shadow a :class:`Service` record helper.
-    """
-
-    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
-        fn.__tool_kind__ = kind  # type: ignore[attr-defined]
-        fn.__tool_name__ = name or fn.__name__  # type: ignore[attr-defined]
-        return fn
-
-    return mark
 
 
 _HELPERS = frozenset(
@@ -131,10 +84,13 @@ class Service:
     records: ClassVar[dict[str, type[RecordModel]]]
     id_prefix: ClassVar[dict[str, str]] = {}
     _tools: ClassVar[dict[str, ToolInfo]]
+    _usual_validation: ClassVar[bool] = True  # validate_record is Service's (a declared service has its own)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._tools = {}
+        usual = vars(Service)["validate_record"].__func__
+        cls._usual_validation = getattr(cls.validate_record, "__func__", None) is usual
         for attr, fn in inspect.getmembers(cls, inspect.isfunction):
             kind = getattr(fn, "__tool_kind__", None)
             if kind is None:
@@ -147,7 +103,7 @@ class Service:
                 method=attr,
                 kind=kind,
                 description=inspect.cleandoc(fn.__doc__ or attr).split("\n\n")[0].replace("\n", " "),
-                args_model=_args_model(cls.name, fn),
+                args_model=args_model(cls.name, fn),
             )
             cls._tools[info.name] = info
 
@@ -216,13 +172,19 @@ class Service:
         while rid in table:
             n += 1
             rid = f"{prefix}-{n}"
-        rec = self._validated(collection, {"id": rid, **fields})
+        row = {"id": rid, **fields}
+        # the record as validate_record gives it, without its calls when the class keeps the usual validation
+        rec = inserted_record(self.records[collection], row) if self._usual_validation else None
+        if rec is None:
+            rec = self._validated(collection, row)
         self.store(collection, rec["id"], rec)
         return rec
 
     def update(self, collection: str, record_id: str, changes: Record) -> Record:
         """Replace a record with a validated, changed copy (never mutate in place)."""
-        old = self.get(collection, record_id)
+        old = self.db[collection].get(record_id)  # as get() does, without its call: every update reads the record
+        if old is None:
+            raise ToolError(f"no {collection} record with id {record_id!r}")
         rec = changed_record(self.records[collection], old, changes)  # None: the model must validate the whole
         if rec is None:
             rec = self._validated(collection, {**old, **changes})
@@ -244,8 +206,8 @@ class Service:
         if positions is not None:  # ranks come with a collection's first index: without them it has none
             if (old is None) != (rec is None):
                 reposition(positions, table, record_id, rec is None)
-            for (coll, field, lower), index in self._indexes.items():
-                if coll == collection:
+            for (coll, field, lower), index in self._indexes.items():  # (an update of other fields moves nothing)
+                if coll == collection and (old is None or rec is None or old.get(field) != rec.get(field)):
                     reindex(index, positions, record_id, old, rec, field, lower)
         if rec is None:
             table.pop(record_id, None)
@@ -327,80 +289,3 @@ def page(items: Iterable[Record], limit: int, offset: int, key: str = "items") -
 def query_words(query: str) -> tuple[str, ...]:
     """The lower-cased words of a search query (cached: tools test many records per query)."""
     return tuple(query.lower().split())
-
-
-def _args_model(service: str, fn: Callable[..., Any]) -> type[BaseModel]:
-    sig = inspect.signature(fn)
-    hints = inspect.get_annotations(fn, eval_str=True)
-    fields: dict[str, Any] = {}
-    for pname, param in list(sig.parameters.items())[1:]:
-        default = ... if param.default is inspect.Parameter.empty else param.default
-        fields[pname] = (hints.get(pname, Any), default)
-    return create_model(  # type: ignore[call-overload]
-        f"{service}_{fn.__name__}_args",
-        __config__=ConfigDict(extra="forbid"),
-        **fields,
-    )
-
-
-def check_email(addr: str, field: str = "email") -> str:
-    """Return the address if it looks like an email, else raise ToolError."""
-    if not isinstance(addr, str) or addr.count("@") != 1 or not all(addr.split("@")) or " " in addr:
-        raise ToolError(f"invalid {field} {addr!r}: expected an email address like name@example.com")
-    return addr
-
-
-def check_date(value: str, field: str = "date") -> str:
-    """Return an ISO date ``YYYY-MM-DD`` or raise ToolError."""
-    try:
-        if len(value) == 10:
-            return date.fromisoformat(value).isoformat()
-    except (TypeError, ValueError):
-        pass
-    return _bad(value, field, "YYYY-MM-DD")
-
-
-def check_datetime(value: str, field: str = "time") -> str:
-    """Return an ISO date-time normalised to ``YYYY-MM-DDTHH:MM`` or raise ToolError."""
-    try:
-        return _normal_datetime(value)
-    except (TypeError, ValueError):  # TypeError: also an unhashable value the cache cannot look up
-        return _bad(value, field, "YYYY-MM-DDTHH:MM")
-
-
-@lru_cache(maxsize=4096)
-def _normal_datetime(value: str) -> str:
-    """Cached: every write with a time parses it, and an episode's times recur."""
-    return datetime.fromisoformat(value).strftime("%Y-%m-%dT%H:%M")
-
-
-def as_validator(check: Callable[[str, str], str], value: str, field: str) -> str:
-    """Run a ``check_*`` helper inside a pydantic validator: its ToolError becomes the ValueError pydantic reports,
-    so a bad fixture is named by collection, record and field."""
-    try:
-        return check(value, field)
-    except ToolError as exc:
-        raise ValueError(str(exc)) from None
-
-
-def _field_validator(check: Callable[[str, str], str], field: str) -> Callable[[str], str]:
-    """``as_validator`` of one helper as a function of the value, cached: the helpers are pure, every write
-    checks its records' dates and addresses, and an episode's values recur (a failure is not cached)."""
-
-    @lru_cache(maxsize=4096)
-    def validate(value: str) -> str:
-        return as_validator(check, value, field)
-
-    return validate
-
-
-IsoDate = Annotated[str, AfterValidator(_field_validator(check_date, "date"))]
-"""A record field holding a date ``YYYY-MM-DD`` (a fixture with anything else is refused, naming the field)."""
-IsoDateTime = Annotated[str, AfterValidator(_field_validator(check_datetime, "time"))]
-"""A record field holding a date-time, normalised to ``YYYY-MM-DDTHH:MM``."""
-Email = Annotated[str, AfterValidator(_field_validator(check_email, "email"))]
-"""A record field holding an email address."""
-
-
-def _bad(value: Any, field: str, fmt: str) -> str:
-    raise ToolError(f"invalid {field} {value!r}: expected {fmt}")

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import AfterValidator, Field
 
 from coworkenv.services.base import (
     Limit,
@@ -26,21 +26,26 @@ from coworkenv.services.base import (
 SLOT_STEP = timedelta(minutes=30)
 
 
+def _iso(v: str) -> str:
+    """A stored time as it is, when ``datetime.fromisoformat`` reads it (else its ValueError: pydantic names the
+    field). A validator of the value alone, not a model's ``field_validator``: the record stays plain, so a write
+    builds it without running the model."""
+    datetime.fromisoformat(v)
+    return v
+
+
+IsoText = Annotated[str, AfterValidator(_iso)]
+
+
 class CalendarEvent(RecordModel):
     title: str
-    start: str
-    end: str
+    start: IsoText
+    end: IsoText
     attendees: list[str] = []
     location: str = ""
     organizer: str = "me"
     status: Literal["confirmed", "cancelled"] = "confirmed"
     description: str = ""
-
-    @field_validator("start", "end")
-    @classmethod
-    def _iso(cls, v: str) -> str:
-        datetime.fromisoformat(v)  # raises ValueError -> validation error naming the field
-        return v
 
 
 def _hhmm(value: str, field: str) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import Field, field_validator
+from pydantic import AfterValidator, Field
 
 from coworkenv.services.base import (
     Limit,
@@ -24,20 +24,21 @@ from coworkenv.services.base import (
 SNIPPET = 200
 
 
+def _virtual_path(v: str) -> str:
+    """A stored document's path as it is, or ValueError (pydantic names the field). A validator of the value alone,
+    not a model's ``field_validator``: the record stays plain, so a write builds it without running the model."""
+    if not v.startswith("/") or v.endswith("/") or "//" in v:
+        raise ValueError("a document path looks like '/Folder/Document name'")
+    return v
+
+
 class Document(RecordModel):
-    path: str
+    path: Annotated[str, AfterValidator(_virtual_path)]
     title: str = ""
     content: str = ""
     owner: str = "me"
     updated: str = ""
     shared_with: list[str] = []
-
-    @field_validator("path")
-    @classmethod
-    def _virtual_path(cls, v: str) -> str:
-        if not v.startswith("/") or v.endswith("/") or "//" in v:
-            raise ValueError("a document path looks like '/Folder/Document name'")
-        return v
 
 
 def _path(path: str) -> str:

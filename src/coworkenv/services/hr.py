@@ -10,6 +10,7 @@ time, so the rota stays covered.
 from __future__ import annotations
 
 from datetime import date, timedelta
+from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -85,6 +86,20 @@ def workdays(start: str, end: str) -> int:
     return n
 
 
+@lru_cache(maxsize=1024)
+def _leave_days(first: str, last: str) -> int | None:
+    """The workdays of a leave from ``first`` to ``last`` (ISO dates, in order), None when it spans more than
+    :data:`MAX_LEAVE_DAYS`. Cached: every request counts its days, and an episode's requests repeat their dates."""
+    if (date.fromisoformat(last) - date.fromisoformat(first)).days > MAX_LEAVE_DAYS:
+        return None
+    return workdays(first, last)
+
+
+def _pending(requests: list[dict[str, Any]], kind: str) -> float:
+    """Days of ``kind`` held by the pending requests among ``requests``."""
+    return sum(r["days"] for r in requests if r["kind"] == kind and r["status"] == "pending")
+
+
 def _overlaps(a_start: str, a_end: str, b_start: str, b_end: str) -> bool:
     return a_start < b_end and b_start < a_end
 
@@ -113,8 +128,7 @@ class Hr(Service):
         )
 
     def _pending_days(self, email: str, kind: str) -> float:
-        mine = self.lookup("leave", "employee", email.lower(), lower=True)
-        return sum(r["days"] for r in mine if r["kind"] == kind and r["status"] == "pending")
+        return _pending(self.lookup("leave", "employee", email.lower(), lower=True), kind)
 
     def _shifts_of(self, email: str) -> list[dict[str, Any]]:
         return self.lookup("rota", "person", email.lower(), lower=True)
@@ -158,16 +172,17 @@ class Hr(Service):
         first, last = check_date(start, "start"), check_date(end, "end")
         if last < first:
             raise ToolError("end must not be before start")
-        if (date.fromisoformat(last) - date.fromisoformat(first)).days > MAX_LEAVE_DAYS:
+        days = _leave_days(first, last)
+        if days is None:
             raise ToolError(f"a leave request spans at most {MAX_LEAVE_DAYS} days")
-        days = workdays(first, last)
         if days == 0:
             raise ToolError(f"{first}..{last} has no working days")
-        for r in self.lookup("leave", "employee", emp["email"].lower(), lower=True):
+        mine = self.lookup("leave", "employee", emp["email"].lower(), lower=True)  # for the overlaps and the pending
+        for r in mine:
             if r["status"] in HOLDING and r["start"] <= last and first <= r["end"]:
                 raise ToolError(f"overlaps leave request {r['id']!r} ({r['start']}..{r['end']}, {r['status']})")
         bal = self._balance(emp["email"], kind)
-        available = 0.0 if bal is None else bal["days"] - self._pending_days(emp["email"], kind)
+        available = 0.0 if bal is None else bal["days"] - _pending(mine, kind)
         if days > available:
             raise ToolError(f"{days} {kind} days requested but only {available:g} available")
         fields = {"employee": emp["email"], "kind": kind, "start": first, "end": last, "days": float(days)}
