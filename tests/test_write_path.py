@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from coworkenv.runtime import AssistantTurn, Environment, ToolCall
+from coworkenv.grading import state_check
+from coworkenv.grading.tracking import CheckTracker
+from coworkenv.runtime import AssistantTurn, Environment, ToolCall, Workspace
 from coworkenv.runtime.digest import full_digest
 from coworkenv.runtime.fork import Snapshot
 from coworkenv.services.arguments import _record_plan, changed_record, inserted_record
@@ -28,7 +31,11 @@ from coworkenv.services.calendar import CalendarEvent
 from coworkenv.services.declared import DeclaredService
 from coworkenv.services.documents import Document
 from coworkenv.services.hr import Hr
-from coworkenv.spec import TaskSpec, spec_from_data
+from coworkenv.spec import Check, TaskSpec, load_spec, spec_from_data
+from test_incremental import OPS, apply_op, derived_checks
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+CHECK: TypeAdapter[Any] = TypeAdapter(Check)
 
 PEOPLE = ["ana@corp.io", "bob@corp.io"]
 SPEC: dict[str, Any] = {
@@ -264,3 +271,62 @@ def test_an_address_once_accepted_does_not_let_others_through() -> None:
 
 def test_a_service_with_its_own_validation_keeps_it() -> None:
     assert Hr._usual_validation and not DeclaredService._usual_validation
+
+
+@pytest.mark.parametrize("name", ["phishing_inbox_triage", "travel_spend_review", "oncall_trade_for_leave"])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(before=OPS, ops=OPS)
+def test_an_open_check_turns_when_what_it_reads_moves(name: str, before: list[Any], ops: list[Any]) -> None:
+    """``record`` looks at an open check only when the write moved what it reads (a count, an unchanged check's
+    differences, a field check's record). Writes before the first ``record`` leave checks of every kind open and
+    false (an unchanged check with collateral changes a later write may undo): each must still be noted at the
+    first step it holds."""
+    spec = load_spec(EXAMPLES / f"{name}.yaml")
+    checks = derived_checks(spec)
+    ws = Workspace(spec.services)
+    tracker = CheckTracker(checks, ws)
+    for op in before:
+        if op[0]:  # no reset: what they changed stays
+            apply_op(ws, op)
+    tracker.record(0)
+    expected = {c.id: 0 for c in checks if state_check(c, ws)[0]}
+    for step, op in enumerate(ops, 1):
+        apply_op(ws, op)
+        if op[0] == 0:
+            expected = {}
+        tracker.record(step)
+        for c in checks:
+            if c.id not in expected and state_check(c, ws)[0]:
+                expected[c.id] = step
+        assert tracker.first_true == expected
+
+
+def test_an_open_unchanged_check_and_an_open_field_check_turn_at_their_write() -> None:
+    """Checks left open by changes before the first ``record``: an unchanged check turns when the last collateral
+    change is undone (not before), a field check when its own record gets the value (not on another's write)."""
+    spec = load_spec(EXAMPLES / "phishing_inbox_triage.yaml")
+    ws = Workspace(spec.services)
+    msg = {"service": "mail", "collection": "messages"}
+    filed = {"id": "filed", "kind": "field_equals", "record_id": "msg-103", "field": "folder", "value": "archive"}
+    keep = {"id": "keep", "kind": "unchanged"}
+    checks = [CHECK.validate_python({**keep, **msg}), CHECK.validate_python({**filed, **msg})]
+    tracker = CheckTracker(checks, ws)
+    mail, initial = ws.services["mail"], ws.initial["mail"]["messages"]
+    mail.update("messages", "msg-101", {"folder": "spam"})
+    tracker.record(0)
+    mail.update("messages", "msg-102", {"folder": "spam"})
+    tracker.record(1)
+    mail.update("messages", "msg-101", copy.deepcopy(initial["msg-101"]))  # one collateral change left
+    tracker.record(2)
+    assert tracker.first_true == {}
+    mail.update("messages", "msg-104", {"folder": "archive"})  # the field check's value, on another record
+    mail.update("messages", "msg-104", copy.deepcopy(initial["msg-104"]))
+    tracker.record(3)
+    assert tracker.first_true == {}
+    mail.update("messages", "msg-102", copy.deepcopy(initial["msg-102"]))
+    tracker.record(4)
+    assert tracker.first_true == {"keep": 4}
+    mail.update("messages", "msg-103", {"folder": "archive"})
+    tracker.record(5)
+    assert tracker.first_true == {"keep": 4, "filed": 5}
+    assert tracker.results() == {c.id: state_check(c, ws) for c in checks}

@@ -134,11 +134,10 @@ class CheckTracker:
                 if watch is None:
                     continue
                 state = opened[watch]
-                if state.refreshing:
-                    watch.refresh(rid, self._delta, self._count, state.wheres, state.guards)
+                moved = state.refreshing and watch.refresh(rid, self._delta, self._count, state.wheres, state.guards)
                 if state.deferring:
                     self._pending[(watch, rid)] = None
-                if state.checks:
+                if moved or state.direct or rid in state.keyed:  # else no open check can have turned
                     dirty[watch] = None
         if not dirty:
             return
@@ -185,16 +184,23 @@ class CheckTracker:
 
 
 class Open(NamedTuple):
-    """A collection's open checks (not held yet) and what a write to it needs to do about them."""
+    """A collection's open checks (not held yet) and what a write to it needs to do about them.
+
+    An open check can turn only when what it reads moved: a where check's count or an unchanged check's
+    differences (which the write's refresh reports), a field check's record (``keyed``); other kinds are looked
+    at after every write (``direct``)."""
 
     checks: list[Any]  # (id, check, kind) of the open checks
     wheres: list[Any]  # the open where checks, as _Watch.wheres lists them
     guards: list[Any]  # the open unchanged checks, as _Watch.guards lists them
     deferring: bool  # some where or unchanged check is settled: a changed record waits for it in _pending
     refreshing: bool  # some where or unchanged check is open: a changed record is evaluated at the write
+    keyed: frozenset[str]  # the records the open field checks read
+    direct: bool  # some open check is of another kind
 
 
 _EXISTS, _ABSENT, _COUNT, _UNCHANGED, _FIELD, _DIRECT_KIND = range(6)
+_NO_RECORDS: frozenset[str] = frozenset()
 _KINDS = (
     (m.RecordExists, _EXISTS),
     (m.RecordAbsent, _ABSENT),
@@ -210,7 +216,7 @@ class _Watch:
     checks that may have turned true, with their kind. Holds the live and the initial table (a workspace keeps
     its table objects for its lifetime)."""
 
-    __slots__ = ("checks", "guards", "initial", "step0", "table", "wheres")
+    __slots__ = ("checks", "direct", "guards", "initial", "keyed", "step0", "table", "wheres")
 
     def __init__(self, ws: Workspace, key: tuple[str, str], checks: list[Any], baseline: dict[str, frozenset[str]]):
         service, collection = key
@@ -227,6 +233,8 @@ class _Watch:
             if isinstance(c, m.Unchanged)
         ]
         self.checks = [(c.id, c, next((k for t, k in _KINDS if isinstance(c, t)), _DIRECT_KIND)) for c in checks]
+        self.keyed = [(cid, check.record_id) for cid, check, kind in self.checks if kind == _FIELD]
+        self.direct = [cid for cid, _, kind in self.checks if kind == _DIRECT_KIND]
         self.step0: Open | None = None  # settle() on the initial state's results (the same every episode), kept
 
     def settle(self, first_true: dict[str, int], *, keep: bool = False) -> Open:
@@ -240,6 +248,8 @@ class _Watch:
             guards,
             len(wheres) < len(self.wheres) or len(guards) < len(self.guards),
             bool(wheres or guards),
+            frozenset([rid for cid, rid in self.keyed if cid not in first_true]) if self.keyed else _NO_RECORDS,
+            any([cid not in first_true for cid in self.direct]) if self.direct else False,
         )
         if keep:
             self.step0 = state
@@ -247,11 +257,13 @@ class _Watch:
 
     def refresh(
         self, rid: str, deltas: dict[str, dict[str, bool]], counts: dict[str, int], wheres: list[Any], guards: list[Any]
-    ) -> None:
+    ) -> bool:
         """Bring the differences from step 0 (and each where check's count) of the checks in ``wheres`` and
-        ``guards`` up to date for ``rid``. Idempotent: the outcome depends on the record now and at step 0 only."""
+        ``guards`` up to date for ``rid``; whether a count or an unchanged check's differences moved. Idempotent:
+        the outcome depends on the record now and at step 0 only."""
         rec = self.table.get(rid)
         old = self.initial.get(rid)
+        moved = False
         for cid, matches, fields, baseline in wheres:
             initially = rid in baseline
             if rec is None:
@@ -265,6 +277,7 @@ class _Watch:
             if now is before:
                 continue
             counts[cid] += 1 if now else -1
+            moved = True
             if now is initially:
                 del delta[rid]
             else:
@@ -272,10 +285,15 @@ class _Watch:
         if guards:
             changed = old is not rec and old != rec
             for cid, allowed, fields, memo in guards:
+                delta = deltas[cid]
+                had = rid in delta
                 if changed and _collateral(rid, old, rec, allowed, fields, memo):
-                    deltas[cid][rid] = True
-                else:
-                    deltas[cid].pop(rid, None)
+                    delta[rid] = True
+                    moved = moved or not had
+                elif had:
+                    del delta[rid]
+                    moved = True
+        return moved
 
 
 def _collateral(
