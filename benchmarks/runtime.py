@@ -2,14 +2,15 @@
 reset, grade and the state hash, each timed on its own, at several workspace sizes.
 
 The workspace (``workload.py``) spans every service with N records in each main
-collection and checks of every state kind. Every operation is timed call by call; the
-table gives per size the median and the spread (25th-75th percentile), and the ratio of
+collection and checks of every state kind. Every operation is timed call by call, the sizes
+taking turns over ``--rounds`` rounds (so a change in the machine's load reaches all of them);
+the table gives per size the median and the spread (25th-75th percentile), and the ratio of
 the largest size to the smallest.
 
 Targets: write, reset, grade and state hash at the largest size within 2x of the smallest;
 a read step <= 15 µs and a write step <= 25 µs at N=100.
 
-    python benchmarks/runtime.py [--records 10,100,1000,10000] [--repeat 300] [--json]
+    python benchmarks/runtime.py [--records 10,100,1000,10000] [--repeat 300] [--rounds 3] [--json]
 """
 
 from __future__ import annotations
@@ -45,10 +46,10 @@ def timed(fn: Callable[[], Any]) -> float:
     return (time.perf_counter_ns() - start) / 1000.0
 
 
-def sample(op: Callable[[int], float], repeat: int) -> list[float]:
-    """Time ``op(i)`` up to ``repeat`` times, fewer when one call is slow (about BUDGET_S in all)."""
+def sample(op: Callable[[int], float], repeat: int, budget_s: float = BUDGET_S) -> list[float]:
+    """Time ``op(i)`` up to ``repeat`` times, fewer when one call is slow (about ``budget_s`` in all)."""
     first = op(0)
-    n = max(5, min(repeat, int(BUDGET_S * 1e6 / max(first, 1.0))))
+    n = max(5, min(repeat, int(budget_s * 1e6 / max(first, 1.0))))
     return [first, *(op(i) for i in range(1, n))]
 
 
@@ -94,14 +95,14 @@ class Bench:
         self.env.step(turn(WRITES[i % len(WRITES)]))
         return timed(self.env.workspace.state_hash)
 
-    def run(self, repeat: int) -> dict[str, list[float]]:
+    def run(self, repeat: int, budget_s: float = BUDGET_S) -> dict[str, list[float]]:
         return {
-            "read": sample(self.steps(READS, 50), repeat),
-            "search": sample(self.steps(SEARCHES, 50), repeat),
-            "write": sample(self.steps(WRITES, len(WRITES)), repeat),  # each write once per reset: none fails
-            "reset": sample(self.after_writes(self.env.reset), repeat),
-            "grade": sample(self.after_writes(self.env.grade), repeat),
-            "state_hash": sample(self.hash_after_write, repeat),
+            "read": sample(self.steps(READS, 50), repeat, budget_s),
+            "search": sample(self.steps(SEARCHES, 50), repeat, budget_s),
+            "write": sample(self.steps(WRITES, len(WRITES)), repeat, budget_s),  # each write once per reset: none fails
+            "reset": sample(self.after_writes(self.env.reset), repeat, budget_s),
+            "grade": sample(self.after_writes(self.env.grade), repeat, budget_s),
+            "state_hash": sample(self.hash_after_write, repeat, budget_s),
         }
 
 
@@ -129,12 +130,21 @@ def main() -> None:
     parser.add_argument("--records", default="10,100,1000,10000", help="comma-separated records per collection")
     parser.add_argument("--repeat", type=int, default=300, help="timed calls per operation and size (at most)")
     parser.add_argument("--json", action="store_true", help="one JSON object per line per size, no table")
+    parser.add_argument("--rounds", type=int, default=3, help="timing rounds, each over every size in turn")
     ns = parser.parse_args()
-    stats: dict[int, dict[str, tuple[float, float, float]]] = {}
-    for n in (int(s) for s in ns.records.split(",") if s.strip()):
-        stats[n] = {op: quartiles(xs) for op, xs in Bench(n).run(ns.repeat).items()}
-        if ns.json:
-            print(json.dumps({"records": n, **{f"{op}_us": round(stats[n][op][1], 2) for op in OPS}}), flush=True)
+    benches = {n: Bench(n) for n in (int(s) for s in ns.records.split(",") if s.strip())}
+    # Sizes take turns, a share of the calls each round: a change in the machine's load then reaches every size
+    # alike, and the ratios between sizes stay meaningful on a shared machine.
+    samples: dict[int, dict[str, list[float]]] = {n: {op: [] for op in OPS} for n in benches}
+    rounds = max(1, ns.rounds)
+    for _ in range(rounds):
+        for n, bench in benches.items():
+            for op, xs in bench.run(max(5, ns.repeat // rounds), BUDGET_S / rounds).items():
+                samples[n][op].extend(xs)
+    stats = {n: {op: quartiles(xs) for op, xs in ops.items()} for n, ops in samples.items()}
+    if ns.json:
+        for n, row in stats.items():
+            print(json.dumps({"records": n, **{f"{op}_us": round(row[op][1], 2) for op in OPS}}), flush=True)
     if not ns.json:
         Console(width=max(140, Console().width)).print(table(stats))
 
