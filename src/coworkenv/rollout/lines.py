@@ -4,7 +4,9 @@ A line is defined as ``json_text(record.model_dump(mode="json"))``: sorted keys,
 and ``": "`` separators, non-ASCII kept unless the text holds lone surrogates. Most of a line
 is plain JSON already: the trajectory's messages, and the tool menu, which is the same for
 every episode of an environment. So the menu is encoded once per environment (a
-:class:`ToolMenu`) and spliced in, the messages are encoded without pydantic walking them
+:class:`ToolMenu`, to UTF-8 bytes too) and its bytes joined in between the rest's (a menu with
+one character past Latin-1 would otherwise widen the whole line's text, and make encoding it
+to UTF-8 go character by character), the messages are encoded without pydantic walking them
 first, and the typed parts (record, trajectory, steps, calls, grade, stages) are written by
 :mod:`coworkenv.rollout.typed_json`, field by field, as pydantic and json would write them.
 Anything this path does not handle exactly like the full dump (a field of an unexpected type,
@@ -18,7 +20,7 @@ import json
 from contextlib import suppress
 from typing import Any
 
-from coworkenv.rollout.typed_json import Unusual, record_json
+from coworkenv.rollout.typed_json import Unusual, record_parts
 from coworkenv.runtime.json_encoding import reusable
 from coworkenv.storage import json_text
 from coworkenv.trajectory import EpisodeRecord
@@ -34,23 +36,27 @@ class ToolMenu:
 
     def __init__(self, schemas: list[dict[str, Any]]) -> None:
         self.schemas = schemas
-        self.text = _encode(schemas)
+        self.data: bytes | None = None  # None: text with lone surrogates, which only the full dump writes
+        with suppress(UnicodeEncodeError):
+            self.data = _encode(schemas).encode("utf-8")
 
-    def text_for(self, tools: list[dict[str, Any]]) -> str | None:
+    def data_for(self, tools: list[dict[str, Any]]) -> bytes | None:
+        """The menu's UTF-8 bytes, if ``tools`` is this menu (None: it is not, or it is not valid UTF-8 text)."""
         if len(tools) != len(self.schemas) or any(a is not b for a, b in zip(tools, self.schemas, strict=True)):
             return None
-        return self.text
+        return self.data
 
 
 def _fast_line(record: EpisodeRecord, menu: ToolMenu) -> bytes | None:
     """The line, or None where only the full dump is exact (raises where the record holds what this path does
     not write as the full dump would)."""
     traj = record.trajectory
-    tools = menu.text_for(traj.tools) if traj is not None else None
+    tools = menu.data_for(traj.tools) if traj is not None else None
     if traj is None or tools is None:
         return None
-    line = record_json(record, _encode(traj.messages), tools)
-    return line.encode("utf-8")  # raises on lone surrogates: the full dump escapes the whole line
+    head, tail = record_parts(record, _encode(traj.messages))
+    # encoding raises on lone surrogates: the full dump escapes the whole line
+    return b"".join((head.encode("utf-8"), tools, tail.encode("utf-8")))
 
 
 def record_bytes(record: EpisodeRecord, menu: ToolMenu | None = None) -> bytes:

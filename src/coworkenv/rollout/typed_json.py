@@ -230,14 +230,15 @@ def _usage(usage: Any) -> str:
     return _encode(usage) if usage else "{}"
 
 
-def trajectory_json(t: Trajectory, messages: str, tools: str) -> str:
-    """The trajectory's JSON, with its messages and tool menu given as JSON already."""
+def trajectory_parts(t: Trajectory, messages: str) -> tuple[str, str]:
+    """The trajectory's JSON before and after its tool menu, with its messages given as JSON already: the menu is
+    the same for every episode of an environment, so a line joins its bytes, encoded once, between the two."""
     _exact(t, Trajectory)
     d = t.__dict__
     grade, stages = d["grade"], d["stages"]
     if grade is not None:
         _exact(grade, Grade)
-    return (
+    head = (
         f'{{"blueprint": {_os(d["blueprint"])}, "calls": {_items(d["calls"], _call, ToolCallRecord)}, '
         f'"capabilities": {_strs(d["capabilities"])}, "done_reason": {_s(d["done_reason"])}, '
         f'"error": {_os(d["error"])}, "evaluation_only": {_b(d["evaluation_only"])}, '
@@ -245,17 +246,20 @@ def trajectory_json(t: Trajectory, messages: str, tools: str) -> str:
         f'"messages": {messages}, "multi_turn": {_b(d["multi_turn"])}, "policy": {_s(d["policy"])}, '
         f'"sample": {_i(d["sample"])}, "seconds": {_f(d["seconds"])}, "seed": {_i(d["seed"])}, '
         f'"spec_id": {_s(d["spec_id"])}, "stages": {"null" if stages is None else _items(stages, _mark, StageMark)}, '
-        f'"steps": {_items(d["steps"], _step, StepRecord)}, "tools": {tools}, "usage": {_usage(d["usage"])}}}'
+        f'"steps": {_items(d["steps"], _step, StepRecord)}, "tools": '
     )
+    return head, f', "usage": {_usage(d["usage"])}}}'
 
 
-def record_json(r: EpisodeRecord, messages: str, tools: str) -> str:
-    """The record's JSON (its trajectory present), with the trajectory's messages and tool menu as JSON."""
+def record_parts(r: EpisodeRecord, messages: str) -> tuple[str, str]:
+    """The record's JSON (its trajectory present) before and after the trajectory's tool menu (see
+    :func:`trajectory_parts`), with the trajectory's messages as JSON."""
     _exact(r, EpisodeRecord)
     d = r.__dict__
+    head, tail = trajectory_parts(d["trajectory"], messages)
     return (
         f'{{"error": {_os(d["error"])}, "key": {_s(d["key"])}, "passed": {_b(d["passed"])}, '
         f'"policy": {_s(d["policy"])}, "sample": {_i(d["sample"])}, "score": {_of(d["score"])}, '
         f'"seconds": {_of(d["seconds"])}, "seed": {_i(d["seed"])}, "spec_id": {_s(d["spec_id"])}, '
-        f'"status": {_s(d["status"])}, "trajectory": {trajectory_json(d["trajectory"], messages, tools)}}}'
-    )
+        f'"status": {_s(d["status"])}, "trajectory": {head}'
+    ), tail + "}"
