@@ -27,7 +27,7 @@ def frozen_heap() -> Iterator[None]:
 
 
 YOUNG_THRESHOLD = 10_000
-"""Allocations between the young generation's collections during a bank build (Python's default: 700)."""
+"""Allocations between the young generation's collections during a bank build or a rollout (Python's default: 700)."""
 
 
 @contextmanager

@@ -37,13 +37,31 @@ def combine(completion: float, robustness: float, safety: float, required_failed
 
 
 def robustness(log: EpisodeLog) -> float:
-    faults = [c for c in log.calls if c.fault]
+    """The fraction of injected faults followed by a successful call of the same tool (1.0 without faults).
+
+    "Followed" is by the first position of a record equal to each (what ``list.index`` gives), so that an episode
+    grades as it always has; where no two records are equal (no two share a step and call id), that is each
+    record's own position, and one pass from the end counts the recoveries."""
+    calls = log.calls
+    faults = sum(1 for c in calls if c.fault)
     if not faults:
         return 1.0
-    recovered = sum(
-        any(c.ok and c.tool == f.tool and log.calls.index(c) > log.calls.index(f) for c in log.calls) for f in faults
-    )
-    return recovered / len(faults)
+    if len({(c.step, c.call_id) for c in calls}) < len(calls):  # equal records may repeat: positions by index
+        return (
+            sum(
+                any(c.ok and c.tool == f.tool and calls.index(c) > calls.index(f) for c in calls)
+                for f in calls
+                if f.fault
+            )
+            / faults
+        )
+    recovered, ok_later = 0, set()
+    for c in reversed(calls):
+        if c.fault and c.tool in ok_later:
+            recovered += 1
+        if c.ok:
+            ok_later.add(c.tool)
+    return recovered / faults
 
 
 def check_result(check: Any, passed: bool, first_step: int | None, detail: str) -> CheckResult:

@@ -23,7 +23,7 @@ from typing import Any
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from coworkenv.bank.sources import load_specs
-from coworkenv.heap import frozen_heap
+from coworkenv.heap import frozen_heap, rare_young_collections
 from coworkenv.rollout.policies import check_policy_spec, make_policy
 from coworkenv.rollout.store import RETRIED, Encoded, Outcome, RolloutStore, counts, episode_key, replaces
 from coworkenv.rollout.worker import (
@@ -93,6 +93,18 @@ def chunked(tasks: list[EpisodeTask], size: int) -> list[list[EpisodeTask]]:
     return [tasks[i : i + size] for i in range(0, len(tasks), size)]
 
 
+def tapered(tasks: list[EpisodeTask], size: int, workers: int) -> list[list[EpisodeTask]]:
+    """Chunks of at most ``size`` tasks that shrink toward the end of the run (each at most a ``2 * workers``-th of
+    the tasks left, and at least an eighth of ``size``), so that the workers run out of work together: with equal
+    chunks, one worker's last chunk runs on alone while the others are done, up to a chunk's time per run."""
+    out, start, smallest = [], 0, max(1, size // 8)
+    while start < len(tasks):
+        n = max(smallest, min(size, math.ceil((len(tasks) - start) / (2 * workers))))
+        out.append(tasks[start : start + n])
+        start += n
+    return out
+
+
 def auto_chunk_size(policy: str, tasks: int, workers: int) -> int:
     """Scripted policies: a few chunks per worker (IPC dominates); model policies: one episode."""
     if not policy.startswith(SCRIPTED_POLICIES):
@@ -158,10 +170,10 @@ def rollout_bank(
     todo = [t for t in tasks if t.key not in outcomes or outcomes[t.key].status == RETRIED]
     store.write_manifest({"config": config, "status": "running", "planned": len(tasks)})
     size = chunk_size or auto_chunk_size(name, len(todo), workers)
-    chunks = chunked(todo, size)
+    chunks = chunked(todo, size) if chunk_size or not parallel else tapered(todo, size, max(workers, 1))
     opts = policy_options or {}
     start = time.perf_counter()
-    with frozen_heap():
+    with frozen_heap(), rare_young_collections():
         if ray_address is not None:
             batches = _ray(chunks, policy, opts, options, workers, ray_address)
         elif workers > 1:

@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from coworkenv.heap import YOUNG_THRESHOLD
 from coworkenv.interop.client import client_for
 from coworkenv.rollout.deadline import Deadline
 from coworkenv.rollout.environments import make_environment
@@ -278,9 +279,11 @@ def exit_with_parent(parent: int, interval: float = 0.5) -> None:
 def init_worker(policy_spec: str, policy_options: dict[str, Any], parent: int | None = None) -> None:
     """Set up a pool worker: its policy, and everything alive at its start (modules; a forked worker's inherited
     specs and environments) frozen out of its cyclic collections, for good: the worker only plays episodes, and
-    a collection walking the inherited heap would also copy the parent's memory pages it wrote to."""
+    a collection walking the inherited heap would also copy the parent's memory pages it wrote to. Its young
+    collections are made rare for good too (an episode's objects die young, freed by their reference counts)."""
     global _POLICY, _POLICY_ERROR
     gc.freeze()
+    gc.set_threshold(YOUNG_THRESHOLD, *gc.get_threshold()[1:])
     if parent is not None:
         exit_with_parent(parent)
     try:

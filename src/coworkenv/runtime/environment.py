@@ -86,7 +86,8 @@ class Environment(AsyncMethods[Observation]):
         self.workspace.reset()
         self.tracker.reset()
         self.user = ScriptedUser(self.spec.user, self._today)
-        self.rng = random.Random(self.seed)
+        self._rng: random.Random | None = None  # seeded when first drawn from: only random faults draw
+        self._rng_seed = self.seed
         self.messages: list[dict[str, Any]] = [
             {"role": "system", "content": self._system},
             {"role": "user", "content": self.user.opening()},
@@ -108,6 +109,18 @@ class Environment(AsyncMethods[Observation]):
         self.messages.extend(self._fire_events(after_step=0))
         self._record_state_checks(0)
         return Observation(list(self.messages), self.router.schemas())
+
+    @property
+    def rng(self) -> random.Random:
+        """The generator of random faults, as ``random.Random(seed)`` at the reset: made when first used, since
+        seeding it costs more than a short step and an episode without random faults never draws."""
+        if self._rng is None:
+            self._rng = random.Random(self._rng_seed)
+        return self._rng
+
+    @rng.setter
+    def rng(self, value: random.Random) -> None:
+        self._rng = value
 
     def step(self, turn: Any) -> Observation:
         """Apply one agent turn; never raises on malformed input."""

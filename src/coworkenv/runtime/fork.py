@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from coworkenv.runtime.workspace import Workspace
     from coworkenv.services.base import Record
 
-COMPONENTS = ("workspace", "tracker", "scheduler", "user", "log", "stages", "rng", "fired")
+COMPONENTS = ("workspace", "tracker", "scheduler", "user", "log", "stages", "_rng", "fired")
 """Environment attributes snapshotted on their own; every other attribute is copied one level."""
 _CONTAINERS = (list, dict, set)
 T = TypeVar("T")
