@@ -20,7 +20,7 @@ import json
 from contextlib import suppress
 from typing import Any
 
-from coworkenv.rollout.typed_json import Unusual, record_parts
+from coworkenv.rollout.typed_json import Unusual, record_texts
 from coworkenv.runtime.json_encoding import reusable
 from coworkenv.storage import json_text
 from coworkenv.trajectory import EpisodeRecord
@@ -54,9 +54,12 @@ def _fast_line(record: EpisodeRecord, menu: ToolMenu) -> bytes | None:
     tools = menu.data_for(traj.tools) if traj is not None else None
     if traj is None or tools is None:
         return None
-    head, tail = record_parts(record, _encode(traj.messages))
+    head, middle, tail = record_texts(record)
+    messages = _encode(traj.messages)
     # encoding raises on lone surrogates: the full dump escapes the whole line
-    return b"".join((head.encode("utf-8"), tools, tail.encode("utf-8")))
+    return b"".join(
+        (head.encode("utf-8"), messages.encode("utf-8"), middle.encode("utf-8"), tools, tail.encode("utf-8"))
+    )
 
 
 def record_bytes(record: EpisodeRecord, menu: ToolMenu | None = None) -> bytes:

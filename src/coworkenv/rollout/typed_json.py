@@ -93,7 +93,13 @@ def _plain(value: Any) -> bool:
     """Whether ``value`` is plain JSON of exact types (text keys): what json and pydantic write alike."""
     kind = type(value)
     if kind is dict:
-        return all(type(k) is str and _plain(v) for k, v in value.items())
+        for k, v in value.items():
+            if type(k) is not str:
+                return False
+            of = type(v)
+            if not (of is str or of is int or of is bool or v is None or _plain(v)):  # most values: text
+                return False
+        return True
     if kind is list:
         return all(_plain(v) for v in value)
     return kind in _SCALARS and (kind is not float or math.isfinite(value))
@@ -104,7 +110,8 @@ def _items(items: Any, write: Callable[[Any], str], cls: type) -> str:
     _exact(items, list)
     parts = []
     for item in items:
-        _exact(item, cls)
+        if type(item) is not cls:
+            raise Unusual(f"not exactly {cls.__name__}: {type(item).__name__}")
         parts.append(write(item))
     return "[" + ", ".join(parts) + "]"
 
@@ -147,13 +154,26 @@ def _step(s: StepRecord) -> str:
 
 def _call(c: ToolCallRecord) -> str:
     d = c.__dict__
-    args = d["args"]
+    args, call_id, tool, step, kind, error = d["args"], d["call_id"], d["tool"], d["step"], d["kind"], d["error"]
+    ok, fault, confirmed = d["ok"], d["fault"], d["confirmed"]
     if args is not None and (type(args) is not dict or not _plain(args)):
         raise Unusual("arguments that are not plain JSON")
+    if not (
+        type(call_id) is str
+        and type(tool) is str
+        and type(step) is int
+        and (kind is None or type(kind) is str)
+        and (error is None or type(error) is str)
+        and type(ok) is bool
+        and type(fault) is bool
+        and type(confirmed) is bool
+    ):
+        raise Unusual("a call record field not of its declared type")
     return (
-        f'{{"args": {"null" if args is None else _encode(args)}, "call_id": {_s(d["call_id"])}, '
-        f'"confirmed": {_b(d["confirmed"])}, "error": {_os(d["error"])}, "fault": {_b(d["fault"])}, '
-        f'"kind": {_os(d["kind"])}, "ok": {_b(d["ok"])}, "step": {_i(d["step"])}, "tool": {_s(d["tool"])}}}'
+        f'{{"args": {"null" if args is None else _encode(args)}, "call_id": {_text(call_id)}, '
+        f'"confirmed": {"true" if confirmed else "false"}, "error": {"null" if error is None else _text(error)}, '
+        f'"fault": {"true" if fault else "false"}, "kind": {"null" if kind is None else _text(kind)}, '
+        f'"ok": {"true" if ok else "false"}, "step": {int.__repr__(step)}, "tool": {_text(tool)}}}'
     )
 
 
@@ -230,9 +250,10 @@ def _usage(usage: Any) -> str:
     return _encode(usage) if usage else "{}"
 
 
-def trajectory_parts(t: Trajectory, messages: str) -> tuple[str, str]:
-    """The trajectory's JSON before and after its tool menu, with its messages given as JSON already: the menu is
-    the same for every episode of an environment, so a line joins its bytes, encoded once, between the two."""
+def trajectory_texts(t: Trajectory) -> tuple[str, str, str]:
+    """The trajectory's JSON but for its messages and tool menu: the text before the messages, between them and
+    the menu, and after the menu. The messages are written by json's encoder, and the menu is the same for every
+    episode of an environment, so a line joins their bytes between these (no long text copied into another)."""
     _exact(t, Trajectory)
     d = t.__dict__
     grade, stages = d["grade"], d["stages"]
@@ -243,23 +264,28 @@ def trajectory_parts(t: Trajectory, messages: str) -> tuple[str, str]:
         f'"capabilities": {_strs(d["capabilities"])}, "done_reason": {_s(d["done_reason"])}, '
         f'"error": {_os(d["error"])}, "evaluation_only": {_b(d["evaluation_only"])}, '
         f'"final_state_hash": {_s(d["final_state_hash"])}, "grade": {"null" if grade is None else _grade(grade)}, '
-        f'"messages": {messages}, "multi_turn": {_b(d["multi_turn"])}, "policy": {_s(d["policy"])}, '
+        '"messages": '
+    )
+    middle = (
+        f', "multi_turn": {_b(d["multi_turn"])}, "policy": {_s(d["policy"])}, '
         f'"sample": {_i(d["sample"])}, "seconds": {_f(d["seconds"])}, "seed": {_i(d["seed"])}, '
         f'"spec_id": {_s(d["spec_id"])}, "stages": {"null" if stages is None else _items(stages, _mark, StageMark)}, '
         f'"steps": {_items(d["steps"], _step, StepRecord)}, "tools": '
     )
-    return head, f', "usage": {_usage(d["usage"])}}}'
+    return head, middle, f', "usage": {_usage(d["usage"])}}}'
 
 
-def record_parts(r: EpisodeRecord, messages: str) -> tuple[str, str]:
-    """The record's JSON (its trajectory present) before and after the trajectory's tool menu (see
-    :func:`trajectory_parts`), with the trajectory's messages as JSON."""
+def record_texts(r: EpisodeRecord) -> tuple[str, str, str]:
+    """The record's JSON (its trajectory present) around the trajectory's messages and tool menu (see
+    :func:`trajectory_texts`)."""
     _exact(r, EpisodeRecord)
     d = r.__dict__
-    head, tail = trajectory_parts(d["trajectory"], messages)
+    head, middle, tail = trajectory_texts(d["trajectory"])
     return (
         f'{{"error": {_os(d["error"])}, "key": {_s(d["key"])}, "passed": {_b(d["passed"])}, '
         f'"policy": {_s(d["policy"])}, "sample": {_i(d["sample"])}, "score": {_of(d["score"])}, '
         f'"seconds": {_of(d["seconds"])}, "seed": {_i(d["seed"])}, "spec_id": {_s(d["spec_id"])}, '
-        f'"status": {_s(d["status"])}, "trajectory": {head}'
-    ), tail + "}"
+        f'"status": {_s(d["status"])}, "trajectory": {head}',
+        middle,
+        tail + "}",
+    )
