@@ -94,3 +94,22 @@ def _play_on(env: Environment) -> Trajectory:
     while obs is None or not obs.done:
         obs = env.step(actor.act(list(env.messages), env.router.schemas()))
     return env.trajectory(policy="oracle")
+
+
+def test_the_driver_digests_initial_records_before_its_workers_fork() -> None:
+    """Forked workers inherit the initial records' digests (which every episode's state hash adds to) computed,
+    instead of each computing them again; and the state hash they then give is the one computed from scratch."""
+    from coworkenv.rollout.worker import _SPECS, RunOptions, forget_prepared, prepare_for_fork
+    from coworkenv.runtime.digest import full_digest
+
+    spec = load_specs(EXAMPLES)[0]  # freshly loaded: fixtures no workspace has been built from
+    task = EpisodeTask(spec.model_dump(mode="json"), 0, 0)
+    prepare_for_fork([task], RunOptions())
+    try:
+        env = _SPECS.get(task, RunOptions()).env
+        assert env is not None
+        initial = env.workspace._digest._initial
+        assert initial._parts is not None and len(initial._parts) > 0
+        assert env.workspace.state_hash() == full_digest(env.workspace.state)
+    finally:
+        forget_prepared()

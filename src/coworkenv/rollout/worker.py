@@ -295,15 +295,16 @@ def init_worker(policy_spec: str, policy_options: dict[str, Any], parent: int | 
 def prepare_for_fork(tasks: list[EpisodeTask], options: RunOptions, known: SpecCache | None = None) -> None:
     """Validate each spec of ``tasks`` and build its environment in this process's worker cache, so that pool
     workers forked next inherit them instead of each doing it again (a worker still checks a task's spec data
-    against the inherited one). ``known``: specs already validated (see :meth:`SpecCache.add`). A spec that fails
-    here is left to the worker, which records its error."""
+    against the inherited one); the digests of its initial records too, which every episode's state hash adds
+    to and each worker would otherwise compute for itself. ``known``: specs already validated (see
+    :meth:`SpecCache.add`). A spec that fails here is left to the worker, which records its error."""
     if known is not None:
         _SPECS.entries.update(known.entries)
     for task in tasks:
         try:
             episodes = _SPECS.get(task, options)
             if episodes.shared and episodes.env is None:
-                episodes.environment(task.seed)
+                episodes.environment(task.seed).workspace.state_hash()
         except Exception:  # the worker meets it again and records it on the episode
             continue
 
