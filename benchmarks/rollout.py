@@ -78,10 +78,11 @@ def overhead_per_call(specs: list[TaskSpec], repeats: int) -> tuple[float, float
     return statistics.median(runtime), statistics.median(policy)
 
 
-def cpu_seconds() -> float:
-    """CPU time of this process and of its children that have ended."""
+def cpu_seconds() -> tuple[float, float]:
+    """CPU time of this process, and of it with its children that have ended."""
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    mine = own.ru_utime + own.ru_stime
+    return mine, mine + children.ru_utime + children.ru_stime
 
 
 def machine_busy() -> float | None:
@@ -96,12 +97,14 @@ def machine_busy() -> float | None:
 
 @dataclass
 class Run:
-    """One timed ``rollout_bank`` call: episodes, wall seconds, CPU seconds of this run's processes, and the CPU
-    seconds other processes used meanwhile (None: unknown)."""
+    """One timed ``rollout_bank`` call: episodes, wall seconds, CPU seconds of this run's processes (and of this
+    one alone: a pool's driver, which shares the cores with its workers), and the CPU seconds other processes
+    used meanwhile (None: unknown)."""
 
     episodes: int
     wall: float
     cpu: float
+    driver: float
     foreign: float | None
 
     @property
@@ -116,12 +119,13 @@ class Run:
 def throughput(specs: list[TaskSpec], samples: int, **kw: Any) -> Run:
     """One whole rollout into a fresh store."""
     with tempfile.TemporaryDirectory() as out:
-        busy, cpu, start = machine_busy(), cpu_seconds(), time.perf_counter()
+        busy, (own, cpu), start = machine_busy(), cpu_seconds(), time.perf_counter()
         summary = rollout_bank(specs, "oracle", samples, Path(out), progress=False, **kw)
-        wall, cpu, after = time.perf_counter() - start, cpu_seconds() - cpu, machine_busy()
+        wall, (own_after, cpu_after), after = time.perf_counter() - start, cpu_seconds(), machine_busy()
+        cpu = cpu_after - cpu
         assert summary.counts["passed"] == summary.ran, "the oracle must pass every example"
         foreign = None if busy is None or after is None else max(0.0, after - busy - cpu)
-        return Run(summary.ran, wall, cpu, foreign)
+        return Run(summary.ran, wall, cpu, own_after - own, foreign)
 
 
 def measure(specs: list[TaskSpec], samples: int, parallel: dict[str, Any], steady: bool) -> dict[str, Run]:
@@ -147,6 +151,9 @@ def summarise(rounds: list[dict[str, Run]], workers: int) -> dict[str, Any]:
         "pool_eps_per_core": round(1e6 / cpu["pool"], 1),
         "pool_cpu_us_per_episode": round(cpu["pool"], 1),
         "pool_cpu_over_inline": round(cpu["pool"] / cpu["inline"], 3),
+        "pool_driver_cpu_us_per_episode": round(
+            med(r["pool"].driver / r["pool"].episodes * 1e6 for r in rounds if "pool" in r), 1
+        ),
         "pool_idle_efficiency_bound": round(min(1.0, cpu["inline"] / cpu["pool"]), 3),
     }
     for mode in ("pool", "ray"):
@@ -241,7 +248,8 @@ def print_report(report: dict[str, Any], rounds: int, samples: int, specs: int) 
     print(
         f"process pool, {w} workers: {report['pool_eps_per_core']:8.1f} episodes/s per core "
         f"({report['pool_cpu_us_per_episode']:.0f} CPU µs per episode, all processes: "
-        f"x{report['pool_cpu_over_inline']:.2f} one process's)"
+        f"x{report['pool_cpu_over_inline']:.2f} one process's; the driver's own: "
+        f"{report['pool_driver_cpu_us_per_episode']:.0f} µs)"
     )
     for mode, label in (("pool", f"process pool, {w} workers"), ("ray", f"Ray, {w} actors")):
         if f"{mode}_eps" not in report:
