@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from coworkenv.grading.score import PASS_THRESHOLD
+from coworkenv.grading.stages import combine_stages
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.episode import play_out
 from coworkenv.runtime.policy import actor_for
@@ -36,6 +37,7 @@ from coworkenv.verify.gaming import PACING, probe_hint
 from coworkenv.verify.leaks import answer_findings
 from coworkenv.verify.probes import PROBES
 from coworkenv.verify.regrade import grading_only, regrade
+from coworkenv.verify.rejoin import Future, Rejoin
 from coworkenv.verify.requirements import requirement_findings
 from coworkenv.verify.solvability import unsolvable_findings
 from coworkenv.verify.stage_probes import staged_variants, with_stage
@@ -95,20 +97,45 @@ def play(env: Environment, policy: Any) -> Played:
 
 
 def play_from(trunk: ReferenceTrunk, policy: Any, *, hashed: bool = True) -> Played:
-    """``play(trunk.env, policy)``, its opening taken from the trunk up to the policy's first turn of its own."""
-    trunk.play(actor_for(policy, trunk.env.spec))
-    return outcome(trunk.env, hashed=hashed)
+    """``play(trunk.env, policy)``, its opening taken from the trunk up to the policy's first turn of its own, and
+    its later stages from the reference run where it begins one as the reference did (:mod:`.rejoin`)."""
+    future = trunk.play_joining(actor_for(policy, trunk.env.spec))
+    return outcome(trunk.env, hashed=hashed) if future is None else joined(trunk.env, future)
 
 
 def outcome(env: Environment, *, hashed: bool = True) -> Played:
     """What the verifier reads of an episode that has just ended in ``env`` (the state hash only if ``hashed``)."""
     records = sum(len(recs) for colls in env.workspace.state.values() for recs in colls.values())
+    grade, state = env.grade(), env.workspace.state_hash() if hashed else None
+    fired_at = _fired_at(env)
+    return Played(grade, state, env.transcript(), set(env.fired), env.done_reason, records, fired_at, stage_starts(env))
+
+
+def joined(env: Environment, future: Future) -> Played:
+    """The outcome of an episode that ``env`` holds up to a stage's start, with ``future`` from there on."""
+    assert env.stages is not None
+    fired_at = _fired_at(env)
+    for event, index in future.fired_at.items():
+        fired_at.setdefault(event, index)
+    return Played(
+        combine_stages([*env.stages.grades, *future.grades]),
+        future.state_hash,
+        env.transcript() + future.messages,
+        set(future.fired),
+        future.done_reason,
+        future.records,
+        fired_at,
+        stage_starts(env) + future.starts,
+    )
+
+
+def _fired_at(env: Environment) -> dict[str, int]:
+    """The step each event of the episode so far first fired at."""
     fired_at: dict[str, int] = {}
     for step in env.steps:
         for event in step.events:
             fired_at.setdefault(event, step.index)
-    grade, state = env.grade(), env.workspace.state_hash() if hashed else None
-    return Played(grade, state, env.transcript(), set(env.fired), env.done_reason, records, fired_at, stage_starts(env))
+    return fired_at
 
 
 @dataclass
@@ -180,6 +207,7 @@ def _play_all(spec: TaskSpec, env: Environment) -> Episodes:
     """The reference run in ``env``, and its probe and pacing runs where the reference run found nothing wrong."""
     trunk = ReferenceTrunk.record(env)  # the reference run, recorded: the probes fork from it
     reference = outcome(env)
+    trunk.rejoin = Rejoin.of(trunk.trunk, reference)
     observed = opening_findings(spec, env) + target_findings(spec, env)
     for prefix, view in views(reference.messages, env):
         found = unsolvable_findings(view, env.router.schemas())
