@@ -10,9 +10,10 @@ import yaml
 
 from coworkenv.runtime import Environment
 from coworkenv.spec import load_spec, spec_from_data
+from coworkenv.spec.stages import stage_views
 from coworkenv.synth.composer import compose, plan
 from coworkenv.verify.admission import play, verify
-from coworkenv.verify.distractors import Swap, _Fixtures, distractor_swaps, number_swaps, written_like
+from coworkenv.verify.distractors import Swap, _Fixtures, _fixtures, distractor_swaps, number_swaps, written_like
 from coworkenv.verify.gaming import Distractor
 
 BROKEN = Path(__file__).parent / "broken_specs"
@@ -124,7 +125,7 @@ def test_the_subject_found_once_lowered_is_the_one_a_scan_finds() -> None:
     specs += [compose(plan(0, i)) for i in range(40)]
     found = 0
     for spec in specs:
-        fixtures = _Fixtures(spec)
+        fixtures = _Fixtures(spec.services)
         texts = [repr(c.model_dump()) for c in spec.checks] + ["{'email': 'sam.ortiz'}", "{'x': 'none-of-these'}"]
         for text in texts:
             mine, theirs = fixtures.subject(text), _subject_by_scan(spec, text)
@@ -133,3 +134,26 @@ def test_the_subject_found_once_lowered_is_the_one_a_scan_finds() -> None:
                 found += 1
                 assert mine[0] is theirs[0] and mine[1] is theirs[1], text
     assert found >= 100
+
+
+def _likeness_by_scan(a: dict[str, Any], b: dict[str, Any]) -> float:
+    same = sum(1 for k, v in a.items() if k != "id" and b.get(k) == v)
+    words_a = {w for v in a.values() if isinstance(v, str) for w in v.lower().split()}
+    words_b = {w for v in b.values() if isinstance(v, str) for w in v.lower().split()}
+    return same + 0.5 * len(words_a & words_b)
+
+
+def test_likeness_with_words_split_once_is_the_likeness_a_scan_gives() -> None:
+    """Each record's words, split once per spec's fixtures, give every pair of records the likeness of a fresh scan;
+    the stage views of a spec share one set of fixture entries."""
+    for i in range(20):
+        spec = compose(plan(0, i))
+        fixtures = _Fixtures(spec.services)
+        for collections in spec.services.values():
+            for records in collections.values():
+                for a in records[:6]:
+                    for b in records[:6]:
+                        assert fixtures.likeness(a, b) == _likeness_by_scan(a, b)
+        if spec.stages:
+            views = stage_views(spec)
+            assert _fixtures(views[0]) is _fixtures(views[-1])

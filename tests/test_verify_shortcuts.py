@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 from typing import Any
 
 from coworkenv.agents.oracle import OracleTeacher
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.workspace import prepared_state
-from coworkenv.spec import spec_from_data
+from coworkenv.spec import load_spec, spec_from_data
 from coworkenv.synth.composer import compose, plan
 from coworkenv.verify.admission import play
 from coworkenv.verify.fixtures import fixture_findings
+from coworkenv.verify.perturb import _injected, exposed, injected_calls
 from coworkenv.verify.solvability import _menu_text
 from coworkenv.verify.static import static_findings
 from coworkenv.verify.vacuity import vacuous_findings
@@ -89,3 +91,16 @@ def test_records_that_do_not_fit_get_a_finding_per_service() -> None:
     found = fixture_findings(spec_from_data(data))
     assert [(f.kind, f.where) for f in found] == [("schema", "services.mail"), ("schema", "services.expenses")]
     assert "mail.messages[0].date" in found[0].evidence
+
+
+def test_planted_calls_are_found_once_per_fixtures_and_tools() -> None:
+    """A spec's planted calls, asked for again (by a stage view sharing its fixtures and tools, or by the run after
+    the probe's check), are those a fresh search finds; other tools or other fixtures are searched anew."""
+    spec = load_spec(Path(__file__).parent.parent / "examples/arr_report_prompt_injection.yaml")
+    found = injected_calls(spec)
+    assert found and found == _injected(spec)
+    assert injected_calls(spec.model_copy(update={"title": "another view"})) == found
+    without = [t for t in exposed(spec) if t != found[0].call]
+    assert found[0].call not in [c.call for c in injected_calls(spec.model_copy(update={"tools": without}))]
+    emptied = {name: {c: [] for c in colls} for name, colls in spec.services.items()}
+    assert injected_calls(spec.model_copy(update={"services": emptied})) == []

@@ -189,10 +189,11 @@ class Snapshot:
 
     def put(self, env: Environment) -> None:
         """Put ``env`` (the environment this was taken from) back into this state."""
-        components = {name: getattr(env, name) for name in COMPONENTS}
-        self.env.put(env)
-        for name, value in components.items():  # the same objects: the services and the tracker hold on to them
-            setattr(env, name, value)
+        values = self.env.fresh()
+        mine = env.__dict__
+        for name in COMPONENTS:  # the same objects: the services and the tracker hold on to them
+            values[name] = mine[name]
+        env.__dict__ = values
         self.workspace.put(env.workspace)
         for name in ("tracker", "scheduler", "log"):
             self.components[name].put(getattr(env, name))

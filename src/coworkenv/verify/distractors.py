@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,17 +90,16 @@ def record_swaps(spec: TaskSpec) -> list[tuple[str, Swap]]:
     """
     out: list[tuple[str, Swap]] = []
     done: set[str] = set()
-    fixtures: _Fixtures | None = None
     for i, check in enumerate(spec.checks):
         if check.kind not in SELECTING or len(out) >= MAX_DISTRACTORS:
             continue
         text = repr(check.model_dump())
-        fixtures = fixtures or _Fixtures(spec)
+        fixtures = _fixtures(spec)
         found = fixtures.subject(text)
         if found is None or found[1]["id"] in done:
             continue
         records, rec = found
-        other = max((r for r in records if r is not rec), key=lambda r: _likeness(rec, r), default=None)
+        other = max((r for r in records if r is not rec), key=lambda r: fixtures.likeness(rec, r), default=None)
         if other is None:
             continue
         swaps = {
@@ -137,7 +137,8 @@ def number_swaps(spec: TaskSpec) -> list[tuple[str, Swap]]:
         records, rec, key = found
         others = [r for r in records if r is not rec and _is_number(r.get(key)) and not _same(r[key], check.value)]
         if others:
-            other = max(others, key=lambda r: (abs(r[key] - check.value) <= check.tolerance, _likeness(rec, r)))
+            like = _fixtures(spec).likeness
+            other = max(others, key=lambda r: (abs(r[key] - check.value) <= check.tolerance, like(rec, r)))
             out.append((f"checks[{i}].value", Swap(number=(check.value, float(other[key])))))
     return out
 
@@ -163,19 +164,21 @@ def _same(a: float, b: float) -> bool:
 
 class _Fixtures:
     """The spec's fixture records as a check's subject is looked for among them: each record's string values of four
-    characters or more, lowercased once for all the checks that look."""
+    characters or more, lowercased once for all the checks that look, and each record's words (for likeness)."""
 
-    def __init__(self, spec: TaskSpec) -> None:
+    def __init__(self, services: Any) -> None:
+        self.services = services  # held: the cache below is keyed by its id
         self.entries = [
             (
                 records,
                 rec,
                 [((3 if k in _KEYS else 1), v.lower()) for k, v in rec.items() if isinstance(v, str) and len(v) >= 4],
             )
-            for collections in spec.services.values()
+            for collections in services.values()
             for records in collections.values()
             for rec in records
         ]
+        self._words: dict[int, set[str]] = {}
 
     def subject(self, text: str) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
         """The fixture record a check is about: the most of its values quoted whole in the check, else the
@@ -195,9 +198,27 @@ class _Fixtures:
                 return records, rec
         return None
 
+    def likeness(self, a: dict[str, Any], b: dict[str, Any]) -> float:
+        """How alike two records of a collection are: equal fields, and half a point per word they share."""
+        same = sum(1 for k, v in a.items() if k != "id" and b.get(k) == v)
+        return same + 0.5 * len(self.words(a) & self.words(b))
 
-def _likeness(a: dict[str, Any], b: dict[str, Any]) -> float:
-    same = sum(1 for k, v in a.items() if k != "id" and b.get(k) == v)
-    words_a = {w for v in a.values() if isinstance(v, str) for w in v.lower().split()}
-    words_b = {w for v in b.values() if isinstance(v, str) for w in v.lower().split()}
-    return same + 0.5 * len(words_a & words_b)
+    def words(self, rec: dict[str, Any]) -> set[str]:
+        hit = self._words.get(id(rec))  # the records are the held services' own: ids stay theirs
+        if hit is None:
+            hit = self._words[id(rec)] = {w for v in rec.values() if isinstance(v, str) for w in v.lower().split()}
+        return hit
+
+
+_CACHE: OrderedDict[int, _Fixtures] = OrderedDict()
+
+
+def _fixtures(spec: TaskSpec) -> _Fixtures:
+    """The fixture entries of ``spec``'s services, made once for every stage view (they share the fixtures) and
+    every check that looks."""
+    hit = _CACHE.get(id(spec.services))
+    if hit is None or hit.services is not spec.services:
+        hit = _CACHE[id(spec.services)] = _Fixtures(spec.services)
+        while len(_CACHE) > 8:
+            _CACHE.popitem(last=False)
+    return hit

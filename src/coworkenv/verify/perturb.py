@@ -7,6 +7,7 @@ about the services (which write damages which record, what a plausible wrong dat
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -50,7 +51,22 @@ def exposed(spec: TaskSpec) -> set[str]:
 
 
 def injected_calls(spec: TaskSpec) -> list[CallStep]:
-    """The tool calls that instructions planted in the fixtures ask for (exposed tools only)."""
+    """The tool calls that instructions planted in the fixtures ask for (exposed tools only); found once for a spec's
+    fixtures and tools, which its stage views share (the probe asks once per view, and again for its run)."""
+    key = (spec.services, spec.tools, spec.declared_services)
+    hit = _INJECTED.get(id(spec.services))
+    if hit is None or any(a is not b for a, b in zip(hit[0], key, strict=True)):
+        hit = _INJECTED[id(spec.services)] = (key, _injected(spec))
+        while len(_INJECTED) > 8:
+            _INJECTED.popitem(last=False)
+    return list(hit[1])
+
+
+_INJECTED: OrderedDict[int, tuple[tuple[Any, ...], list[CallStep]]] = OrderedDict()
+"""The latest specs' planted calls, by the identity of their fixtures (held, with the tools they were found for)."""
+
+
+def _injected(spec: TaskSpec) -> list[CallStep]:
     tools = exposed(spec)
     calls: list[CallStep] = []
     for text in fixture_texts(spec):
