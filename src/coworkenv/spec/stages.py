@@ -9,6 +9,7 @@ checks — applies to each stage unchanged.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from datetime import datetime
 
 from coworkenv.spec.models import TaskSpec, parse_clock
@@ -41,7 +42,18 @@ def stage_view(spec: TaskSpec, k: int) -> TaskSpec:
 
 
 def stage_views(spec: TaskSpec) -> list[TaskSpec]:
-    return [stage_view(spec, k) for k in range(stage_count(spec))]
+    """Every stage's view, made once for the latest specs (held, so an id is not reused while kept): the verifier
+    asks for them a dozen times per spec, and an environment once per episode. A new list each time, of the same
+    views (a spec is data that nothing edits in place)."""
+    hit = _VIEWS.get(id(spec))
+    if hit is None or hit[0] is not spec:
+        hit = _VIEWS[id(spec)] = (spec, [stage_view(spec, k) for k in range(stage_count(spec))])
+        while len(_VIEWS) > 16:
+            _VIEWS.popitem(last=False)
+    return list(hit[1])
+
+
+_VIEWS: OrderedDict[int, tuple[TaskSpec, list[TaskSpec]]] = OrderedDict()
 
 
 def stage_clocks(spec: TaskSpec) -> list[datetime]:
