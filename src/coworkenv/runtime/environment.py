@@ -17,22 +17,21 @@ from coworkenv.grading.answers import prompt_of
 from coworkenv.grading.score import grade as grade_episode
 from coworkenv.grading.stages import StageState, combine_stages, grade_stage, unreached
 from coworkenv.grading.tracking import CheckTracker
+from coworkenv.runtime.acting import Acting, notice
 from coworkenv.runtime.asynchronous import AsyncMethods
-from coworkenv.runtime.events import EventScheduler, Firing
+from coworkenv.runtime.events import EventScheduler
 from coworkenv.runtime.policy_monitor import RuleMonitor
 from coworkenv.runtime.prompt import system_prompt
-from coworkenv.runtime.records import CallLog, set_tool_calls, step_record
-from coworkenv.runtime.router import CallResult, ToolRouter, exposed_tools
+from coworkenv.runtime.records import CallLog, step_record
+from coworkenv.runtime.router import ToolRouter, exposed_tools
 from coworkenv.runtime.stages import StageRun
 from coworkenv.runtime.turn import AssistantTurn, ToolCall, call_message, parse_turn
 from coworkenv.runtime.user import ScriptedUser
 from coworkenv.runtime.workspace import Workspace
-from coworkenv.services.base import ToolError, ToolInfo
-from coworkenv.spec.models import TRANSIENT_ERROR, TaskSpec
+from coworkenv.spec.models import TaskSpec
 from coworkenv.trajectory import Grade, StepRecord, Trajectory, UserReply, Violation, trusted
 from coworkenv.values import clock
 
-NOTICE = "[environment]"
 _TRAJECTORY_FIELDS = frozenset(Trajectory.model_fields)
 
 
@@ -48,7 +47,7 @@ class Observation:
     info: dict[str, Any] = field(default_factory=dict)
 
 
-class Environment(AsyncMethods[Observation]):
+class Environment(Acting, AsyncMethods[Observation]):
     """One executable environment. ``seed`` drives optional random transient errors."""
 
     def __init__(
@@ -139,14 +138,14 @@ class Environment(AsyncMethods[Observation]):
         new: list[dict[str, Any]] = []
         changed = False
         if problems:
-            new.append(_notice(f"Your last turn was malformed: {'; '.join(problems)}."))
+            new.append(notice(f"Your last turn was malformed: {'; '.join(problems)}."))
         if parsed.tool_calls:
             changed = self._run_calls(parsed.tool_calls, record, new)
         elif parsed.content and parsed.content.strip():
             self.log.answers.append((index, parsed.content))
             new.extend(self._user_reply(parsed.content, record))
         elif not problems:
-            new.append(_notice("Your last turn was empty: reply to the user or call a tool."))
+            new.append(notice("Your last turn was empty: reply to the user or call a tool."))
         info = self._stage_info(stage) if stages is not None else {}
         return self._close_step(index, record, new, changed, info)
 
@@ -298,96 +297,6 @@ class Environment(AsyncMethods[Observation]):
 
     # --- internals ------------------------------------------------------------------------
 
-    def end(self, reason: str) -> None:
-        """End the episode now (limits reached, or the policy failed)."""
-        self.done = True
-        self.done_reason = reason
-
-    def _run_calls(self, calls: list[ToolCall], record: StepRecord, new: list[dict[str, Any]]) -> bool:
-        """Run a turn's calls, adding their messages (then any event notices) to ``new``; whether the state may
-        have changed."""
-        if len(calls) == 1 and self.log.count() < self.max_tool_calls:  # the usual turn: one call, in budget
-            call = calls[0]
-            msg, wrote, fired = self._run_call(call.id, call.name, call.arguments, record)
-            set_tool_calls(record, 1)
-            new.append(msg)
-            new.extend(fired)
-            return wrote or bool(fired) or bool(record.events)
-        notices: list[dict[str, Any]] = []
-        changed = False
-        ran = 0
-        for call in calls:
-            if self.log.count() >= self.max_tool_calls:
-                new.append(_tool_msg(call.id, call.name, "tool-call limit reached; the episode is over"))
-                self.end("max_tool_calls")
-                continue
-            ran += 1
-            msg, wrote, fired = self._run_call(call.id, call.name, call.arguments, record)
-            new.append(msg)
-            notices.extend(fired)
-            changed |= wrote or bool(fired)
-        if ran:
-            set_tool_calls(record, ran)
-        new.extend(notices)
-        return changed or bool(record.events)
-
-    def _run_call(
-        self, call_id: str, name: str, raw: Any, record: StepRecord
-    ) -> tuple[dict[str, Any], bool, list[dict[str, Any]]]:
-        """Run one call; returns the tool message, whether it wrote, and event notices."""
-        step = record.index
-        info, args, error = self.router.parse_args(name, raw)
-        fault = None
-        if info is None or args is None:
-            outcome = CallResult(False, error=error, args=args, info=info)
-        else:
-            count = self.tool_counts.get(name, 0) + 1
-            self.tool_counts[name] = count
-            if self.stages is not None or self.spec.faults or self.fault_rate:  # else no call can hit a fault
-                fault = self._fault(name, count)
-            if fault is not None:
-                outcome = CallResult(False, error=fault, args=args, info=info)
-            else:  # validate, check the workflow rules, run (a call its schema rejects never acted: breaks no rule)
-                kwargs = self.router.validate(info, args)
-                if isinstance(kwargs, CallResult):
-                    outcome = kwargs
-                else:
-                    if info.name in self.monitor.by_tool:  # most tools have no rule
-                        self._check_rules(info, args, record)
-                    outcome = self.router.execute(info, kwargs, args)
-        kind = info.kind if info else None
-        ok = outcome.ok
-        kept = None if args is None else dict(args)  # the record's own copy, as validating it would make
-        self.log.unlogged.append(
-            (step, call_id, name, kept, ok, kind, outcome.error, fault is not None, self.confirmed)
-        )
-        notices: list[dict[str, Any]] = []
-        if ok and args is not None and name in self.scheduler.by_tool:
-            for firing in self.scheduler.on_call(name, args, step):
-                notices.extend(self._apply_event(firing, record))
-        return _tool_msg(call_id, name, outcome.content()), ok and kind == "write", notices
-
-    def _check_rules(self, info: ToolInfo, args: dict[str, Any], record: StepRecord) -> None:
-        """Note the workflow rules a call about to run breaks."""
-        broken = self.monitor.violations(info.name, args, self.confirmed, self.log.calls, self.workspace.state)
-        for policy in broken:
-            self.violations.append(
-                Violation(step=record.index, policy=policy.id, tool=info.name, description=policy.description)
-            )
-            record.violations.append(policy.id)
-
-    def _fault(self, tool: str, count: int) -> str | None:
-        """The transient error this call hits, if any: scheduled by the spec or stage, or drawn at ``fault_rate``."""
-        staged = self.stages.fault(tool) if self.stages is not None else None
-        if staged is not None:
-            return staged
-        for fault in self.spec.faults:
-            if fault.tool == tool and fault.on_call == count:
-                return fault.message
-        if self.fault_rate and self.rng.random() < self.fault_rate:
-            return TRANSIENT_ERROR
-        return None
-
     def _user_reply(self, text: str, record: StepRecord) -> list[dict[str, Any]]:
         reply = self.user.respond(text, self.workspace.state, self.log.calls)
         record.user = UserReply(step=record.index, kind=reply.kind, slots=reply.slots, approved=reply.approved)
@@ -426,23 +335,5 @@ class Environment(AsyncMethods[Observation]):
         record = steps[-1] if steps else None
         return [n for firing in self.scheduler.at_step(after_step) for n in self._apply_event(firing, record)]
 
-    def _apply_event(self, firing: Firing, record: StepRecord | None) -> list[dict[str, Any]]:
-        for mutation in firing.mutations:
-            try:
-                self.workspace.apply(mutation)
-            except (ToolError, KeyError):  # the agent may have deleted the record the event targets
-                continue
-        if record is not None:
-            record.events.append(firing.event.id)
-        return [_notice(f"Notification: {firing.notify}")] if firing.notify else []
-
     def _record_state_checks(self, step: int) -> None:
         self.tracker.record(step)
-
-
-def _tool_msg(call_id: str, name: str, content: str) -> dict[str, Any]:
-    return {"role": "tool", "tool_call_id": call_id, "name": name, "content": content}
-
-
-def _notice(text: str) -> dict[str, Any]:
-    return {"role": "user", "content": f"{NOTICE} {text}"}
