@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from coworkenv.grading.checks import EpisodeLog
 from coworkenv.grading.score import robustness
-from coworkenv.runtime.records import call_record
+from coworkenv.runtime.records import call_records
 from coworkenv.trajectory import ToolCallRecord
 
 
@@ -31,10 +31,12 @@ _call = st.tuples(
 
 
 def _records(rows: list[tuple[int, str, str, bool, bool]]) -> list[ToolCallRecord]:
-    return [
-        call_record(step, cid, tool, {}, ok and not fault, "write", "503" if fault else None, fault, False)
-        for step, cid, tool, ok, fault in rows
-    ]
+    return call_records(
+        [
+            (step, cid, tool, {}, ok and not fault, "write", "503" if fault else None, fault, False)
+            for step, cid, tool, ok, fault in rows
+        ]
+    )
 
 
 @settings(max_examples=300, deadline=None)
@@ -47,9 +49,9 @@ def test_robustness_equals_the_index_rule(rows: list[tuple[int, str, str, bool, 
 def test_an_equal_record_before_the_fault_does_not_count_as_its_recovery() -> None:
     """A successful call equal to one made before the fault sits, by ``index``, before it: not a recovery, though it
     comes later in the log (the case that a plain position rule would grade differently)."""
-    ok = call_record(1, "call_1", "mail_send", {}, True, "write", None, False, False)
-    fault = call_record(2, "call_2", "mail_send", {}, False, "write", "503", True, False)
-    again = call_record(1, "call_1", "mail_send", {}, True, "write", None, False, False)
+    ok = call_records([(1, "call_1", "mail_send", {}, True, "write", None, False, False)])[0]
+    fault = call_records([(2, "call_2", "mail_send", {}, False, "write", "503", True, False)])[0]
+    again = call_records([(1, "call_1", "mail_send", {}, True, "write", None, False, False)])[0]
     assert again == ok
     assert robustness(EpisodeLog(calls=[ok, fault, again])) == 0.0
     assert robustness(EpisodeLog(calls=[fault, again])) == 1.0
