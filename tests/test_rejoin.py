@@ -158,7 +158,7 @@ def _start(env: Environment) -> None:
 
 
 CHANGES: dict[str, Callable[[Environment], None]] = {
-    "a step more": lambda env: env.steps.append(env.steps[-1]),
+    "a step more": lambda env: env._steps.append(env.steps[-1]),
     "a tool count": lambda env: env.tool_counts.update({"x_tool": 1}),
     "confirmed": lambda env: setattr(env, "confirmed", not env.confirmed),
     "a call's arguments": lambda env: _call(env, args={**(env.log.calls[-1].args or {}), "x": 1}),

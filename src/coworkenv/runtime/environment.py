@@ -156,6 +156,11 @@ class Environment(Acting, AsyncMethods[Observation]):
         are read only when the episode ends, if at all); the same record objects on every read."""
         return list(self._built_steps())
 
+    @property
+    def step_count(self) -> int:
+        """How many steps the episode has taken, without making the records of lean steps."""
+        return len(self._steps)
+
     def _built_steps(self) -> list[StepRecord]:
         """``_steps`` with the records of lean steps made."""
         steps = self._steps

@@ -28,10 +28,11 @@ from typing import TYPE_CHECKING, Any
 
 from coworkenv.agents.oracle import OracleRun, StagedRun, stage_prefix
 from coworkenv.runtime.fork import Snapshot, Trunk, _touched
+from coworkenv.runtime.records import call_records
 
 if TYPE_CHECKING:
     from coworkenv.runtime.environment import Environment
-    from coworkenv.trajectory import Grade
+    from coworkenv.trajectory import Grade, ToolCallRecord
 
 _SCHEDULER = ("fired", "times", "pending", "armed", "local", "offset", "by_tool")
 """The event scheduler's state the rest of an episode reads (its events and indexes are the spec's; misses are
@@ -87,7 +88,7 @@ class Rejoin:
                 fired_at={event: step for event, step in reference.fired_at.items() if step > j},
                 starts=reference.starts[stage + 1 :],
             )
-            states[len(state.env.values["steps"])] = (state, future)
+            states[len(state.env.values["_steps"])] = (state, future)
         return cls(states)
 
     def stop(self, actor: Any) -> _Stop | None:
@@ -107,7 +108,7 @@ class _Stop:
         self.found: Future | None = None
 
     def __call__(self, env: Environment) -> bool:
-        hit = self.rejoin.states.get(len(env.steps))
+        hit = self.rejoin.states.get(env.step_count)
         if hit is None:
             return False
         state, future = hit
@@ -141,14 +142,14 @@ def same_future(env: Environment, state: Snapshot) -> bool:
     """Whether the rest of an episode from ``env`` now is the rest from ``state`` (see the module docstring)."""
     mine = vars(env)
     theirs = state.env.values
-    if len(env.steps) != len(theirs["steps"]) or env.done or theirs["done"]:
+    if env.step_count != len(theirs["_steps"]) or env.done or theirs["done"]:
         return False
     for name in ("confirmed", "tool_counts"):
         if not same(mine[name], theirs[name]):
             return False
     if state.rng is not None and env.rng.getstate() != state.rng:
         return False
-    if not _same_calls(env.log.calls, state.components["log"].values["calls"]):
+    if not _same_calls(env.log.calls, _calls(state.components["log"].values)):
         return False
     if type(env.user) is not state.user_type or not same(vars(env.user), state.components["user"].values):
         return False
@@ -171,6 +172,11 @@ def _same_calls(mine: list[Any], theirs: list[Any]) -> bool:
         if a is not b and not (a.tool == b.tool and a.ok is b.ok and same(a.args, b.args)):
             return False
     return True
+
+
+def _calls(log: dict[str, Any]) -> list[ToolCallRecord]:
+    """A snapshot's calls: the records made and those still waiting as values (see ``CallLog``)."""
+    return log["logged"] + call_records(log["unlogged"])
 
 
 def _same_records(env: Environment, state: Snapshot) -> bool:
