@@ -72,7 +72,7 @@ class Env(AsyncMethods[Observation]):
         return {
             "env_id": rt.spec.id,
             "seed": rt.seed,
-            "step": len(rt.steps),
+            "step": rt.step_count,
             "done": rt.done,
             "done_reason": rt.done_reason,
             "messages": list(rt.messages),

@@ -70,7 +70,7 @@ class CoworkEnv(gymnasium.Env[str, str]):
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         if self.env is None:
             raise RuntimeError("call reset() before step()")
-        obs: Observation = self.env.step(parse_assistant_text(str(action), len(self.env.runtime.steps) + 1))
+        obs: Observation = self.env.step(parse_assistant_text(str(action), self.env.runtime.step_count + 1))
         reason = obs.info.get("done_reason", "")
         truncated = obs.done and reason in LIMIT_REASONS
         terminated = obs.done and not truncated
