@@ -12,7 +12,7 @@ import pytest
 from coworkenv.bank.sources import load_specs
 from coworkenv.heap import frozen_heap, rare_young_collections
 from coworkenv.rollout import RolloutStore, rollout_bank
-from coworkenv.rollout.store import Encoded
+from coworkenv.rollout.store import Batch
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -41,7 +41,7 @@ def test_a_rollout_runs_frozen_and_hands_the_heap_back(tmp_path: Path, monkeypat
     seen: list[int] = []
     append = RolloutStore.append
 
-    def counting(self: RolloutStore, records: list[Encoded]) -> None:
+    def counting(self: RolloutStore, records: Batch) -> None:
         seen.append(gc.get_freeze_count())
         append(self, records)
 

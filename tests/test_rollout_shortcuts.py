@@ -233,6 +233,7 @@ def test_a_worker_killed_mid_run_loses_nothing_reported_and_the_command_fails(tm
     planned = [f"{s.id}#{k}" for s in SPECS for k in range(150)]
     assert len(keys) == len(set(keys)) and set(keys) <= set(planned)
     assert keys[:before] == planned[:before], "written in task order until the failure"
+    assert not list(out.glob(".spool-*")), "the failed run's spool folder is removed with it"
     resumed = subprocess.run(command, env=env, capture_output=True, timeout=300)
     assert resumed.returncode == 0, resumed.stdout.decode() + resumed.stderr.decode()
     assert len(list(RolloutStore(out).records())) == 900
@@ -285,17 +286,17 @@ def _untimed_line(line: str) -> str:
 def test_forked_workers_take_chunks_by_index_and_write_what_one_process_writes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from coworkenv.rollout import runner
+    from coworkenv.rollout import pool
 
     sent: list[Any] = []
-    real = runner.ProcessPoolExecutor.submit
+    real = pool.Worker.send
 
-    def submit(self: Any, fn: Any, *args: Any) -> Any:
-        sent.append(args[0])
-        return real(self, fn, *args)
+    def send(self: Any, index: int, item: Any) -> None:
+        sent.append(item)
+        real(self, index, item)
 
-    monkeypatch.setattr(runner.ProcessPoolExecutor, "submit", submit)
-    monkeypatch.setattr(runner, "start_method", lambda policy: "fork")  # whatever threads earlier tests left
+    monkeypatch.setattr(pool.Worker, "send", send)
+    monkeypatch.setattr(pool, "start_method", lambda policy: "fork")  # whatever threads earlier tests left
     rollout_bank(SPECS, "oracle", 3, tmp_path / "forked", workers=2, chunk_size=2, progress=False)
     assert sent and all(type(x) is int for x in sent)  # an index, not the chunk's tasks and their specs
     assert worker._CHUNKS == []  # let go of once the pool is done

@@ -9,9 +9,11 @@ leaves it behind, and the next write of the same file removes it.
 
 from __future__ import annotations
 
+import errno
 import glob
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,6 +44,15 @@ def _alive(pid: int) -> bool:
     except PermissionError:  # someone else's process
         return True
     return True
+
+
+def remove_orphan_folders(folder: Path, prefix: str) -> None:
+    """Delete the folders ``<prefix><pid>`` in ``folder`` that writers killed before their cleanup left behind
+    (a live writer's folder is never touched)."""
+    for leftover in folder.glob(f"{glob.escape(prefix)}*"):
+        pid = leftover.name[len(prefix) :]
+        if leftover.is_dir() and pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            shutil.rmtree(leftover, ignore_errors=True)
 
 
 def remove_orphan_tmp(path: Path) -> None:
@@ -99,10 +110,66 @@ def append_bytes(path: str | Path, lines: list[bytes], *, sync: bool = True) -> 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "ab") as fh:
-        fh.write(b"\n".join([*lines, b""]))
+        fh.write(lines_data(lines))
         fh.flush()
         if sync:
             os.fsync(fh.fileno())
+
+
+def lines_data(lines: list[bytes]) -> bytes:
+    """Lines (without their newlines) as the bytes that appending them writes: each one ended by a newline."""
+    return b"\n".join([*lines, b""])
+
+
+def append_file(path: str | Path, source: str | Path, *, sync: bool = True) -> None:
+    """Append the whole of ``source`` (whole lines another process wrote, see :func:`lines_data`) to ``path``
+    without reading it into this process: the kernel copies the bytes (``copy_file_range``; reads and writes
+    where the platform or the file systems cannot). A failure part way leaves at most a torn last line, which
+    :func:`repair_jsonl` cuts off, as after an interrupted :func:`append_bytes`."""
+    with open(source, "rb") as src:
+        length = os.fstat(src.fileno()).st_size
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o666)  # not O_APPEND: copy_file_range refuses it
+        try:
+            end = os.fstat(fd).st_size
+            copied = _copy_range(src.fileno(), fd, length, end)
+            if copied < length:
+                _copy_by_reading(src, fd, copied, length - copied, end + copied)
+            if sync:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _copy_range(src: int, dst: int, length: int, at: int) -> int:
+    """Bytes copied from the start of ``src`` to offset ``at`` of ``dst`` by ``copy_file_range`` (0 where the
+    kernel or the file systems do not support it)."""
+    copy = getattr(os, "copy_file_range", None)
+    done = 0
+    while copy is not None and done < length:
+        try:
+            n = copy(src, dst, length - done, done, at + done)
+        except OSError as exc:
+            if exc.errno in (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.ENOTSUP) and not done:
+                return 0
+            raise
+        if n == 0:  # the source ended early: it is not the file it was a moment ago
+            raise OSError(errno.EIO, f"{length - done} bytes missing at the end of the copied file")
+        done += n
+    return done
+
+
+def _copy_by_reading(src: Any, dst: int, start: int, length: int, at: int) -> None:
+    """The rest of :func:`append_file` through this process's memory, a megabyte at a time."""
+    src.seek(start)
+    os.lseek(dst, at, os.SEEK_SET)
+    while length > 0:
+        data = src.read(min(length, 1 << 20))
+        if not data:
+            raise OSError(errno.EIO, f"{length} bytes missing at the end of the copied file")
+        view = memoryview(data)
+        while view:
+            view = view[os.write(dst, view) :]
+        length -= len(data)
 
 
 def sync_file(path: str | Path) -> None:
@@ -140,8 +207,16 @@ def repair_jsonl(path: str | Path) -> None:
     path = Path(path)
     if not path.exists():
         return
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        cut = data.rfind(b"\n") + 1
-        with open(path, "r+b") as fh:
-            fh.truncate(cut)
+    with open(path, "r+b") as fh:  # reads back from the end only as far as the last newline, not the whole file
+        end = fh.seek(0, os.SEEK_END)
+        at = end
+        while at > 0:
+            start = max(0, at - (1 << 16))
+            fh.seek(start)
+            block = fh.read(at - start)
+            if (i := block.rfind(b"\n")) >= 0:
+                at = start + i + 1
+                break
+            at = start
+        if at < end:
+            fh.truncate(at)

@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import math
 import time
-from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,29 +23,20 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from coworkenv.bank.sources import load_specs
 from coworkenv.heap import frozen_heap, rare_young_collections
 from coworkenv.rollout.policies import check_policy_spec, make_policy
-from coworkenv.rollout.store import RETRIED, Encoded, Outcome, RolloutStore, counts, episode_key, replaces
+from coworkenv.rollout.pool import SCRIPTED_POLICIES, Pool, PoolError
+from coworkenv.rollout.store import RETRIED, Batch, Outcome, RolloutStore, counts, episode_key, outcomes_of, replaces
 from coworkenv.rollout.worker import (
     EpisodeTask,
-    PolicyLoadError,
     RayRolloutWorker,
     RunOptions,
     SpecCache,
-    forget_prepared,
-    init_worker,
-    prepare_for_fork,
-    run_chunk,
     run_lockstep_tasks,
-    run_shared_chunk,
     run_tasks,
-    share_chunks,
 )
 from coworkenv.runtime.policy import BatchPolicy
 from coworkenv.spec.models import TaskSpec
 
-Records = list[Encoded]
 Chunks = list[list[EpisodeTask]]
-SCRIPTED_POLICIES = ("oracle", "probe:")
-"""Policies that run in microseconds: worth shipping many episodes per message to a worker."""
 
 
 class RolloutError(RuntimeError):
@@ -173,11 +162,13 @@ def rollout_bank(
     chunks = chunked(todo, size) if chunk_size or not parallel else tapered(todo, size, max(workers, 1))
     opts = policy_options or {}
     start = time.perf_counter()
-    with frozen_heap(), rare_young_collections():
+    with frozen_heap(), rare_young_collections(), ExitStack() as cleanup:
         if ray_address is not None:
             batches = _ray(chunks, policy, opts, options, workers, ray_address)
         elif workers > 1:
-            batches = _pool(chunks, policy, opts, options, workers, known)
+            spool = cleanup.enter_context(store.spool())
+            pool = cleanup.enter_context(Pool(chunks, policy, opts, options, workers, known, spool))
+            batches = _as_rollout_errors(pool.batches())
         else:
             batches = _inline(todo, size, policy, opts, options, batch_size, known)
         try:
@@ -193,7 +184,7 @@ def rollout_bank(
 
 def _drain(
     store: RolloutStore,
-    batches: Iterable[Records],
+    batches: Iterable[Batch],
     outcomes: dict[str, Outcome],
     total: int,
     done: int,
@@ -215,14 +206,15 @@ def _drain(
     with Progress(*columns, console=console, disable=not show) as bar:
         label = name if len(name) <= 28 else name[:27] + "…"  # leave the bar room at 80 columns
         task = bar.add_task(f"rollout {label}", total=total, completed=done, rate="-")
-        for records in batches:
-            store.append(records)
-            for r in records:
-                if replaces(outcomes.get(r.outcome.key), r.outcome):
-                    outcomes[r.outcome.key] = r.outcome
-            seen += len(records)
-            passed += sum(1 for r in records if r.passed)
-            bar.update(task, advance=len(records), rate=f"{passed / seen:.0%}")
+        for batch in batches:
+            store.append(batch)
+            ended = outcomes_of(batch)
+            for outcome in ended:
+                if replaces(outcomes.get(outcome.key), outcome):
+                    outcomes[outcome.key] = outcome
+            seen += len(ended)
+            passed += sum(1 for outcome in ended if outcome.passed)
+            bar.update(task, advance=len(ended), rate=f"{passed / seen:.0%}")
 
 
 def _inline(
@@ -233,7 +225,7 @@ def _inline(
     options: RunOptions,
     batch_size: int,
     specs: SpecCache,
-) -> Iterator[Records]:
+) -> Iterator[Batch]:
     if isinstance(policy, str):
         policy = make_policy(policy, **opts)
     if isinstance(policy, BatchPolicy):
@@ -244,97 +236,17 @@ def _inline(
         yield run_tasks(group, policy, options, specs)
 
 
-def start_method(policy: str) -> str:
-    """How pool workers start: ``fork`` for a scripted policy in a single-threaded driver, ``spawn`` otherwise.
-
-    A forked worker starts in milliseconds with this process's modules already imported; a spawned one imports
-    coworkenv again (a second or more per worker, on a loaded machine several), which a run of oracle episodes
-    spends most of its time waiting for. Spawn stays the rule for models (torch and its threads do not survive a
-    fork) and wherever another thread runs (a fork copies its locks in whatever state they are)."""
-    import multiprocessing
-    import threading
-
-    scripted = policy.startswith(SCRIPTED_POLICIES)
-    if scripted and threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
-        return "fork"
-    return "spawn"
-
-
-def _pool(
-    chunks: Chunks, policy: str, opts: dict[str, Any], options: RunOptions, workers: int, known: SpecCache
-) -> Iterator[Records]:
-    """A process pool, bounded in flight, started before this returns (so a fork happens before the progress
-    bar's thread starts)."""
-    batches = _pool_batches(chunks, policy, opts, options, workers, known)
-    next(batches)  # runs up to the first yield: the workers exist and the first chunks are queued
-    return batches
-
-
-def _pool_batches(
-    chunks: Chunks, policy: str, opts: dict[str, Any], options: RunOptions, workers: int, known: SpecCache
-) -> Iterator[Records]:
-    """The pool's batches in the order of ``chunks`` (so the store's lines come in the order one process writes
-    them), after one empty batch that marks the pool started.
-
-    At most ``window`` chunks are out at a time; one that finishes before an earlier one waits in memory. When
-    the pool fails, the chunks that did finish are handed on before the error, so nothing reported is lost."""
-    import multiprocessing
-    import os
-
-    method = start_method(policy)
-    ctx = multiprocessing.get_context(method)
-    queue = iter(range(len(chunks)))
-    window = max(4 * workers, 64 // max(1, len(chunks[0]) if chunks else 1))
-    init = (policy, opts, os.getpid())
-    forked = method == "fork"
-    if forked:  # the workers inherit the validated specs, their environments, and the chunks (sent by index)
-        prepare_for_fork(list({id(t.spec): t for chunk in chunks for t in chunk}.values()), options, known)
-        share_chunks(chunks)
+def _as_rollout_errors(batches: Iterator[Batch]) -> Iterator[Batch]:
+    """The pool's batches, its failure raised as the run's."""
     try:
-        with ProcessPoolExecutor(workers, mp_context=ctx, initializer=init_worker, initargs=init) as pool:
-            order: deque[Future[Records]] = deque()
-
-            def submit() -> None:
-                while len(order) < window and (i := next(queue, None)) is not None:
-                    order.append(
-                        pool.submit(run_shared_chunk, i, options)
-                        if forked
-                        else pool.submit(run_chunk, chunks[i], options)
-                    )
-
-            submit()  # a forking pool starts all its workers at the first submit
-            forget_prepared()  # the chunks stay shared while the pool lives (a worker forked late takes them)
-            yield []
-            while order:
-                wait([f for f in order if not f.done()], return_when=FIRST_COMPLETED)  # a later one finishing: refill
-                while order and order[0].done():
-                    try:
-                        records = order.popleft().result()
-                    except (PolicyLoadError, BrokenProcessPool) as exc:
-                        yield from _finished(order)
-                        raise _pool_error(exc) from None
-                    yield records
-                submit()
-    finally:
-        share_chunks([])  # the run's chunks are the runner's to let go of
-
-
-def _finished(futures: Iterable[Future[Records]]) -> Iterator[Records]:
-    """The results of the futures that finished well (out of order: the run is failing)."""
-    for future in futures:
-        if future.done() and not future.cancelled() and future.exception() is None:
-            yield future.result()
-
-
-def _pool_error(exc: BaseException) -> RolloutError:
-    if isinstance(exc, PolicyLoadError):
-        return RolloutError(str(exc))
-    return RolloutError(f"a worker process died ({exc}); re-run to resume")
+        yield from batches
+    except PoolError as exc:
+        raise RolloutError(str(exc)) from None
 
 
 def _ray(
     chunks: list[list[EpisodeTask]], policy: str, opts: dict[str, Any], options: RunOptions, workers: int, address: str
-) -> Iterator[Records]:
+) -> Iterator[Batch]:
     """One Ray actor per worker (``workers=0``: one per CPU of the cluster); ``address`` is
     ``local`` (start Ray here) or a cluster address (``auto`` inside a Ray job)."""
     # lazy: an optional extra (ray); the core and the CLI must run without it

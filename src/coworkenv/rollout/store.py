@@ -1,6 +1,7 @@
 """The resumable rollout store: one JSONL line per finished episode, plus a manifest.
 
-Episodes are keyed by ``(spec_id, sample)``. Only the driver process writes.
+Episodes are keyed by ``(spec_id, sample)``. Only the driver process writes the store (pool workers hand it
+their lines through files of a spool folder: :class:`Spool`).
 
 Durability rule: each batch of records reaches the file in one ``write`` of whole lines as
 soon as it arrives, so a killed driver (SIGKILL, a crash) loses no episode it has written:
@@ -18,8 +19,11 @@ deterministic whatever order the workers finished in. Every line is an
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -27,7 +31,16 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from coworkenv.rollout.lines import ToolMenu, record_bytes
-from coworkenv.storage import append_bytes, atomic_write_json, read_jsonl_numbered, repair_jsonl, sync_file
+from coworkenv.storage import (
+    append_bytes,
+    append_file,
+    atomic_write_json,
+    lines_data,
+    read_jsonl_numbered,
+    remove_orphan_folders,
+    repair_jsonl,
+    sync_file,
+)
 from coworkenv.trajectory import EpisodeRecord, EpisodeStatus
 
 EPISODES_FILE = "episodes.jsonl"
@@ -36,6 +49,8 @@ RESUME_FIELDS = ("policy", "seed", "user", "fault_rate", "bank", "split")
 """Settings that must match to resume a run (``samples`` may grow)."""
 SYNC_INTERVAL = 1.0
 """Seconds between fsyncs of ``episodes.jsonl`` while a run goes on (see the module's durability rule)."""
+SPOOL_PREFIX = ".spool-"
+"""A run's spool folder in the store is this and the driver's pid (see :class:`Spool`)."""
 RETRIED = "error"
 """The status of episodes a resumed run plays again (a dead endpoint, a crashed backend)."""
 
@@ -120,6 +135,43 @@ class Encoded:
         return cls(record_bytes(record, menu), Outcome.of(record))
 
 
+@dataclass(frozen=True)
+class Spooled:
+    """A batch of store lines a pool worker left in a file of the run's spool folder (:class:`Spool`), with their
+    outcomes: what the worker sends back instead of the lines themselves."""
+
+    path: str
+    outcomes: tuple[Outcome, ...]
+
+
+Batch = list[Encoded] | Spooled
+"""Records as a worker hands them to the driver: encoded lines, or lines left in a spool file."""
+
+
+def outcomes_of(batch: Batch) -> Sequence[Outcome]:
+    return batch.outcomes if isinstance(batch, Spooled) else [r.outcome for r in batch]
+
+
+class Spool:
+    """A pool worker's side of the spool: each batch of lines into a new file of the run's spool folder.
+
+    Lines of oracle episodes are some 17 KB each; pickled through the result pipe, every byte was copied by the
+    worker, read by the driver's result thread, unpickled and joined again, all on the cores the workers need.
+    From a file the driver copies them into the store inside the kernel (:func:`~coworkenv.storage.append_file`)
+    and deletes the file, so the folder holds only the batches between a worker and the store."""
+
+    def __init__(self, folder: str | Path) -> None:
+        self.folder = Path(folder)
+        self.batches = 0
+
+    def put(self, records: list[Encoded]) -> Spooled:
+        self.batches += 1
+        path = self.folder / f"{os.getpid()}-{self.batches}.jsonl"
+        with open(path, "wb") as fh:
+            fh.write(lines_data([r.data for r in records]))
+        return Spooled(str(path), tuple(r.outcome for r in records))
+
+
 class RolloutStore:
     """A run folder: ``episodes.jsonl`` and ``manifest.json``."""
 
@@ -141,14 +193,31 @@ class RolloutStore:
                 + ", ".join(f"{f}={old[f]!r} (now {config.get(f)!r})" for f in changed)
             )
         repair_jsonl(self.episodes_path)
+        remove_orphan_folders(self.root, SPOOL_PREFIX)
         outcomes: dict[str, Outcome] = {}
         for record in self.records():
             outcomes[record.key] = Outcome.of(record)
         return outcomes
 
-    def append(self, records: list[Encoded]) -> None:
-        """Append whole lines in one write; fsync as :class:`SyncPolicy` says (see the module's durability rule)."""
-        append_bytes(self.episodes_path, [r.data for r in records], sync=self.sync.due())
+    def append(self, batch: Batch) -> None:
+        """Append whole lines (in one write, or a spooled file's in one copy, which deletes the file); fsync as
+        :class:`SyncPolicy` says (see the module's durability rule)."""
+        if isinstance(batch, Spooled):
+            append_file(self.episodes_path, batch.path, sync=self.sync.due())
+            os.unlink(batch.path)
+        else:
+            append_bytes(self.episodes_path, [r.data for r in batch], sync=self.sync.due())
+
+    @contextmanager
+    def spool(self) -> Iterator[Path]:
+        """A spool folder for the run's pool workers (:class:`Spool`), removed with whatever is left in it when the
+        run ends; a killed run's is removed when the store is next opened."""
+        folder = self.root / f"{SPOOL_PREFIX}{os.getpid()}"
+        folder.mkdir(exist_ok=True)
+        try:
+            yield folder
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
 
     def flush(self) -> None:
         """Make everything appended so far durable (the end of a run)."""

@@ -16,7 +16,7 @@ from coworkenv.rollout.deadline import Deadline
 from coworkenv.rollout.environments import make_environment
 from coworkenv.rollout.lines import ToolMenu
 from coworkenv.rollout.policies import make_policy
-from coworkenv.rollout.store import Encoded, episode_key
+from coworkenv.rollout.store import Batch, Encoded, Spool, episode_key
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.episode import run_episode, run_lockstep
 from coworkenv.runtime.policy import actor_for
@@ -258,6 +258,7 @@ def run_tasks(
 _POLICY: Any = None
 _POLICY_ERROR: str | None = None
 _SPECS = SpecCache()
+_SPOOL: Spool | None = None
 
 
 class PolicyLoadError(RuntimeError):
@@ -276,13 +277,18 @@ def exit_with_parent(parent: int, interval: float = 0.5) -> None:
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
-def init_worker(policy_spec: str, policy_options: dict[str, Any], parent: int | None = None) -> None:
-    """Set up a pool worker: its policy, and everything alive at its start (modules; a forked worker's inherited
-    specs and environments) frozen out of its cyclic collections, for good: the worker only plays episodes, and
-    a collection walking the inherited heap would also copy the parent's memory pages it wrote to. Its young
-    collections are made rare for good too (an episode's objects die young, freed by their reference counts)."""
-    global _POLICY, _POLICY_ERROR
+def init_worker(
+    policy_spec: str, policy_options: dict[str, Any], parent: int | None = None, spool: str | None = None
+) -> None:
+    """Set up a pool worker: its policy, the run's spool folder (``spool``: its chunks' lines go there, see
+    :class:`~coworkenv.rollout.store.Spool`), and everything alive at its start (modules; a forked worker's
+    inherited specs and environments) frozen out of its cyclic collections, for good: the worker only plays
+    episodes, and a collection walking the inherited heap would also copy the parent's memory pages it wrote to.
+    Its young collections are made rare for good too (an episode's objects die young, freed by their reference
+    counts)."""
+    global _POLICY, _POLICY_ERROR, _SPOOL
     gc.freeze()
+    _SPOOL = None if spool is None else Spool(spool)
     gc.set_threshold(YOUNG_THRESHOLD, *gc.get_threshold()[1:])
     if parent is not None:
         exit_with_parent(parent)
@@ -314,10 +320,12 @@ def forget_prepared() -> None:
     _SPECS.entries.clear()
 
 
-def run_chunk(tasks: list[EpisodeTask], options: RunOptions) -> list[Encoded]:
+def run_chunk(tasks: list[EpisodeTask], options: RunOptions) -> Batch:
+    """A pool worker's chunk: its records, left in the spool where the run has one."""
     if _POLICY_ERROR is not None:
         raise PolicyLoadError(_POLICY_ERROR)
-    return run_tasks(tasks, _POLICY, options, _SPECS)
+    records = run_tasks(tasks, _POLICY, options, _SPECS)
+    return records if _SPOOL is None else _SPOOL.put(records)
 
 
 _CHUNKS: list[list[EpisodeTask]] = []
@@ -331,7 +339,7 @@ def share_chunks(chunks: list[list[EpisodeTask]]) -> None:
     _CHUNKS = chunks
 
 
-def run_shared_chunk(index: int, options: RunOptions) -> list[Encoded]:
+def run_shared_chunk(index: int, options: RunOptions) -> Batch:
     """:func:`run_chunk` of the ``index``-th chunk shared by :func:`share_chunks` before the fork."""
     return run_chunk(_CHUNKS[index], options)
 
