@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from coworkenv import storage
 from coworkenv.bank.sources import load_specs
 from coworkenv.rollout import RolloutStore, RunOptions, rollout_bank
 from coworkenv.rollout.store import SPOOL_PREFIX, Encoded, Outcome, Spool, Spooled
@@ -135,3 +136,29 @@ def test_repair_cuts_exactly_the_torn_last_line(tmp_path: Path, data: bytes, kep
     path.write_bytes(data)
     repair_jsonl(path)
     assert path.read_bytes() == kept
+
+
+@pytest.mark.parametrize("spooled_batches", [False, True])
+def test_appends_not_synced_start_the_writeback_of_exactly_what_they_wrote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spooled_batches: bool
+) -> None:
+    started: list[tuple[int, int]] = []
+    monkeypatch.setattr(storage, "_SYNC_FILE_RANGE", lambda fd, offset, length, flags: started.append((offset, length)))
+    target = tmp_path / "episodes.jsonl"
+    for i, sync in enumerate([False, False, True, False]):
+        lines = [line + str(i).encode() for line in LINES[:3]]
+        if spooled_batches:
+            append_file(target, spooled(tmp_path, lines).path, sync=sync)
+        else:
+            append_bytes(target, lines, sync=sync)
+    sizes = [len(b"\n".join([*LINES[:3], b""])) + 3] * 4
+    ends = [sum(sizes[: i + 1]) for i in range(4)]
+    assert started == [(0, sizes[0]), (ends[0], sizes[1]), (ends[2], sizes[3])], "a synced append needs none"
+    assert target.stat().st_size == ends[-1]
+
+
+def test_appends_work_where_writeback_cannot_be_started(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(storage, "_SYNC_FILE_RANGE", None)
+    append_bytes(tmp_path / "a.jsonl", LINES, sync=False)
+    append_file(tmp_path / "b.jsonl", spooled(tmp_path, LINES).path, sync=False)
+    assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes() == b"\n".join([*LINES, b""])

@@ -9,11 +9,13 @@ leaves it behind, and the next write of the same file removes it.
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import glob
 import json
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -110,10 +112,13 @@ def append_bytes(path: str | Path, lines: list[bytes], *, sync: bool = True) -> 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "ab") as fh:
+        start = fh.tell()
         fh.write(lines_data(lines))
         fh.flush()
         if sync:
             os.fsync(fh.fileno())
+        else:
+            start_writeback(fh.fileno(), start, fh.tell() - start)
 
 
 def lines_data(lines: list[bytes]) -> bytes:
@@ -136,8 +141,35 @@ def append_file(path: str | Path, source: str | Path, *, sync: bool = True) -> N
                 _copy_by_reading(src, fd, copied, length - copied, end + copied)
             if sync:
                 os.fsync(fd)
+            else:
+                start_writeback(fd, end, length)
         finally:
             os.close(fd)
+
+
+def _libc_sync_file_range() -> Any:
+    """Linux's ``sync_file_range`` (None elsewhere: Python's ``os`` does not expose it)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        fn = ctypes.CDLL(None, use_errno=True).sync_file_range
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes = (ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint)
+    return fn
+
+
+_SYNC_FILE_RANGE = _libc_sync_file_range()
+_SYNC_FILE_RANGE_WRITE = 2
+
+
+def start_writeback(fd: int, offset: int, length: int) -> None:
+    """Have the kernel start writing ``length`` bytes at ``offset`` of ``fd`` to disk without waiting for it, so
+    that the next fsync waits only for what is still in flight (an appender that fsyncs once a second would
+    otherwise stall on a second's worth of writes each time, and at the end of its run). Does nothing where the
+    platform has no ``sync_file_range``: then the fsync does all the writing, as before."""
+    if _SYNC_FILE_RANGE is not None and length > 0:
+        _SYNC_FILE_RANGE(fd, offset, length, _SYNC_FILE_RANGE_WRITE)
 
 
 def _copy_range(src: int, dst: int, length: int, at: int) -> int:
