@@ -143,7 +143,9 @@ def test_appends_not_synced_start_the_writeback_of_exactly_what_they_wrote(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spooled_batches: bool
 ) -> None:
     started: list[tuple[int, int]] = []
-    monkeypatch.setattr(storage, "_SYNC_FILE_RANGE", lambda fd, offset, length, flags: started.append((offset, length)))
+    monkeypatch.setattr(
+        storage, "_sync_file_range", lambda: lambda fd, offset, length, flags: started.append((offset, length))
+    )
     target = tmp_path / "episodes.jsonl"
     for i, sync in enumerate([False, False, True, False]):
         lines = [line + str(i).encode() for line in LINES[:3]]
@@ -158,7 +160,7 @@ def test_appends_not_synced_start_the_writeback_of_exactly_what_they_wrote(
 
 
 def test_appends_work_where_writeback_cannot_be_started(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(storage, "_SYNC_FILE_RANGE", None)
+    monkeypatch.setattr(storage, "_sync_file_range", lambda: None)
     append_bytes(tmp_path / "a.jsonl", LINES, sync=False)
     append_file(tmp_path / "b.jsonl", spooled(tmp_path, LINES).path, sync=False)
     assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes() == b"\n".join([*LINES, b""])

@@ -9,7 +9,6 @@ leaves it behind, and the next write of the same file removes it.
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import glob
 import json
@@ -18,6 +17,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -147,10 +147,14 @@ def append_file(path: str | Path, source: str | Path, *, sync: bool = True) -> N
             os.close(fd)
 
 
-def _libc_sync_file_range() -> Any:
-    """Linux's ``sync_file_range`` (None elsewhere: Python's ``os`` does not expose it)."""
+@cache
+def _sync_file_range() -> Any:
+    """Linux's ``sync_file_range`` (None elsewhere: Python's ``os`` does not expose it), looked up when first
+    needed (``ctypes`` costs a command's start-up some milliseconds)."""
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes
+
     try:
         fn = ctypes.CDLL(None, use_errno=True).sync_file_range
     except (OSError, AttributeError):
@@ -159,7 +163,6 @@ def _libc_sync_file_range() -> Any:
     return fn
 
 
-_SYNC_FILE_RANGE = _libc_sync_file_range()
 _SYNC_FILE_RANGE_WRITE = 2
 
 
@@ -168,8 +171,9 @@ def start_writeback(fd: int, offset: int, length: int) -> None:
     that the next fsync waits only for what is still in flight (an appender that fsyncs once a second would
     otherwise stall on a second's worth of writes each time, and at the end of its run). Does nothing where the
     platform has no ``sync_file_range``: then the fsync does all the writing, as before."""
-    if _SYNC_FILE_RANGE is not None and length > 0:
-        _SYNC_FILE_RANGE(fd, offset, length, _SYNC_FILE_RANGE_WRITE)
+    sync_file_range = _sync_file_range()
+    if sync_file_range is not None and length > 0:
+        sync_file_range(fd, offset, length, _SYNC_FILE_RANGE_WRITE)
 
 
 def _copy_range(src: int, dst: int, length: int, at: int) -> int:
