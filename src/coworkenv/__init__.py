@@ -10,13 +10,9 @@ resolved on first use.
 """
 
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-try:
-    __version__ = version("coworkenv")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.0.0"
+from coworkenv.provenance import VERSION as __version__
 
 _PUBLIC = {
     "make": "coworkenv.interop.env",

@@ -22,6 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from coworkenv.bank.sources import load_specs
 from coworkenv.heap import frozen_heap, rare_young_collections
+from coworkenv.provenance import code_version
 from coworkenv.rollout.policies import check_policy_spec, make_policy
 from coworkenv.rollout.pool import SCRIPTED_POLICIES, Pool, PoolError
 from coworkenv.rollout.store import RETRIED, Batch, Outcome, RolloutStore, counts, episode_key, outcomes_of, replaces
@@ -151,6 +152,7 @@ def rollout_bank(
         "bank": None if from_specs else str(bank),  # a list of specs may grow between runs; a folder may not change
         "specs": len(specs),
         "split": split,
+        "code": code_version(),
     }
     outcomes = store.open(config)
     dumps = [s.model_dump(mode="json") for s in specs]

@@ -45,8 +45,9 @@ from coworkenv.trajectory import EpisodeRecord, EpisodeStatus
 
 EPISODES_FILE = "episodes.jsonl"
 MANIFEST_FILE = "manifest.json"
-RESUME_FIELDS = ("policy", "seed", "user", "fault_rate", "bank", "split")
-"""Settings that must match to resume a run (``samples`` may grow)."""
+RESUME_FIELDS = ("policy", "seed", "user", "fault_rate", "bank", "split", "code")
+"""Settings that must match to resume a run (``samples`` may grow; ``code``: :func:`~coworkenv.provenance.code_version`,
+recorded since it was added, so older runs resume as before)."""
 SYNC_INTERVAL = 1.0
 """Seconds between fsyncs of ``episodes.jsonl`` while a run goes on (see the module's durability rule)."""
 SPOOL_PREFIX = ".spool-"
@@ -191,6 +192,12 @@ class RolloutStore:
             raise StoreMismatch(
                 f"{self.root} was started with different settings: "
                 + ", ".join(f"{f}={old[f]!r} (now {config.get(f)!r})" for f in changed)
+                + (
+                    "; its episodes would mix two versions of coworkenv: finish it with the code that started it, "
+                    "or start another run folder"
+                    if "code" in changed
+                    else ""
+                )
             )
         repair_jsonl(self.episodes_path)
         remove_orphan_folders(self.root, SPOOL_PREFIX)
