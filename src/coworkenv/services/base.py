@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from coworkenv.services.arguments import changed_record, inserted_record
 from coworkenv.services.formats import Email, IsoDate, IsoDateTime, check_date, check_datetime, check_email
 from coworkenv.services.indexes import index_key, reindex, reposition
+from coworkenv.services.search_index import MIN_RECORDS, TextIndex
 from coworkenv.services.tooling import ToolError, ToolInfo, ToolKind, args_model, tool
 
 __all__ = [  # the checks and the tool decorator are part of what a service is written with
@@ -72,6 +73,7 @@ _HELPERS = frozenset(
         "restore",
         "lookup",
         "matches",
+        "text_search",
     }
 )
 
@@ -113,6 +115,7 @@ class Service:
         self._indexes: dict[tuple[str, str, bool], dict[Any, dict[str, None]]] = {}
         self._positions: dict[str, dict[str, int]] = {}  # per indexed collection: record id -> rank in the table
         self._lowered: dict[tuple[str, str], tuple[Record, str]] = {}  # (cache, id) -> (record, its text lower-cased)
+        self._texts: dict[str, list[TextIndex]] = {}  # per searched collection: its search indexes
 
     # --- class-level helpers ---------------------------------------------------------
 
@@ -202,6 +205,10 @@ class Service:
         """Set a record (``rec``) or remove it (``None``), keeping indexes current and telling ``on_change``."""
         table = self.db[collection]
         old = table.get(record_id)
+        texts = self._texts.get(collection)
+        if texts is not None:  # marked only: re-indexed by the next search, so a write costs the same
+            for text_index in texts:
+                text_index.stale[record_id] = None
         positions = self._positions.get(collection)
         if positions is not None:  # ranks come with a collection's first index: without them it has none
             if (old is None) != (rec is None):
@@ -217,10 +224,13 @@ class Service:
             self.on_change(self.name, collection, record_id, rec is None)
 
     def restore(self, collection: str, records: dict[str, Record]) -> None:
-        """Put a whole collection back as it was (its order too); its indexes are rebuilt when next used."""
+        """Put a whole collection back as it was (its order too); its indexes are rebuilt when next used, its search
+        indexes brought up to date by comparing every record (most are the very records indexed)."""
         table = self.db[collection]
         table.clear()
         table.update(records)
+        for text_index in self._texts.get(collection, ()):
+            text_index.unsure = True
         self._positions.pop(collection, None)
         for key in [k for k in self._indexes if k[0] == collection]:
             del self._indexes[key]
@@ -235,14 +245,41 @@ class Service:
         index = self._indexes.get((collection, field, lower))
         table = self.db[collection]
         if index is None:
-            if collection not in self._positions:
-                self._positions[collection] = {rid: i for i, rid in enumerate(table)}
+            self._ranks(collection)
             index = {}
             for rid, rec in table.items():
                 index.setdefault(index_key(rec.get(field), lower), {})[rid] = None
             self._indexes[(collection, field, lower)] = index
         bucket = index.get(value)
         return [] if bucket is None else [*map(table.__getitem__, bucket)]  # no comprehension frame: reads call this
+
+    def _ranks(self, collection: str) -> dict[str, int]:
+        """The collection's ranks (record id -> place in the table), made on first use and kept by :meth:`store`."""
+        positions = self._positions.get(collection)
+        if positions is None:
+            positions = self._positions[collection] = {rid: i for i, rid in enumerate(self.db[collection])}
+        return positions
+
+    def text_search(
+        self, collection: str, words: tuple[str, ...], cache: str, text: Callable[[Record], str]
+    ) -> Iterable[Record]:
+        """The records whose ``text`` holds every query word (as :meth:`matches` tests it), in the table's order.
+
+        A collection of :data:`MIN_RECORDS` or more gets a trigram index on its first search (see
+        :mod:`coworkenv.services.search_index`), so a search costs what it finds, not what the collection holds."""
+        table = self.db[collection]
+        if not words:
+            return table.values()
+        texts = self._texts.get(collection, ())
+        index = next((t for t in texts if t.cache == cache), None)
+        if index is None:
+            if len(table) < MIN_RECORDS:
+                return [rec for rec in table.values() if self.matches(words, rec, cache, text)]
+            index = TextIndex(cache, text, table)
+            self._texts.setdefault(collection, []).append(index)
+        found = index.find(words, table)
+        found.sort(key=self._ranks(collection).__getitem__)
+        return [*map(table.__getitem__, found)]
 
     def matches(self, words: tuple[str, ...], rec: Record, cache: str, text: Callable[[Record], str]) -> bool:
         """Whether every query word occurs in ``text(rec)``, lower-cased once per record version and cached

@@ -93,12 +93,11 @@ class Calendar(Service):
         words = query_words(query)
         hits = [
             e
-            for e in self.db["events"].values()
+            for e in self.text_search("events", words, "search", _search_text)
             if (include_cancelled or e["status"] == "confirmed")
             and (not lo or e["end"][:10] >= lo)
             and (not hi or e["start"][:10] <= hi)
             and (who is None or who == e["organizer"].lower() or who in " ".join(e["attendees"]).lower().split())
-            and self.matches(words, e, "search", _search_text)
         ]
         hits.sort(key=lambda e: (e["start"], e["id"]))
         return page(hits, limit, offset, key="events")

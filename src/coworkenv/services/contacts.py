@@ -58,11 +58,10 @@ class Contacts(Service):
         words = query_words(query)
         hits = [
             c
-            for c in self.db["contacts"].values()
+            for c in self.text_search("contacts", words, "search", _search_text)
             if (comp is None or c["company"].lower() == comp)
             and (dept is None or c["department"].lower() == dept)
             and (tag is None or tag in c["tags"])
-            and self.matches(words, c, "search", _search_text)
         ]
         hits.sort(key=lambda c: (c["name"], c["id"]))
         return page(hits, limit, offset, key="contacts")

@@ -94,11 +94,10 @@ class Crm(Service):
         words = query_words(query)
         hits = [
             a
-            for a in self.db["accounts"].values()
+            for a in self.text_search("accounts", words, "search", _search_text)
             if (tier is None or a["tier"].lower() == tier.lower())
             and (own is None or a["owner"].lower() == own)
             and (industry is None or a["industry"].lower() == industry.lower())
-            and self.matches(words, a, "search", _search_text)
         ]
         hits.sort(key=lambda a: (a["name"], a["id"]))
         return page(hits, limit, offset, key="accounts")
@@ -129,14 +128,14 @@ class Crm(Service):
         offset: Offset = 0,
     ) -> dict[str, Any]:
         """Find the contact people of customer accounts: of one account, by email, or by words of their role."""
+        words = query_words(role or "")
         if account_id is not None:
             self.get("accounts", account_id)
             rows = self.lookup("contacts", "account_id", account_id)
         elif email is not None:
             rows = self.lookup("contacts", "email", email.strip().lower(), lower=True)
         else:
-            rows = list(self.db["contacts"].values())
-        words = query_words(role or "")
+            rows = self.text_search("contacts", words, "roles", _role_text)
         hits = [
             c
             for c in rows

@@ -64,12 +64,11 @@ class Mail(Service):
         words = query_words(query)
         hits = [
             m
-            for m in self.db["messages"].values()
+            for m in self.text_search("messages", words, "search", _search_text)
             if (folder is None or m["folder"] == folder)
             and (sender is None or sender.lower() in m["sender"].lower())
             and (unread is None or m["unread"] == unread)
             and (label is None or label in m["labels"])
-            and self.matches(words, m, "search", _search_text)
         ]
         hits.sort(key=lambda m: (m["date"], m["id"]), reverse=True)
         res = page(hits, limit, offset, key="messages")

@@ -97,7 +97,7 @@ class Tickets(Service):
         due = check_date(due_before, "due_before") if due_before else None
         hits = [
             t
-            for t in self.db["tickets"].values()
+            for t in self.text_search("tickets", words, "search", _search_text)
             if (status is None or t["status"] == status)
             and (priority is None or t["priority"] == priority)
             and (who is None or (t["assignee"] or "").lower() == who)
@@ -105,7 +105,6 @@ class Tickets(Service):
             and (tag is None or tag in t["tags"])
             and (cust is None or t["customer"].lower() == cust)
             and (due is None or "" < t["due"] <= due)
-            and self.matches(words, t, "search", _search_text)
         ]
         hits.sort(key=lambda t: (t["created"], t["id"]), reverse=True)
         res = page(hits, limit, offset, key="tickets")
