@@ -72,7 +72,7 @@ _HELPERS = frozenset(
         "store",
         "restore",
         "lookup",
-        "matches",
+        "matching",
         "text_search",
     }
 )
@@ -115,7 +115,7 @@ class Service:
         self._indexes: dict[tuple[str, str, bool], dict[Any, dict[str, None]]] = {}
         self._positions: dict[str, dict[str, int]] = {}  # per indexed collection: record id -> rank in the table
         self._lowered: dict[tuple[str, str], tuple[Record, str]] = {}  # (cache, id) -> (record, its text lower-cased)
-        self._texts: dict[str, list[TextIndex]] = {}  # per searched collection: its search indexes
+        self._texts: dict[str, dict[str, TextIndex]] = {}  # per searched collection: its search indexes by cache
 
     # --- class-level helpers ---------------------------------------------------------
 
@@ -205,12 +205,12 @@ class Service:
         """Set a record (``rec``) or remove it (``None``), keeping indexes current and telling ``on_change``."""
         table = self.db[collection]
         old = table.get(record_id)
-        texts = self._texts.get(collection)
-        if texts is not None:  # marked only: re-indexed by the next search, so a write costs the same
-            for text_index in texts:
-                text_index.stale[record_id] = None
         positions = self._positions.get(collection)
         if positions is not None:  # ranks come with a collection's first index: without them it has none
+            texts = self._texts.get(collection)  # (without ranks, any search index is unsure: see restore)
+            if texts is not None:  # marked only: re-indexed by the next search, so a write costs the same
+                for text_index in texts.values():
+                    text_index.stale[record_id] = None
             if (old is None) != (rec is None):
                 reposition(positions, table, record_id, rec is None)
             for (coll, field, lower), index in self._indexes.items():  # (an update of other fields moves nothing)
@@ -225,11 +225,12 @@ class Service:
 
     def restore(self, collection: str, records: dict[str, Record]) -> None:
         """Put a whole collection back as it was (its order too); its indexes are rebuilt when next used, its search
-        indexes brought up to date by comparing every record (most are the very records indexed)."""
+        indexes brought up to date by comparing every record (most are the very records indexed). Until a search
+        or lookup makes the ranks again, :meth:`store` marks nothing stale: the unsure indexes need no marks."""
         table = self.db[collection]
         table.clear()
         table.update(records)
-        for text_index in self._texts.get(collection, ()):
+        for text_index in self._texts.get(collection, {}).values():
             text_index.unsure = True
         self._positions.pop(collection, None)
         for key in [k for k in self._indexes if k[0] == collection]:
@@ -263,39 +264,46 @@ class Service:
     def text_search(
         self, collection: str, words: tuple[str, ...], cache: str, text: Callable[[Record], str]
     ) -> Iterable[Record]:
-        """The records whose ``text`` holds every query word (as :meth:`matches` tests it), in the table's order.
+        """The records whose ``text`` holds every query word (as :meth:`matching` tests it), in the table's order.
 
         A collection of :data:`MIN_RECORDS` or more gets a trigram index on its first search (see
         :mod:`coworkenv.services.search_index`), so a search costs what it finds, not what the collection holds."""
         table = self.db[collection]
         if not words:
             return table.values()
-        texts = self._texts.get(collection, ())
-        index = next((t for t in texts if t.cache == cache), None)
+        texts = self._texts.get(collection)
+        index = None if texts is None else texts.get(cache)
         if index is None:
             if len(table) < MIN_RECORDS:
-                return [rec for rec in table.values() if self.matches(words, rec, cache, text)]
-            index = TextIndex(cache, text, table)
-            self._texts.setdefault(collection, []).append(index)
+                return self.matching(table.values(), words, cache, text)
+            index = self._texts.setdefault(collection, {})[cache] = TextIndex(text, table)
+        ranks = self._ranks(collection)  # made with the first index: from then on store marks what it writes
         found = index.find(words, table)
-        found.sort(key=self._ranks(collection).__getitem__)
+        found.sort(key=ranks.__getitem__)
         return [*map(table.__getitem__, found)]
 
-    def matches(self, words: tuple[str, ...], rec: Record, cache: str, text: Callable[[Record], str]) -> bool:
-        """Whether every query word occurs in ``text(rec)``, lower-cased once per record version and cached
-        under ``cache`` (records are replaced, never mutated, so identity means the cached text is fresh)."""
+    def matching(
+        self, records: Iterable[Record], words: tuple[str, ...], cache: str, text: Callable[[Record], str]
+    ) -> list[Record]:
+        """The records whose ``text`` holds every query word: the scan. Each text is lower-cased once per record
+        version and cached under ``cache`` (records are replaced, never mutated, so identity means the cached text
+        is fresh); one loop, no call per record, as small collections are searched this way."""
         if not words:
-            return True
-        key = (cache, rec["id"])
-        hit = self._lowered.get(key)
-        if hit is None or hit[0] is not rec:
-            hit = (rec, text(rec).lower())
-            self._lowered[key] = hit
-        hay = hit[1]
-        for w in words:  # noqa: SIM110 - hot path: a plain loop, no generator per record
-            if w not in hay:
-                return False
-        return True
+            return list(records)
+        lowered = self._lowered
+        out = []
+        for rec in records:
+            key = (cache, rec["id"])
+            hit = lowered.get(key)
+            if hit is None or hit[0] is not rec:
+                hit = lowered[key] = (rec, text(rec).lower())
+            hay = hit[1]
+            for w in words:
+                if w not in hay:
+                    break
+            else:
+                out.append(rec)
+        return out
 
     def _validated(self, collection: str, rec: Record) -> Record:
         try:

@@ -131,17 +131,13 @@ class Crm(Service):
         words = query_words(role or "")
         if account_id is not None:
             self.get("accounts", account_id)
-            rows = self.lookup("contacts", "account_id", account_id)
+            rows = self.matching(self.lookup("contacts", "account_id", account_id), words, "roles", _role_text)
         elif email is not None:
-            rows = self.lookup("contacts", "email", email.strip().lower(), lower=True)
+            by_email = self.lookup("contacts", "email", email.strip().lower(), lower=True)
+            rows = self.matching(by_email, words, "roles", _role_text)
         else:
             rows = self.text_search("contacts", words, "roles", _role_text)
-        hits = [
-            c
-            for c in rows
-            if (email is None or c["email"].lower() == email.strip().lower())
-            and self.matches(words, c, "roles", _role_text)
-        ]
+        hits = [c for c in rows if email is None or c["email"].lower() == email.strip().lower()]
         hits.sort(key=_contact_order)
         return page(hits, limit, offset, key="contacts")
 

@@ -34,12 +34,11 @@ def grams(text: str) -> set[str]:
 
 
 class TextIndex:
-    """The trigram index of one collection's search texts (one per text function, named by ``cache``)."""
+    """The trigram index of one collection's search texts (one per text function)."""
 
-    __slots__ = ("cache", "indexed", "postings", "stale", "text", "unsure")
+    __slots__ = ("indexed", "postings", "stale", "text", "unsure")
 
-    def __init__(self, cache: str, text: Callable[[Record], str], table: dict[str, Record]) -> None:
-        self.cache = cache
+    def __init__(self, text: Callable[[Record], str], table: dict[str, Record]) -> None:
         self.text = text
         self.indexed: dict[str, tuple[Record, str]] = {}  # id -> (the record version indexed, its text lower-cased)
         self.postings: dict[str, set[str]] = {}
