@@ -17,9 +17,9 @@ from pydantic import BaseModel
 from coworkenv.runtime.environment import Environment
 from coworkenv.services.base import Service
 
-CACHES = frozenset({"_lowered", "initial_memo", "epoch", "_epoch", "_arguments", "_methods", "_plans"})
-"""Attributes that cache what the state or the spec determines (search texts, facts about the fixtures, each
-tool's compiled argument table and bound method) or count resets: equal states may differ in them."""
+CACHES = frozenset({"_lowered", "_texts", "initial_memo", "epoch", "_epoch", "_arguments", "_methods", "_plans"})
+"""Attributes that cache what the state or the spec determines (search texts and their indexes, facts about the
+fixtures, each tool's compiled argument table and bound method) or count resets: equal states may differ in them."""
 
 
 def materialize_indexes(*envs: Environment) -> None:
