@@ -1,7 +1,7 @@
 """Synthesis throughput with full verification, admission yield, and memory while streaming a bank.
 
 One process (so the rate is per core): every environment is composed, verified (static
-checks, the reference twice, ~6-8 probes, solvability) and repaired when needed.
+checks, the reference once, ~6-8 probes, solvability) and repaired when needed.
 1. rate: median over three fresh banks of ``--rate-n`` environments (different seeds);
 2. memory: a bank of ``--n`` environments streamed to disk, resident memory sampled every
    tenth of the way; it must stay flat (the writer keeps counters, not specs).
