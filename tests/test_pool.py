@@ -34,10 +34,18 @@ def test_spawned_workers_write_what_one_process_writes(tmp_path: Path, monkeypat
     monkeypatch.setattr(pool, "start_method", lambda policy: "spawn")
     sent: list[Any] = []
     real = pool.Worker.send
-    monkeypatch.setattr(pool.Worker, "send", lambda self, i, item: sent.append(item) or real(self, i, item))
+    outstanding: list[int] = []
+
+    def send(self: pool.Worker, i: int, item: Any) -> None:
+        sent.append(item)
+        real(self, i, item)
+        outstanding.append(len(self.sent))
+
+    monkeypatch.setattr(pool.Worker, "send", send)
     rollout_bank(SPECS, "oracle", 3, tmp_path / "spawned", workers=2, chunk_size=2, progress=False)
     rollout_bank(SPECS, "oracle", 3, tmp_path / "inline", progress=False)
     assert sent and all(isinstance(item, list) for item in sent)  # a spawned worker gets the chunk itself
+    assert max(outstanding) == 1, "one at a time: a chunk sent ahead could hold the driver in send"
     assert untimed(tmp_path / "spawned") == untimed(tmp_path / "inline")
 
 

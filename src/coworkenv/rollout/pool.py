@@ -39,7 +39,10 @@ from coworkenv.rollout.worker import (
 SCRIPTED_POLICIES = ("oracle", "probe:")
 """Policies that run in microseconds: worth shipping many episodes per message to a worker, and forking for."""
 AHEAD = 2
-"""Chunks sent to a worker and not yet answered: the one it plays and the one waiting for it."""
+"""Chunks sent to a forked worker and not yet answered: the one it plays and the one waiting for it. A spawned
+worker is sent its chunks' tasks themselves, which can outgrow a pipe's buffer: sent ahead, such a chunk would
+hold the driver in ``send`` until the worker finished the one it plays, so a spawned worker gets one at a time
+(it runs model policies, whose episodes dwarf the round trip)."""
 
 
 class PoolError(RuntimeError):
@@ -118,6 +121,7 @@ class Pool:
         self.chunks = chunks
         self.method = start_method(policy)
         self.forked = self.method == "fork"
+        self.ahead = AHEAD if self.forked else 1
         self.init = (policy, opts, os.getpid(), str(spool))
         self.options = options
         self.size = workers
@@ -157,9 +161,9 @@ class Pool:
         share_chunks([])  # the run's chunks are the caller's to let go of
 
     def top_up(self) -> None:
-        """Send each worker chunks until it has :data:`AHEAD` out, as far as the window allows."""
+        """Send each worker chunks until it has ``ahead`` out (see :data:`AHEAD`), as far as the window allows."""
         for worker in self.workers:
-            while len(worker.sent) < AHEAD and self.next_sent < len(self.chunks):
+            while len(worker.sent) < self.ahead and self.next_sent < len(self.chunks):
                 if self.next_sent - self.next_out >= self.window:
                     return
                 i = self.next_sent
