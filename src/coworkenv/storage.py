@@ -48,12 +48,17 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _left_by_the_dead(pid: str) -> bool:
+    """Whether a file or folder named after the writer ``pid`` was left by another process that has ended."""
+    return pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid))
+
+
 def remove_orphan_folders(folder: Path, prefix: str) -> None:
     """Delete the folders ``<prefix><pid>`` in ``folder`` that writers killed before their cleanup left behind
     (a live writer's folder is never touched)."""
     for leftover in folder.glob(f"{glob.escape(prefix)}*"):
         pid = leftover.name[len(prefix) :]
-        if leftover.is_dir() and pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+        if leftover.is_dir() and _left_by_the_dead(pid):
             shutil.rmtree(leftover, ignore_errors=True)
 
 
@@ -64,7 +69,7 @@ def remove_orphan_tmp(path: Path) -> None:
     """
     for tmp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
         pid = tmp.name[len(path.name) + 2 :].split(".", 1)[0]
-        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+        if _left_by_the_dead(pid):
             tmp.unlink(missing_ok=True)
 
 

@@ -37,8 +37,6 @@ from coworkenv.rollout.worker import (
 from coworkenv.runtime.policy import BatchPolicy
 from coworkenv.spec.models import TaskSpec
 
-Chunks = list[list[EpisodeTask]]
-
 
 class RolloutError(RuntimeError):
     """The run could not go on (its policy cannot be built, its workers died, Ray is unreachable);
