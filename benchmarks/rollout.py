@@ -21,16 +21,22 @@ this process, the pool would spawn its workers instead of forking them. ``--stea
 also times each parallel mode on twice the episodes, so that the difference (the marginal
 rate: what a long-running job, its workers already up, sees) is printed beside it.
 
+A shared or virtual machine may not let N busy processes run as fast as one alone (caches, memory, a
+hypervisor's other guests), so each round also times N one-process runs side by side (forked from this process,
+each playing the whole job on its own, sharing nothing): their throughput over one process's is the scaling the
+machine itself allows in those minutes, and the pool's scaling is also given as a fraction of it.
+
 Targets: >= 1,000 oracle episodes/s/core in one process; 2 processes >= 1.8x one.
 
     python benchmarks/rollout.py [--bank examples] [--samples 60] [--workers 2] [--rounds 3]
-                                 [--no-ray] [--steady] [--json]
+                                 [--no-ray] [--steady] [--no-side-by-side] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import resource
 import statistics
@@ -98,8 +104,8 @@ def machine_busy() -> float | None:
 @dataclass
 class Run:
     """One timed ``rollout_bank`` call: episodes, wall seconds, CPU seconds of this run's processes (and of this
-    one alone: a pool's driver, which shares the cores with its workers), and the CPU seconds other processes
-    used meanwhile (None: unknown)."""
+    one alone: a pool's driver, which plays beside its workers and stores what they finished), and the CPU seconds
+    other processes used meanwhile (None: unknown)."""
 
     episodes: int
     wall: float
@@ -128,13 +134,40 @@ def throughput(specs: list[TaskSpec], samples: int, **kw: Any) -> Run:
         return Run(summary.ran, wall, cpu, own_after - own, foreign)
 
 
-def measure(specs: list[TaskSpec], samples: int, parallel: dict[str, Any], steady: bool) -> dict[str, Run]:
+def _play_alone(specs: list[TaskSpec], samples: int) -> None:
+    with tempfile.TemporaryDirectory() as out:
+        rollout_bank(specs, "oracle", samples, Path(out), progress=False)
+
+
+def side_by_side(specs: list[TaskSpec], samples: int, n: int) -> Run:
+    """``n`` forked processes each running the whole one-process job at the same time; the wall time until the
+    last one ends."""
+    ctx = multiprocessing.get_context("fork")
+    busy, (own, cpu), start = machine_busy(), cpu_seconds(), time.perf_counter()
+    runs = [ctx.Process(target=_play_alone, args=(specs, samples)) for _ in range(n)]
+    for run in runs:
+        run.start()
+    for run in runs:
+        run.join()
+        assert run.exitcode == 0, f"a side-by-side run failed (exit code {run.exitcode})"
+    wall, (own_after, cpu_after), after = time.perf_counter() - start, cpu_seconds(), machine_busy()
+    cpu = cpu_after - cpu
+    foreign = None if busy is None or after is None else max(0.0, after - busy - cpu)
+    return Run(n * len(specs) * samples, wall, cpu, own_after - own, foreign)
+
+
+def measure(
+    specs: list[TaskSpec], samples: int, parallel: dict[str, Any], steady: bool, alongside: int = 0
+) -> dict[str, Run]:
     """One round: inline, then one parallel mode (``parallel``: its name and ``rollout_bank`` arguments);
-    ``steady``: the parallel mode also on twice the samples (``<mode>2``)."""
+    ``steady``: the parallel mode also on twice the samples (``<mode>2``); ``alongside``: that many one-process
+    runs side by side too (``side``)."""
     ((mode, kw),) = parallel.items()
     out = {"inline": throughput(specs, samples), mode: throughput(specs, samples, **kw)}
     if steady:
         out[f"{mode}2"] = throughput(specs, 2 * samples, **kw)
+    if alongside:
+        out["side"] = side_by_side(specs, samples, alongside)
     return out
 
 
@@ -151,12 +184,10 @@ def summarise(rounds: list[dict[str, Run]], workers: int) -> dict[str, Any]:
         "pool_eps_per_core": round(1e6 / cpu["pool"], 1),
         "pool_cpu_us_per_episode": round(cpu["pool"], 1),
         "pool_cpu_over_inline": round(cpu["pool"] / cpu["inline"], 3),
-        "pool_driver_cpu_us_per_episode": round(
-            med(r["pool"].driver / r["pool"].episodes * 1e6 for r in rounds if "pool" in r), 1
-        ),
+        "pool_driver_cpu_share": round(med(r["pool"].driver / r["pool"].cpu for r in rounds if "pool" in r), 3),
         "pool_idle_efficiency_bound": round(min(1.0, cpu["inline"] / cpu["pool"]), 3),
     }
-    for mode in ("pool", "ray"):
+    for mode in ("side", "pool", "ray"):
         if mode not in rate:
             continue
         mine = [r for r in rounds if mode in r]
@@ -164,6 +195,8 @@ def summarise(rounds: list[dict[str, Run]], workers: int) -> dict[str, Any]:
         report[f"{mode}_eps"] = round(rate[mode], 1)
         report[f"{mode}_scaling"] = round(rate[mode] / inline, 3)
         report[f"{mode}_efficiency"] = round(rate[mode] / inline / workers, 3)
+        if mode != "side" and "side_scaling" in report:
+            report[f"{mode}_of_side_by_side"] = round(report[f"{mode}_scaling"] / report["side_scaling"], 3)
         foreign = [busy / r[mode].wall for r in mine if (busy := r[mode].foreign) is not None]
         report[f"{mode}_other_cores_busy"] = round(med(foreign), 2) if foreign else None
         if f"{mode}2" in rate:  # the marginal rate: the extra episodes over the extra seconds
@@ -182,14 +215,13 @@ def conclusion(report: dict[str, Any], mode: str, label: str) -> str:
     if busy is None:
         return f"{label}: the machine's load is unknown, so the scaling is as measured"
     if busy > 0.25:
-        bound = (
-            f"its CPU cost allows x{w * report['pool_idle_efficiency_bound']:.2f} on {w} idle cores"
-            if mode == "pool"
-            else "its actors' CPU is not measured (they are not this process's children)"
-        )
+        bound = {
+            "pool": f"; its CPU cost allows x{w * report['pool_idle_efficiency_bound']:.2f} on {w} idle cores",
+            "ray": "; its actors' CPU is not measured (they are not this process's children)",
+        }.get(mode, "")
         return (
             f"{label}: other processes kept {busy:.2f} cores busy meanwhile, so the x{report[f'{mode}_scaling']:.2f} "
-            f"says as much about them as about the workers and cannot be read as a scaling; {bound}"
+            f"says as much about them as about the workers and cannot be read as a scaling{bound}"
         )
     return (
         f"{label}: the cores were otherwise idle ({busy:.2f} busy), so x{report[f'{mode}_scaling']:.2f} is its scaling"
@@ -204,6 +236,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-ray", action="store_true", help="skip the Ray measurement")
     parser.add_argument("--steady", action="store_true", help="also time the parallel modes on twice the episodes")
+    parser.add_argument(
+        "--no-side-by-side",
+        action="store_true",
+        help="skip the one-process runs side by side (the machine's own scaling)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     args = parser.parse_args()
     specs = load_specs(args.bank)
@@ -211,7 +248,8 @@ def main() -> None:
     runtime_us, oracle_us = overhead_per_call(specs, repeats=20)
     # the pool first: once Ray runs its threads in this process, the pool's workers are spawned, not forked
     pool = {"pool": {"workers": w}}
-    rounds = [measure(specs, args.samples, pool, args.steady) for _ in range(args.rounds)]
+    alongside = 0 if args.no_side_by_side else w
+    rounds = [measure(specs, args.samples, pool, args.steady, alongside) for _ in range(args.rounds)]
     if not args.no_ray:
         import ray
 
@@ -248,9 +286,15 @@ def print_report(report: dict[str, Any], rounds: int, samples: int, specs: int) 
     print(
         f"process pool, {w} workers: {report['pool_eps_per_core']:8.1f} episodes/s per core "
         f"({report['pool_cpu_us_per_episode']:.0f} CPU µs per episode, all processes: "
-        f"x{report['pool_cpu_over_inline']:.2f} one process's; the driver's own: "
-        f"{report['pool_driver_cpu_us_per_episode']:.0f} µs)"
+        f"x{report['pool_cpu_over_inline']:.2f} one process's; the driver's share, its own episodes included: "
+        f"{report['pool_driver_cpu_share']:.0%})"
     )
+    if "side_eps" in report:
+        print(
+            f"{w} one-process runs side by side: {report['side_eps']:8.1f} episodes/s wall-clock: "
+            f"x{report['side_scaling']:.2f} one process (the machine's own scaling, nothing shared)"
+        )
+        print("  " + conclusion(report, "side", f"{w} runs side by side"))
     for mode, label in (("pool", f"process pool, {w} workers"), ("ray", f"Ray, {w} actors")):
         if f"{mode}_eps" not in report:
             continue
@@ -258,6 +302,8 @@ def print_report(report: dict[str, Any], rounds: int, samples: int, specs: int) 
             f"{label + ':':<22}{report[f'{mode}_eps']:8.1f} episodes/s wall-clock: x{report[f'{mode}_scaling']:.2f} "
             f"one process, efficiency {report[f'{mode}_efficiency']:.0%}"
         )
+        if f"{mode}_of_side_by_side" in report:
+            line += f" ({report[f'{mode}_of_side_by_side']:.0%} of the runs side by side)"
         if f"{mode}_steady_eps" in report:
             line += (
                 f"; marginal {report[f'{mode}_steady_eps']:.1f} episodes/s (x{report[f'{mode}_steady_scaling']:.2f})"

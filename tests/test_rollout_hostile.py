@@ -161,7 +161,7 @@ def test_killing_the_driver_ends_its_workers(tmp_path: Path) -> None:
     bank = write_specs(tmp_path / "specs", SPECS)
     script = textwrap.dedent(f"""
         from coworkenv.rollout import rollout_bank
-        rollout_bank({str(bank)!r}, "oracle", 400, {str(tmp_path / "run")!r}, workers=2, chunk_size=1, progress=False)
+        rollout_bank({str(bank)!r}, "oracle", 400, {str(tmp_path / "run")!r}, workers=3, chunk_size=1, progress=False)
     """)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS.parent / "src"), str(TESTS)])}
     driver = subprocess.Popen([sys.executable, "-c", script], env=env)
@@ -170,7 +170,7 @@ def test_killing_the_driver_ends_its_workers(tmp_path: Path) -> None:
         while time.monotonic() < deadline and not (tmp_path / "run" / "episodes.jsonl").exists():
             time.sleep(0.2)
         workers = _children(driver.pid)
-        assert len(workers) >= 2
+        assert len(workers) >= 2, "a pool of 3 plays in the driver and 2 workers"
         os.kill(driver.pid, signal.SIGKILL)
         driver.wait()
         deadline = time.monotonic() + 10

@@ -22,7 +22,12 @@ def register(app: typer.Typer) -> None:
         samples: int = typer.Option(1, "--samples", "-k", min=1, help="episodes per environment (K)"),
         out: Path = typer.Option(..., "--out", help="run folder (resumed if it exists)"),
         workers: int | None = typer.Option(
-            None, "--workers", "-w", min=1, help="parallel workers (default: local CPUs; with --ray, cluster CPUs)"
+            None,
+            "--workers",
+            "-w",
+            min=1,
+            help="processes playing episodes (default: local CPUs; oracle and probes play in this one too; "
+            "with --ray: actors, default cluster CPUs)",
         ),
         ray: str | None = typer.Option(None, "--ray", help="run on Ray: 'local' or a cluster address"),
         timeout: float = typer.Option(300.0, "--timeout", help="per-episode time budget in seconds (0: none)"),

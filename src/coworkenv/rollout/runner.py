@@ -3,7 +3,8 @@
 Three ways to run, same records out:
 - inline (``workers <= 1``): in this process; a policy with ``act_batch`` (local models)
   plays ``batch_size`` episodes in lockstep so each turn is one batched generate call;
-- a local process pool (``workers > 1``): each worker process builds the policy once;
+- a local process pool (``workers > 1``): each worker process builds the policy once; with a scripted policy
+  this process plays too, beside ``workers - 1`` workers (:mod:`coworkenv.rollout.pool`);
 - Ray (``ray_address``): one actor per worker holding the policy, fed chunks of episodes.
 Only the driver writes the store, as results arrive, so a killed run resumes cleanly.
 """

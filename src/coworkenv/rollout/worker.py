@@ -293,23 +293,39 @@ def init_worker(
     if parent is not None:
         exit_with_parent(parent)
     try:
-        _POLICY = make_policy(policy_spec, **policy_options)
-    except Exception as exc:  # raised by run_chunk, so the driver reports it once
-        _POLICY_ERROR = f"cannot build policy {policy_spec!r}: {_failure(exc)}"
+        _POLICY = build_policy(policy_spec, policy_options)
+    except PolicyLoadError as exc:  # raised by run_chunk, so the driver reports it once
+        _POLICY_ERROR = str(exc)
 
 
-def prepare_for_fork(tasks: list[EpisodeTask], options: RunOptions, known: SpecCache | None = None) -> None:
-    """Validate each spec of ``tasks`` and build its environment in this process's worker cache, so that pool
-    workers forked next inherit them instead of each doing it again (a worker still checks a task's spec data
-    against the inherited one); the digests of its initial records too, which every episode's state hash adds
-    to and each worker would otherwise compute for itself. ``known``: specs already validated (see
-    :meth:`SpecCache.add`). A spec that fails here is left to the worker, which records its error."""
+def build_policy(policy_spec: str, policy_options: dict[str, Any]) -> Any:
+    """:func:`~coworkenv.rollout.policies.make_policy`, a failure raised as :class:`PolicyLoadError` naming the
+    policy (a pool worker's, or a pool driver's that plays episodes too)."""
+    try:
+        return make_policy(policy_spec, **policy_options)
+    except Exception as exc:
+        raise PolicyLoadError(f"cannot build policy {policy_spec!r}: {_failure(exc)}") from None
+
+
+def prepare_for_fork(
+    tasks: list[EpisodeTask], options: RunOptions, known: SpecCache | None = None, *, environments: bool = True
+) -> None:
+    """Validate each spec of ``tasks`` and (``environments``) build its environment in this process's worker cache,
+    so that pool workers forked next inherit them instead of each doing it again (a worker still checks a task's
+    spec data against the inherited one); the digests of its initial records too, which every episode's state hash
+    adds to and each worker would otherwise compute for itself. ``known``: specs already validated (see
+    :meth:`SpecCache.add`). A spec that fails here is left to the worker, which records its error.
+
+    A driver that plays beside its workers asks for specs alone: then each process builds the environments of the
+    chunks it plays, at the same time as the others (built here, all of them were built before any episode began,
+    ~11 ms of a 1,440-episode run on one core while the other waited), and a process's own environments are its
+    own memory pages, not pages shared with the fork that the first write copies."""
     if known is not None:
         _SPECS.entries.update(known.entries)
     for task in tasks:
         try:
             episodes = _SPECS.get(task, options)
-            if episodes.shared and episodes.env is None:
+            if environments and episodes.shared and episodes.env is None:
                 episodes.environment(task.seed).workspace.state_hash()
         except Exception:  # the worker meets it again and records it on the episode
             continue
