@@ -10,7 +10,8 @@ Two measures, kept apart because a shared machine confounds them:
 - episodes/s per core = episodes / CPU seconds of every process of the run (this one and its
   reaped pool workers): what the code costs, whatever else the machine runs;
 - scaling = the wall-clock throughput of the whole ``rollout_bank`` call (store, workers or
-  actors started, episodes, summary) with N workers over one process's. It reaches N only on
+  actors started, episodes, summary) with N processes over one process's (a scripted policy's pool plays in
+  its driver and N - 1 workers; Ray in N actors). It reaches N only on
   N idle cores, so the benchmark also measures the CPU other processes used meanwhile
   (``/proc/stat``), says whether the figure can be read, and gives the bound the CPU cost sets:
   on idle cores the pool's efficiency can reach one process's CPU per episode over the pool's.
@@ -42,6 +43,7 @@ import resource
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -122,16 +124,27 @@ class Run:
         return self.cpu / self.episodes * 1e6
 
 
+def timed(body: Callable[[], int]) -> Run:
+    """Run ``body`` (which returns how many episodes it played), timing its wall clock, the CPU of this process and
+    of its children, and what other processes used meanwhile."""
+    busy, (own, cpu), start = machine_busy(), cpu_seconds(), time.perf_counter()
+    episodes = body()
+    wall, (own_after, cpu_after), after = time.perf_counter() - start, cpu_seconds(), machine_busy()
+    cpu = cpu_after - cpu
+    foreign = None if busy is None or after is None else max(0.0, after - busy - cpu)
+    return Run(episodes, wall, cpu, own_after - own, foreign)
+
+
 def throughput(specs: list[TaskSpec], samples: int, **kw: Any) -> Run:
     """One whole rollout into a fresh store."""
-    with tempfile.TemporaryDirectory() as out:
-        busy, (own, cpu), start = machine_busy(), cpu_seconds(), time.perf_counter()
-        summary = rollout_bank(specs, "oracle", samples, Path(out), progress=False, **kw)
-        wall, (own_after, cpu_after), after = time.perf_counter() - start, cpu_seconds(), machine_busy()
-        cpu = cpu_after - cpu
+
+    def play() -> int:
+        with tempfile.TemporaryDirectory() as out:
+            summary = rollout_bank(specs, "oracle", samples, Path(out), progress=False, **kw)
         assert summary.counts["passed"] == summary.ran, "the oracle must pass every example"
-        foreign = None if busy is None or after is None else max(0.0, after - busy - cpu)
-        return Run(summary.ran, wall, cpu, own_after - own, foreign)
+        return summary.ran
+
+    return timed(play)
 
 
 def _play_alone(specs: list[TaskSpec], samples: int) -> None:
@@ -142,18 +155,18 @@ def _play_alone(specs: list[TaskSpec], samples: int) -> None:
 def side_by_side(specs: list[TaskSpec], samples: int, n: int) -> Run:
     """``n`` forked processes each running the whole one-process job at the same time; the wall time until the
     last one ends."""
-    ctx = multiprocessing.get_context("fork")
-    busy, (own, cpu), start = machine_busy(), cpu_seconds(), time.perf_counter()
-    runs = [ctx.Process(target=_play_alone, args=(specs, samples)) for _ in range(n)]
-    for run in runs:
-        run.start()
-    for run in runs:
-        run.join()
-        assert run.exitcode == 0, f"a side-by-side run failed (exit code {run.exitcode})"
-    wall, (own_after, cpu_after), after = time.perf_counter() - start, cpu_seconds(), machine_busy()
-    cpu = cpu_after - cpu
-    foreign = None if busy is None or after is None else max(0.0, after - busy - cpu)
-    return Run(n * len(specs) * samples, wall, cpu, own_after - own, foreign)
+
+    def play() -> int:
+        ctx = multiprocessing.get_context("fork")
+        runs = [ctx.Process(target=_play_alone, args=(specs, samples)) for _ in range(n)]
+        for run in runs:
+            run.start()
+        for run in runs:
+            run.join()
+            assert run.exitcode == 0, f"a side-by-side run failed (exit code {run.exitcode})"
+        return n * len(specs) * samples
+
+    return timed(play)
 
 
 def measure(
@@ -284,7 +297,7 @@ def print_report(report: dict[str, Any], rounds: int, samples: int, specs: int) 
         f"({report['inline_cpu_us_per_episode']:.0f} CPU µs per episode; {report['inline_eps']:.1f} episodes/s)"
     )
     print(
-        f"process pool, {w} workers: {report['pool_eps_per_core']:8.1f} episodes/s per core "
+        f"process pool, {w} processes: {report['pool_eps_per_core']:8.1f} episodes/s per core "
         f"({report['pool_cpu_us_per_episode']:.0f} CPU µs per episode, all processes: "
         f"x{report['pool_cpu_over_inline']:.2f} one process's; the driver's share, its own episodes included: "
         f"{report['pool_driver_cpu_share']:.0%})"
@@ -295,7 +308,7 @@ def print_report(report: dict[str, Any], rounds: int, samples: int, specs: int) 
             f"x{report['side_scaling']:.2f} one process (the machine's own scaling, nothing shared)"
         )
         print("  " + conclusion(report, "side", f"{w} runs side by side"))
-    for mode, label in (("pool", f"process pool, {w} workers"), ("ray", f"Ray, {w} actors")):
+    for mode, label in (("pool", f"process pool, {w} processes"), ("ray", f"Ray, {w} actors")):
         if f"{mode}_eps" not in report:
             continue
         line = (
