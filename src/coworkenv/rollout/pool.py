@@ -10,9 +10,10 @@ about twice the driver time on a run of scripted episodes, and the driver shares
 With a scripted policy a pool of N plays in N processes: the driver and N - 1 workers. The driver takes chunks
 like a worker and, between the episodes of its chunk, reads what the workers sent and sends them more, so none
 waits. Its lines go to the store without a spool file, and the run has one process fewer to start and to share
-the cores with: on 2 cores a driver beside 2 workers cost ~5-20 % more CPU per episode than one process (its own
-bookkeeping, a third process's switches, a second worker's copied memory pages); playing, ~4 %. A model policy's
-driver only feeds its N workers: it would have to load the model too.
+the cores with: on 2 cores, all the processes of a driver beside 2 workers used x1.13 one process's CPU (its
+bookkeeping, a third process's switches, a second worker's start and copied memory pages); a driver that plays
+beside 1 worker, x1.05 (medians of 6 runs). A model policy's driver only feeds its N workers: it would have to
+load the model too.
 """
 
 from __future__ import annotations
@@ -225,8 +226,8 @@ class Pool:
     def answered(self) -> bool:
         """Whether a worker's pipe holds something to read (an answer, or its end: the worker died), found with one
         ``poll`` system call: ``multiprocessing.connection.wait`` builds and registers a selector on every call, some
-        50,000 instructions, which after each of the driver's episodes added 1.5 % to them. Where the platform has
-        no ``poll`` (Windows), :meth:`receive` looks."""
+        45,000 instructions, which after each of the driver's episodes added about 1.3 % to them. Where the platform
+        has no ``poll`` (Windows), :meth:`receive` looks."""
         return self.poller is None or bool(self.poller.poll(0))
 
     def play(self) -> None:
