@@ -147,18 +147,13 @@ def throughput(specs: list[TaskSpec], samples: int, **kw: Any) -> Run:
     return timed(play)
 
 
-def _play_alone(specs: list[TaskSpec], samples: int) -> None:
-    with tempfile.TemporaryDirectory() as out:
-        rollout_bank(specs, "oracle", samples, Path(out), progress=False)
-
-
 def side_by_side(specs: list[TaskSpec], samples: int, n: int) -> Run:
     """``n`` forked processes each running the whole one-process job at the same time; the wall time until the
     last one ends."""
 
     def play() -> int:
         ctx = multiprocessing.get_context("fork")
-        runs = [ctx.Process(target=_play_alone, args=(specs, samples)) for _ in range(n)]
+        runs = [ctx.Process(target=throughput, args=(specs, samples)) for _ in range(n)]
         for run in runs:
             run.start()
         for run in runs:

@@ -145,6 +145,7 @@ class Pool:
         self.known = known
         self.window = max(4 * workers, 64 // max(1, len(chunks[0]) if chunks else 1))
         self.plays = policy.startswith(SCRIPTED_POLICIES) and workers > 1  # the driver plays chunks too
+        self.policy_spec, self.policy_options = policy, opts
         self.policy: Any = None  # the driver's, built when the batches are first asked for
         self.poller: Any = None  # the workers' pipes, looked at between the driver's episodes (see answered)
         self.workers: list[Worker] = []
@@ -201,7 +202,7 @@ class Pool:
         been handed on (in order), so nothing reported is lost."""
         if self.plays and self.policy is None:
             try:
-                self.policy = build_policy(*self.init[:2])
+                self.policy = build_policy(self.policy_spec, self.policy_options)
             except PolicyLoadError as exc:
                 raise PoolError(str(exc)) from None
         self.top_up()
