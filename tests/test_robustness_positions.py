@@ -8,7 +8,6 @@ from hypothesis import strategies as st
 
 from coworkenv.grading.checks import EpisodeLog
 from coworkenv.grading.score import robustness
-from coworkenv.runtime.records import call_records
 from coworkenv.trajectory import ToolCallRecord
 
 
@@ -30,13 +29,15 @@ _call = st.tuples(
 )
 
 
-def _records(rows: list[tuple[int, str, str, bool, bool]]) -> list[ToolCallRecord]:
-    return call_records(
-        [
-            (step, cid, tool, {}, ok and not fault, "write", "503" if fault else None, fault, False)
-            for step, cid, tool, ok, fault in rows
-        ]
+def _record(step: int, call_id: str, tool: str, ok: bool, fault: bool) -> ToolCallRecord:
+    error = "503" if fault else None
+    return ToolCallRecord(
+        step=step, call_id=call_id, tool=tool, args={}, ok=ok and not fault, kind="write", error=error, fault=fault
     )
+
+
+def _records(rows: list[tuple[int, str, str, bool, bool]]) -> list[ToolCallRecord]:
+    return [_record(*row) for row in rows]
 
 
 @settings(max_examples=300, deadline=None)
@@ -49,9 +50,9 @@ def test_robustness_equals_the_index_rule(rows: list[tuple[int, str, str, bool, 
 def test_an_equal_record_before_the_fault_does_not_count_as_its_recovery() -> None:
     """A successful call equal to one made before the fault sits, by ``index``, before it: not a recovery, though it
     comes later in the log (the case that a plain position rule would grade differently)."""
-    ok = call_records([(1, "call_1", "mail_send", {}, True, "write", None, False, False)])[0]
-    fault = call_records([(2, "call_2", "mail_send", {}, False, "write", "503", True, False)])[0]
-    again = call_records([(1, "call_1", "mail_send", {}, True, "write", None, False, False)])[0]
+    ok = _record(1, "call_1", "mail_send", True, False)
+    fault = _record(2, "call_2", "mail_send", False, True)
+    again = _record(1, "call_1", "mail_send", True, False)
     assert again == ok
     assert robustness(EpisodeLog(calls=[ok, fault, again])) == 0.0
     assert robustness(EpisodeLog(calls=[fault, again])) == 1.0

@@ -127,7 +127,7 @@ def answers(ws: Workspace, which: int, query: str) -> Any:
     svc = ws.services[service]
     tool = getattr(svc, method)(**{arg: query, "limit": 50})
     text = getattr(importlib.import_module(type(svc).__module__), TEXTS[(service, collection)])
-    found = [r["id"] for r in svc.text_search(collection, base.query_words(query), "t", text)]
+    found = [r["id"] for r in svc.text_search(collection, base.query_words(query), text)]
     return tool, found
 
 

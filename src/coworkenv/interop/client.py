@@ -17,7 +17,7 @@ import threading
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from coworkenv.interop.env import Observation
+from coworkenv.runtime.observation import Observation
 from coworkenv.runtime.turn import AssistantTurn, parse_turn
 from coworkenv.spec.models import TaskSpec
 from coworkenv.trajectory import Grade, Trajectory

@@ -93,7 +93,7 @@ class Calendar(Service):
         words = query_words(query)
         hits = [
             e
-            for e in self.text_search("events", words, "search", _search_text)
+            for e in self.text_search("events", words, _search_text)
             if (include_cancelled or e["status"] == "confirmed")
             and (not lo or e["end"][:10] >= lo)
             and (not hi or e["start"][:10] <= hi)

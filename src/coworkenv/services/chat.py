@@ -89,7 +89,7 @@ class Chat(Service):
         words = query_words(query)
         hits = [
             m
-            for m in self.text_search("messages", words, "search", _search_text)
+            for m in self.text_search("messages", words, _search_text)
             if (name is None or m["channel"] == name) and (who is None or m["author"].lower() == who)
         ]
         return page(_newest_first(hits), limit, offset, key="messages")

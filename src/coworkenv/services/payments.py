@@ -127,7 +127,7 @@ class Payments(Service):
     def search_vendors(self, query: str = "", limit: Limit = 10, offset: Offset = 0) -> dict[str, Any]:
         """Search vendors by words in name, email or category."""
         words = query_words(query)
-        hits = list(self.text_search("vendors", words, "vendors", _vendor_text))
+        hits = list(self.text_search("vendors", words, _vendor_text))
         hits.sort(key=lambda v: (v["name"], v["id"]))
         return page(hits, limit, offset, key="vendors")
 
