@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from coworkenv.grading.checks import EpisodeLog
 from coworkenv.runtime.events import EventScheduler, Firing
 from coworkenv.runtime.policy_monitor import RuleMonitor
 from coworkenv.runtime.router import CallResult, ToolRouter
 from coworkenv.runtime.turn import ToolCall
 from coworkenv.runtime.workspace import Workspace
 from coworkenv.services.base import ToolError, ToolInfo
+from coworkenv.spec.checks import EpisodeLog
 from coworkenv.trajectory import StepRecord, ToolCallRecord, Violation
 
 NOTICE = "[environment]"

@@ -13,7 +13,6 @@ import random
 from typing import Any
 
 from coworkenv.grading.answers import prompt_of
-from coworkenv.grading.checks import EpisodeLog
 from coworkenv.grading.score import grade as grade_episode
 from coworkenv.grading.stages import StageState, combine_stages, grade_stage, unreached
 from coworkenv.grading.tracking import CheckTracker
@@ -28,6 +27,7 @@ from coworkenv.runtime.stages import StageRun
 from coworkenv.runtime.turn import parse_turn
 from coworkenv.runtime.user import ScriptedUser
 from coworkenv.runtime.workspace import Workspace
+from coworkenv.spec.checks import EpisodeLog
 from coworkenv.spec.models import TRANSIENT_ERROR, TaskSpec
 from coworkenv.trajectory import Grade, StepRecord, Trajectory, UserReply, Violation
 from coworkenv.values import clock
