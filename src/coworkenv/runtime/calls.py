@@ -2,7 +2,7 @@
 
 :class:`ToolCalls` holds what a call acts through (the router, the workflow rules, the event scheduler, the
 workspace) and nothing of an episode: the episode's log, counts, violations and faults come with each turn as an
-:class:`Episode`, which the ``Environment`` is.
+:class:`EpisodeState`, which the ``Environment`` is.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from coworkenv.trajectory import StepRecord, ToolCallRecord, Violation
 NOTICE = "[environment]"
 
 
-class Episode(Protocol):
+class EpisodeState(Protocol):
     """What a tool call reads and changes of its episode."""
 
     log: EpisodeLog
@@ -52,7 +52,7 @@ class ToolCalls:
         self.max_tool_calls = max_tool_calls
 
     def run(
-        self, episode: Episode, calls: list[ToolCall], record: StepRecord, new: list[dict[str, Any]]
+        self, episode: EpisodeState, calls: list[ToolCall], record: StepRecord, new: list[dict[str, Any]]
     ) -> tuple[bool, bool]:
         """Run a turn's calls, adding their messages (then any event notices) to ``new``. Returns whether the state
         may have changed, and whether the tool-call limit was reached (the episode is then over)."""
@@ -72,7 +72,7 @@ class ToolCalls:
         return changed or bool(record.events), limited
 
     def _run_call(
-        self, episode: Episode, call: ToolCall, record: StepRecord
+        self, episode: EpisodeState, call: ToolCall, record: StepRecord
     ) -> tuple[dict[str, Any], bool, list[dict[str, Any]]]:
         """Run one call; returns the tool message, whether it wrote, and event notices."""
         info, args, error = self.router.parse_args(call.name, call.arguments)
@@ -106,7 +106,7 @@ class ToolCalls:
                 notices.extend(self.fire(firing, record))
         return tool_message(call.id, call.name, outcome.content()), outcome.ok and kind == "write", notices
 
-    def _act(self, episode: Episode, info: ToolInfo, args: dict[str, Any], record: StepRecord) -> CallResult:
+    def _act(self, episode: EpisodeState, info: ToolInfo, args: dict[str, Any], record: StepRecord) -> CallResult:
         """Validate, note the workflow rules broken, run (a call its schema rejects never acted: it breaks no rule)."""
         kwargs = self.router.validate(info, args)
         if isinstance(kwargs, CallResult):

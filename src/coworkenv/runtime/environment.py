@@ -167,6 +167,7 @@ class Environment(AsyncMethods[Observation]):
 
     @property
     def max_tool_calls(self) -> int:
+        """The episode's tool-call budget."""
         return self.calls.max_tool_calls
 
     def end(self, reason: str) -> None:
