@@ -5,6 +5,7 @@ AssistantTurns and as message dicts record the same."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -144,7 +145,7 @@ def _records(env: Environment) -> tuple[Any, ...]:
 
 def _play(spec: TaskSpec, turns: list[Any]) -> tuple[Any, ...]:
     env = Environment(spec)
-    seen = [env.step(turn).model_dump() for turn in turns]
+    seen = [dataclasses.asdict(env.step(turn)) for turn in turns]
     return _records(env), seen
 
 

@@ -10,6 +10,7 @@ the project's own episode loop runs on it unchanged.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +77,7 @@ class Env(AsyncMethods[Observation]):
         info = dict(obs.info)
         if obs.done:
             info["grade"] = grade.model_dump(mode="json")
-        return obs.model_copy(update={"reward": grade.score, "info": info})
+        return replace(obs, reward=grade.score, info=info)
 
 
 def resolve_spec(source: TaskSpec | dict[str, Any] | str | Path, env_id: str | None = None) -> TaskSpec:

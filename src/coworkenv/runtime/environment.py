@@ -145,14 +145,9 @@ class Environment(AsyncMethods[Observation]):
         return self._observation(new, index, self._stage_info(stage))
 
     def _observation(self, new: list[dict[str, Any]], step: int = 0, info: dict[str, Any] | None = None) -> Observation:
-        """The observation of ``new`` messages (built from the environment's own values, without validating them)."""
-        return Observation.model_construct(
-            messages=new,
-            tools=self.router.schemas(),
-            done=self.done,
-            reward=None,
-            step=step,
-            info={"done_reason": self.done_reason, **(info or {})},
+        """The observation of ``new`` messages."""
+        return Observation(
+            new, self.router.schemas(), self.done, None, step, {"done_reason": self.done_reason, **(info or {})}
         )
 
     @property

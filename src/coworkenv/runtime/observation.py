@@ -7,31 +7,42 @@ so the episode loops (:mod:`coworkenv.runtime.episode`) and the rollout workers 
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Protocol, runtime_checkable
 
-from pydantic import BaseModel, Field
+from pydantic import Field, TypeAdapter
 
 from coworkenv.spec.models import TaskSpec
 from coworkenv.trajectory import Grade, Trajectory
 
 
-class Observation(BaseModel):
-    """What an agent sees after ``reset`` or ``step``."""
+@dataclass
+class Observation:
+    """What an agent sees after ``reset`` or ``step``. A plain dataclass, made at every step; pydantic validates it
+    where it crosses the wire (:data:`OBSERVATION`, the HTTP server's response models)."""
 
-    messages: list[dict[str, Any]] = Field(description="the new messages (all of them after reset)")
-    tools: list[dict[str, Any]] = Field(description="OpenAI-format tool schemas")
+    messages: Annotated[list[dict[str, Any]], Field(description="the new messages (all of them after reset)")]
+    tools: Annotated[list[dict[str, Any]], Field(description="OpenAI-format tool schemas")]
     done: bool = False
-    reward: float | None = Field(
-        None,
-        description="score of the episode so far (the final score once done); None where the environment grades "
-        "only when asked (the runtime Environment: see its grade())",
-    )
+    reward: Annotated[
+        float | None,
+        Field(
+            description="score of the episode so far (the final score once done); None where the environment "
+            "grades only when asked (the runtime Environment: see its grade())"
+        ),
+    ] = None
     step: int = 0
-    info: dict[str, Any] = Field(
-        default_factory=dict,
-        description="done_reason; the grade once done (where reward is given); stage and view_reset when a step "
-        "began a stage",
-    )
+    info: Annotated[
+        dict[str, Any],
+        Field(
+            description="done_reason; the grade once done (where reward is given); stage and view_reset when a "
+            "step began a stage"
+        ),
+    ] = field(default_factory=dict)
+
+
+OBSERVATION = TypeAdapter(Observation)
+"""Validates an observation read from JSON data (the HTTP client's)."""
 
 
 @runtime_checkable

@@ -23,6 +23,8 @@ from coworkenv.services.arguments import Arguments, compiled
 from coworkenv.services.base import ToolError, ToolInfo
 from coworkenv.services.registry import Declared, service_tools, tool_table
 
+_RESULT_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_ERROR_JSON = json.JSONEncoder(ensure_ascii=False)
 MAX_ARG_DEPTH = 32
 """Nesting of lists and objects in tool arguments; every real tool takes at most two levels."""
 
@@ -50,8 +52,8 @@ class CallResult:
     def content(self) -> str:
         """The tool message's content: the result as compact JSON, or the error as ``{"error": ...}``."""
         if self.ok:
-            return json.dumps(self.result, ensure_ascii=False, separators=(",", ":"))
-        return json.dumps({"error": self.error}, ensure_ascii=False)
+            return _RESULT_JSON.encode(self.result)
+        return _ERROR_JSON.encode({"error": self.error})
 
 
 def exposed_tools(services: list[str], tools: list[str] | None, declared: Declared = None) -> dict[str, ToolInfo]:
