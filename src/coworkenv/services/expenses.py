@@ -36,7 +36,7 @@ class Expense(RecordModel):
     preapproved_by: str | None = None
 
 
-class Rule(RecordModel):
+class ExpenseRule(RecordModel):
     category: str
     limit: float
     needs_receipt: bool = False
@@ -52,7 +52,7 @@ def _needs_preapproval(rule: dict[str, Any] | None, exp: dict[str, Any]) -> bool
 class Expenses(Service):
     name = "expenses"
     description = "expense reports, their approval workflow and the expense policy"
-    records = {"expenses": Expense, "rules": Rule}
+    records = {"expenses": Expense, "rules": ExpenseRule}
     id_prefix = {"expenses": "exp", "rules": "rule"}
     damage: ClassVar[dict[str, Damage]] = {
         "expenses": Damage(
