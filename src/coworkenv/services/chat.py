@@ -38,7 +38,8 @@ def _newest_first(msgs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _search_text(m: dict[str, Any]) -> str:
-    return m["text"]
+    text: str = m["text"]
+    return text
 
 
 class Chat(Service):

@@ -67,7 +67,8 @@ def _search_text(a: dict[str, Any]) -> str:
 
 
 def _role_text(c: dict[str, Any]) -> str:
-    return c["role"]
+    role: str = c["role"]
+    return role
 
 
 def _contact_order(c: dict[str, Any]) -> tuple[Any, ...]:

@@ -158,7 +158,7 @@ class Expenses(Service):
         rule = self._rule(exp["category"])
         if rule is not None and rule["needs_receipt"] and not exp["receipt"]:
             raise ToolError(f"category {exp['category']!r} needs a receipt before submitting")
-        if _needs_preapproval(rule, exp) and exp["preapproved_by"] is None:
+        if rule is not None and _needs_preapproval(rule, exp) and exp["preapproved_by"] is None:
             raise ToolError(
                 f"{exp['category']} expenses over {rule['preapproval_above']:g} need a pre-approval before submitting"
                 " (expenses_preapprove)"

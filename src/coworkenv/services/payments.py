@@ -119,7 +119,8 @@ class Payments(Service):
             for i in self.lookup("invoices", "po_id", po["id"])
             if i["status"] in ("approved", "paid") and i["id"] != excluding
         )
-        return round(po["amount"] - used, 2)
+        remaining: float = round(po["amount"] - used, 2)
+        return remaining
 
     def _match(self, inv: dict[str, Any]) -> dict[str, Any] | None:
         """How an invoice compares with its purchase order (None without one)."""
