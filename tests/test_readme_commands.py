@@ -66,7 +66,9 @@ class Block:
 def blocks(page: Path) -> list[Block]:
     text = page.read_text(encoding="utf-8")
     found = BLOCK.findall(text)
-    return [Block(lang, (TITLE.findall(info) or [None])[0], body, mark.strip() or None) for mark, lang, info, body in found]
+    return [
+        Block(lang, (TITLE.findall(info) or [None])[0], body, mark.strip() or None) for mark, lang, info, body in found
+    ]
 
 
 def commands(block: Block) -> list[str]:
@@ -147,7 +149,9 @@ def test_every_command_of_a_page_works_as_written(page: Path, tmp_path: Path, mo
                 Path(name).write_text(body, encoding="utf-8")
                 continue
             if kind == "python":
-                done = subprocess.run([sys.executable, "-c", text], capture_output=True, text=True, env=env, timeout=120)
+                done = subprocess.run(
+                    [sys.executable, "-c", text], capture_output=True, text=True, env=env, timeout=120
+                )
                 assert done.returncode == 0, f"{page.name}: python block failed\n{text}\n{done.stderr[-3000:]}"
                 continue
             command, _, into = text.partition(" > ")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import typer
@@ -30,7 +31,7 @@ def _default(param: Any) -> str:
     default = param.default
     if default is None or default == [] or default is False:
         return ""
-    return f"`{default}`"
+    return f"`{json.dumps(default) if isinstance(default, bool) else default}`"
 
 
 def _usage(words: tuple[str, ...], command: Any) -> str:
@@ -56,7 +57,7 @@ def param_rows(command: Any) -> list[str]:
 
 
 def cli_page() -> str:
-    """One section per command, in the order `coworkenv --help` lists the groups."""
+    """A table of every command, then one section per command, in alphabetical order."""
     root = typer.main.get_command(app)
     lines = [
         "# Command line",

@@ -53,7 +53,9 @@ def hints() -> dict[str, list[str]]:
     found: dict[str, list[str]] = defaultdict(list)
     for path in sorted(Path(coworkenv.__file__).parent.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "Finding"):
+            if not (
+                isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "Finding"
+            ):
                 continue
             args = {k.arg: k.value for k in node.keywords}
             kind = _text(args["kind"]) if "kind" in args else None

@@ -10,7 +10,7 @@ from mkdocs.structure.files import File, Files
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from generate import PAGES  # noqa: E402
+from generate import PAGES
 
 
 def on_files(files: Files, config: Any) -> Files:

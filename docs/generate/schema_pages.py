@@ -7,6 +7,7 @@ Check kinds are found through the schema's discriminator on ``checks``, never fr
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -45,7 +46,7 @@ def type_text(node: Schema, page: str = "") -> str:
     if name:
         return f"[{name}]({page}#{anchor(name)})"
     if "const" in node:
-        return f"`{node['const']!r}`".replace("'", '"')
+        return f"`{json.dumps(node['const'])}`"
     if "enum" in node:
         return " \\| ".join(f"`{v}`" for v in node["enum"])
     for key in ("anyOf", "oneOf"):
@@ -70,7 +71,9 @@ def field_rows(model: Schema, page: str = "", skip: frozenset[str] = frozenset()
     for name, node in model.get("properties", {}).items():
         if name in skip:
             continue
-        need = "required" if name in required else f"`{node['default']!r}`" if "default" in node else "optional"
+        need = (
+            "required" if name in required else f"`{json.dumps(node['default'])}`" if "default" in node else "optional"
+        )
         rows.append(f"| `{name}` | {type_text(node, page)} | {cell(need)} | {cell(node.get('description', ''))} |")
     return rows if len(rows) > 2 else []
 
@@ -162,8 +165,10 @@ def checks_page() -> str:
     first = kinds[0][1]
     lines += field_rows({"properties": {k: v for k, v in first["properties"].items() if k in shared - {"kind"}}})
     lines += ["", "| kind | meaning |", "|---|---|"]
-    lines += [f"| [`{kind}`](#{kind.replace('_', '-')}) | {cell(m.get('description', '').split(chr(10))[0])} |"
-              for kind, m in kinds]
+    lines += [
+        f"| [`{kind}`](#{kind.replace('_', '-')}) | {cell(m.get('description', '').split(chr(10))[0])} |"
+        for kind, m in kinds
+    ]
     for kind, model in kinds:
         lines += ["", f"### `{kind}` {{ #{kind.replace('_', '-')} }}", "", prose(model.get("description", "")), ""]
         lines += field_rows(model, "spec.md", shared) or ["No fields beyond the common ones."]
