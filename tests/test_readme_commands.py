@@ -38,6 +38,7 @@ SHRINK: list[tuple[str, str]] = [
     (r"--model embedded\b", "--model tiny"),
     (r"--concurrency 8\b", "--concurrency 2"),
     (r"--device cuda\b", "--device cpu"),
+    (r"--grid default\b", "--grid grpo/broadcast,none/checks"),
 ]
 EXTRA: dict[str, list[str]] = {
     "quickstart": ["--n", "12"],
