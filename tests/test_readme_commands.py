@@ -29,8 +29,7 @@ ROOT = Path(__file__).parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 
 SHRINK: list[tuple[str, str]] = [
-    (r"--n 1000\b", "--n 8"),
-    (r"--n 300\b", "--n 8"),
+    (r"--n \d+\b", "--n 8"),
     (r"--ray local\b", "--ray local --workers 1"),
     (r"--samples 4\b", "--samples 2"),
     (r"-k 8\b", "-k 2"),

@@ -81,7 +81,7 @@ def findings_page() -> str:
     for kind, meaning in kind_meanings().items():
         lines += [f"### `{kind}`", "", prose(meaning[:1].upper() + meaning[1:]) + ".", ""]
         if kind == "probe_passed":
-            lines += ["Hint: the probe's own (see the table of probes below).", ""]
+            lines += ["Hint: see [the probes](#probes) below.", ""]
         elif by_kind.get(kind):
             lines += ["Hints it comes with:", ""] + [f"- {cell(h)}" for h in by_kind[kind]] + [""]
     lines += [
@@ -89,12 +89,13 @@ def findings_page() -> str:
         "",
         "The wrong behaviours the verifier plays on every spec they apply to (chosen by what the spec",
         "contains, never by its tags). Each must score below the pass mark; a probe that passes is a",
-        "`probe_passed` finding with the hint shown. `coworkenv run SPEC --policy probe:NAME` plays one.",
+        f'`probe_passed` finding with the hint "{probe_hint("do_nothing")}" (a few variants name a more',
+        "specific fix). `coworkenv run SPEC --policy probe:NAME` plays one.",
         "",
-        "| probe | what it does | hint when it passes |",
-        "|---|---|---|",
+        "| probe | what it does |",
+        "|---|---|",
     ]
     for name, probe in PROBES.items():
         doc = (type(probe).__doc__ or "").strip().split("\n\n")[0]
-        lines.append(f"| `{name}` | {cell(doc)} | {cell(probe_hint(name))} |")
+        lines.append(f"| `{name}` | {cell(doc)} |")
     return "\n".join(lines) + "\n"

@@ -22,13 +22,14 @@ def task_schema() -> Schema:
 
 
 def prose(text: str) -> str:
-    """Docstring text as Markdown: reST ``literals`` become `code`."""
-    return re.sub(r"``([^`]+)``", r"`\1`", text or "").strip()
+    """Docstring text as Markdown: reST ``literals`` become `code`; a list gets the blank line before it."""
+    text = re.sub(r"``([^`]+)``", r"`\1`", text or "").strip()
+    return re.sub(r"(?m)^([^-\n].*)\n- ", r"\1\n\n- ", text)
 
 
 def cell(text: str) -> str:
     """Text that fits in one table cell."""
-    return prose(text).replace("|", "\\|").replace("\n", " ")
+    return " ".join(prose(text).replace("|", "\\|").split())
 
 
 def anchor(name: str) -> str:
