@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -17,6 +17,7 @@ from coworkenv.services.base import (
     page,
     tool,
 )
+from coworkenv.services.damage import Damage
 
 Status = Literal["draft", "submitted", "pending_approval", "approved", "rejected", "reimbursed"]
 
@@ -53,6 +54,16 @@ class Expenses(Service):
     description = "expense reports, their approval workflow and the expense policy"
     records = {"expenses": Expense, "rules": Rule}
     id_prefix = {"expenses": "exp", "rules": "rule"}
+    damage: ClassVar[dict[str, Damage]] = {
+        "expenses": Damage(
+            "expenses_reject",
+            "expense_id",
+            "status",
+            "rejected",
+            {"reason": "duplicate"},
+            ("submitted", "pending_approval"),
+        )
+    }
 
     def _rule(self, category: str) -> dict[str, Any] | None:
         for r in self.db["rules"].values():
