@@ -51,6 +51,7 @@ EXTRA: dict[str, list[str]] = {
 CLAW_SAMPLE = ROOT.parent / "shared" / "claw-eval-sample"
 BLOCK = re.compile(r"(<!-- not run: [^>]+-->\s*\n\s*)?```(\w+)([^\n]*)\n(.*?)```", re.S)
 TITLE = re.compile(r'title="([^"]+)"')
+SHELLS = frozenset({"sh", "shell", "console", "zsh", "shell-session"})
 
 
 @dataclass
@@ -85,6 +86,9 @@ def steps(page: Path) -> list[tuple[str, str]]:
     """What a page runs, in order: ("cli", a coworkenv line), ("python", a script) or ("file", a titled block)."""
     out: list[tuple[str, str]] = []
     for block in blocks(page):
+        assert block.lang not in SHELLS, (
+            f"{page.name}: a {block.lang} block; commands go in bash blocks, output in text"
+        )
         if block.not_run:
             continue
         if block.lang == "bash":
