@@ -106,7 +106,7 @@ def concrete(command: str, url: str) -> list[str]:
     for pattern, repl in SHRINK:
         command = re.sub(pattern, repl, command)
     command = re.sub(r"openai:([^@\s]+)@\S+", rf"openai:\1@{url}", command)
-    command = command.replace("BANK", "bank").replace("../shared/", f"{ROOT.parent}/shared/")
+    command = command.replace("../shared/", f"{ROOT.parent}/shared/")
     args = shlex.split(command)[1:]
     expanded = [p for a in args for p in (sorted(glob.glob(a)) if "*" in a else [a])]
     for prefix, extra in EXTRA.items():
