@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from coworkenv.spec.checks import CheckModel, Hits, StateCheck
+from coworkenv.spec.checks.base import Record
 
 if TYPE_CHECKING:  # the runtime imports grading; grading only reads its workspace
     from coworkenv.runtime.workspace import Workspace
@@ -65,7 +66,7 @@ class CheckTracker:
                 self._refresh(check, rid, old, new)
         self.seen = len(changes)
 
-    def _refresh(self, check: StateCheck, rid: str, old: dict | None, new: dict | None) -> None:
+    def _refresh(self, check: StateCheck, rid: str, old: Record | None, new: Record | None) -> None:
         now = check.hit(rid, old, new)
         delta = self.delta[check.id]
         initially = rid in self.baseline[check.id]
