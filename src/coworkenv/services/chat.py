@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
 
@@ -16,6 +16,7 @@ from coworkenv.services.base import (
     query_words,
     tool,
 )
+from coworkenv.services.damage import Damage
 
 
 class Channel(RecordModel):
@@ -45,6 +46,7 @@ class Chat(Service):
     description = "team chat: channels and direct messages"
     records = {"channels": Channel, "messages": ChatMessage}
     id_prefix = {"channels": "ch", "messages": "cm"}
+    damage: ClassVar[dict[str, Damage]] = {}  # posts and messages only add: no write spoils one
 
     def _channel(self, channel: str) -> str:
         """Resolve a channel name ('#general' or 'general'); 'dm:<user>' is always valid."""

@@ -181,7 +181,7 @@ class VagueAnswer(Probe):
     name = "vague_answer"
 
     def applies(self, spec: TaskSpec) -> bool:
-        answers = any(c.kind in ("answer_contains", "answer_number") for c in spec.checks)
+        answers = any(c.reads == "answer" for c in spec.checks)
         return answers and any(isinstance(s, AnswerStep) for s in spec.reference)
 
     def for_task(self, spec: TaskSpec) -> OracleRun:
