@@ -3,10 +3,6 @@
 - one reference run: a second one, in a fresh environment of another seed, plays the same episode
   (the verifier draws no random faults, so the seed is never read), on every example, broken spec
   and blueprint spec;
-- re-scored episodes: a spec that only reweighs checks or marks them required is judged from the
-  episodes recorded for the spec before it, with the verdict a full verification gives; and
-  never where the edit changes anything else, changes which probes run, or a grade cannot be
-  re-scored exactly;
 - ignore_change branches from the reference run at the step that moves to the changed stage,
   with the turns a replay from a reset in the world without the change gives; and replays from a
   reset where the reference run never got to that stage; ignore_event likewise from the step in
@@ -18,27 +14,23 @@
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from coworkenv.agents.oracle import OracleTeacher, StagedRun
-from coworkenv.bank.repair import synthesize
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.fork import Trunk
 from coworkenv.spec import TaskSpec, load_spec
 from coworkenv.spec.stages import stage_view
 from coworkenv.synth.blueprints import BLUEPRINTS
 from coworkenv.synth.composer import compose, plan
-from coworkenv.verify.admission import Episodes, Played, examine, judge, outcome, play, verify
+from coworkenv.verify.admission import Played, outcome, play
 from coworkenv.verify.distractors import Swap
 from coworkenv.verify.fast_forward import OracleRecorder, ReferenceTrunk, fast_forward
 from coworkenv.verify.gaming import Distractor, Redirect
-from coworkenv.verify.perturb import collateral_steps
 from coworkenv.verify.probes import IgnoreEvent
-from coworkenv.verify.regrade import regrade
 from coworkenv.verify.stage_probes import IgnoreChange
 from coworkenv.verify.static import static_findings
 from coworkenv.verify.vacuity import vacuous_findings
@@ -85,118 +77,6 @@ def test_one_reference_run_is_what_two_would_be(source: str) -> None:
         assert env.fault_rate == 0 and env.rng.getstate() == Environment(spec, seed=0).rng.getstate(), spec.id
         again = play(Environment(spec, seed=1), OracleTeacher())
         assert _fields(recorded) == _fields(again), spec.id
-
-
-MULTI_DAY = ("hiring_loop", "month_end_close")
-SOME = ("expense_report", "inbox_triage", "notes_to_tickets", "access_request", "meeting_scheduling", *MULTI_DAY)
-
-
-def _reweighed(spec: TaskSpec, rng: random.Random, required: bool = True) -> TaskSpec:
-    """``spec`` with random check weights (the guards' too, and random required flags, with ``required``: those
-    may change which probes run)."""
-
-    def edit(checks: list[Any]) -> list[Any]:
-        out = []
-        for c in checks:
-            weight = c.weight if c.kind == "unchanged" and not required else round(rng.uniform(0.2, 4.0), 3)
-            out.append(
-                c.model_copy(update={"weight": weight, "required": rng.random() < 0.4 if required else c.required})
-            )
-        return out
-
-    update: dict[str, Any] = {"checks": edit(spec.checks)}
-    if spec.stages:
-        update["stages"] = [stage.model_copy(update={"checks": edit(stage.checks)}) for stage in spec.stages]
-    return spec.model_copy(update=update)
-
-
-def _recorded(spec: TaskSpec) -> Episodes:
-    verification, episodes = examine(spec)
-    assert episodes is not None and episodes.probes is not None, verification.findings
-    return episodes
-
-
-@pytest.mark.parametrize("name", SOME)
-def test_a_reweighed_spec_is_judged_as_verifying_it_would(name: str) -> None:
-    spec = compose(plan(0, 0, [name]))
-    episodes = _recorded(spec)
-    rng = random.Random(name)
-    rescored = 0
-    for k in range(6):
-        new = _reweighed(spec, rng, required=k % 2 == 1)
-        short = episodes.regraded(new)
-        if k % 2 == 0:
-            assert short is not None  # the guards' order and the required flags choose the probes: they are kept
-        if short is not None:
-            rescored += 1
-            assert judge(short).model_dump() == verify(new).model_dump()
-            assert examine(new, episodes)[0].model_dump() == verify(new).model_dump()
-    assert rescored >= 3
-
-
-def test_an_edit_beyond_weights_is_played_again() -> None:
-    spec = compose(plan(0, 0, ["expense_report"]))
-    episodes = _recorded(spec)
-    user = spec.user.model_copy(update={"opening": spec.user.opening + " Thanks!"})
-    assert episodes.regraded(spec.model_copy(update={"user": user})) is None
-    other = spec.model_copy(update={"reference": spec.reference[:-1]})
-    assert episodes.regraded(other) is None
-
-
-def test_an_edit_that_changes_which_probes_run_is_played_again() -> None:
-    """Marking an answer check required makes the report-dump probe run; reordering the guards' weights makes the
-    collateral write damage another collection first."""
-    for name in SOME:
-        spec = compose(plan(0, 0, [name]))
-        answers = [c for c in spec.checks if c.kind in ("answer_contains", "answer_number")]
-        if answers and not any(c.required for c in answers):
-            break
-    else:
-        pytest.fail("no blueprint spec with an optional answer check")
-    episodes = _recorded(spec)
-    marked = [c.model_copy(update={"required": True}) if c is answers[0] else c for c in spec.checks]
-    assert episodes.regraded(spec.model_copy(update={"checks": marked})) is None
-    guarded = compose(plan(0, 0, ["travel_request"]))
-    heavier = [c.model_copy(update={"weight": 100.0}) if c.id == "calendar_guard" else c for c in guarded.checks]
-    reordered = guarded.model_copy(update={"checks": heavier})
-    assert collateral_steps(reordered) != collateral_steps(guarded)
-    assert _recorded(guarded).regraded(reordered) is None
-
-
-def test_a_grade_whose_robustness_is_rounded_is_not_rescored() -> None:
-    spec = compose(plan(0, 0, ["expense_report"]))
-    grade = _recorded(spec).reference.grade
-    assert regrade(grade, spec) == grade
-    assert regrade(grade.model_copy(update={"robustness": round(2 / 3, 6)}), spec) is None
-    assert regrade(grade.model_copy(update={"robustness": 0.5}), spec) is not None
-
-
-@pytest.mark.parametrize("name", ["wrong_record", "unsolvable", "nondeterministic_event"])
-def test_episodes_of_a_reference_run_with_findings_are_not_rescored(name: str) -> None:
-    """No probe ran (the reference run found something): re-scoring cannot say what they would have scored."""
-    spec = load_spec(ROOT / "tests" / "broken_specs" / f"{name}.yaml")
-    verification, episodes = examine(spec)
-    assert not verification.admitted and episodes is not None and episodes.probes is None
-    assert episodes.regraded(_reweighed(spec, random.Random(0), required=False)) is None
-
-
-def test_the_repair_loop_rescores_and_gets_the_verdict_it_got_by_playing(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Job 1 of the default bank is admitted after one round that only reweighs checks."""
-    recipe = plan(0, 1)
-    calls: list[bool] = []
-    regraded = Episodes.regraded
-
-    def spy(self: Episodes, spec: TaskSpec) -> Episodes | None:
-        out = regraded(self, spec)
-        calls.append(out is not None)
-        return out
-
-    monkeypatch.setattr(Episodes, "regraded", spy)
-    short = synthesize(recipe)
-    assert calls == [True] and short.verification.rounds == 1
-    monkeypatch.setattr(Episodes, "regraded", lambda self, spec: None)
-    long = synthesize(recipe)
-    assert short.spec == long.spec and short.verification.model_dump() == long.verification.model_dump()
 
 
 def _changing(specs: list[TaskSpec]) -> list[TaskSpec]:

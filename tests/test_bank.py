@@ -125,33 +125,3 @@ def test_cli_synth_and_bank_stats(tmp_path: Path) -> None:
         == 2
     )
     assert runner.invoke(app, ["bank", "stats", str(tmp_path / "nothing")]).exit_code == 2
-
-
-def test_the_heap_is_handed_back_to_the_collector(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A bank build freezes what was alive before it (full collections skip it) and unfreezes it after, also when
-    a job fails."""
-    import gc
-
-    import coworkenv.bank.store as store
-
-    before = gc.get_freeze_count()
-    seen: list[int] = []
-
-    def counting(config: object, index: int) -> dict[str, object]:
-        seen.append(gc.get_freeze_count())
-        raise RuntimeError("a job failed")
-
-    synthesize_bank(tmp_path / "ok", 2, seed=1)
-    assert gc.get_freeze_count() == before
-    monkeypatch.setattr(store, "run_job", counting)
-    with pytest.raises(RuntimeError):
-        synthesize_bank(tmp_path / "failed", 2, seed=1)
-    monkeypatch.undo()
-    assert seen and seen[0] > before  # frozen while the jobs ran
-    assert gc.get_freeze_count() == before
-    gc.freeze()  # a caller's own frozen heap stays frozen (objects of it that die leave it: only its end counts)
-    try:
-        synthesize_bank(tmp_path / "inside", 1, seed=1)
-        assert gc.get_freeze_count() > 0
-    finally:
-        gc.unfreeze()

@@ -16,7 +16,7 @@ ROOT = Path(coworkenv.__file__).parent
 
 # Lower rank = lower layer; a module may import its own stage, shared leaves and lower ranks.
 ORDER: list[tuple[str, ...]] = [
-    ("storage", "heap", "expr_ops", "values", "patterns", "trajectory", "provenance"),  # shared leaves
+    ("storage", "expr_ops", "values", "patterns", "trajectory", "provenance"),  # shared leaves
     ("transcript",),
     ("expr_parse",),  # the expression language: parse, the reference evaluator, then what builds on it
     ("expr_eval",),

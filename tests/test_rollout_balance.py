@@ -4,20 +4,17 @@ seeded only when drawn from, exactly as an eager seeding would have it."""
 
 from __future__ import annotations
 
-import gc
 import random
 import re
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from coworkenv.agents import OracleTeacher
 from coworkenv.bank.sources import load_specs
-from coworkenv.heap import YOUNG_THRESHOLD
 from coworkenv.rollout import rollout_bank
 from coworkenv.rollout.runner import auto_chunk_size, tapered
-from coworkenv.rollout.worker import EpisodeTask, init_worker
+from coworkenv.rollout.worker import EpisodeTask
 from coworkenv.runtime import Environment, run_episode
 from coworkenv.trajectory import Trajectory
 
@@ -60,11 +57,6 @@ def test_a_pool_with_tapered_chunks_writes_the_store_one_process_writes(tmp_path
     pooled = rollout_bank(specs, "oracle", 5, tmp_path / "pool", workers=2, progress=False)
     assert inline.ran == pooled.ran == 30 and inline.counts == pooled.counts
     assert _lines(tmp_path / "inline") == _lines(tmp_path / "pool")  # byte for byte, in the same order
-
-
-def test_pool_workers_collect_their_young_objects_rarely() -> None:
-    with ProcessPoolExecutor(1, initializer=init_worker, initargs=("oracle", {})) as pool:
-        assert pool.submit(gc.get_threshold).result()[0] == YOUNG_THRESHOLD
 
 
 def test_the_fault_generator_plays_as_one_seeded_at_every_reset() -> None:

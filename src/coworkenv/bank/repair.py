@@ -13,8 +13,6 @@ Edits, from the most local to the most drastic:
 - a spec with no required check gets its heaviest non-guard check required;
 - anything structural (a failing or unsolvable reference, a bad event, a probe no check
   catches) re-rolls the world: new fixtures and values, same blueprint and modifiers.
-A round whose edit only reweighs checks or marks them required re-scores the last round's
-episodes instead of playing them again (:mod:`coworkenv.verify.regrade`: the same verdict).
 Rounds are bounded; every round's finding kinds are kept as rejection reasons.
 """
 
@@ -25,7 +23,7 @@ from dataclasses import dataclass, replace
 from coworkenv.grading.score import PASS_THRESHOLD, REQUIRED_CAP, combine
 from coworkenv.spec.models import TaskSpec
 from coworkenv.synth.composer import Recipe, compose
-from coworkenv.verify.admission import Episodes, ProbeResult, Verification, examine
+from coworkenv.verify.admission import ProbeResult, Verification, verify
 from coworkenv.verify.findings import Finding, vacuous_checks
 
 MAX_ROUNDS = 3
@@ -55,9 +53,8 @@ class SynthesisResult:
     verification: Verification
 
 
-def attempt(recipe: Recipe, before: Episodes | None = None) -> tuple[TaskSpec | None, Verification, Episodes | None]:
-    """Compose and verify once; a generator crash becomes a finding, not an exception. ``before``: the last round's
-    episodes, re-scored instead of played again where this round only reweighs checks or marks them required."""
+def attempt(recipe: Recipe) -> tuple[TaskSpec | None, Verification]:
+    """Compose and verify once; a generator crash becomes a finding, not an exception."""
     try:
         spec = compose(recipe)
     except Exception as exc:  # a generator bug on one seed must not stop a bank
@@ -67,17 +64,16 @@ def attempt(recipe: Recipe, before: Episodes | None = None) -> tuple[TaskSpec | 
             evidence=f"{type(exc).__name__}: {exc}",
             hint="fix the blueprint or modifier",
         )
-        return None, Verification(admitted=False, findings=[finding]), None
-    return spec, *examine(spec, before)
+        return None, Verification(admitted=False, findings=[finding])
+    return spec, verify(spec)
 
 
 def synthesize(recipe: Recipe, max_rounds: int = MAX_ROUNDS) -> SynthesisResult:
     """Verify and repair until admitted or out of rounds."""
     reasons: list[str] = []
     rounds = 0
-    episodes = None
     while True:
-        spec, verification, episodes = attempt(recipe, episodes)
+        spec, verification = attempt(recipe)
         if verification.admitted:
             break
         reasons += verification.kinds

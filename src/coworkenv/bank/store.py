@@ -27,7 +27,6 @@ from coworkenv.bank.llm.driver import fill_with_llm
 from coworkenv.bank.llm.prompts import prompt_version
 from coworkenv.bank.llm.scenario import HELD_OUT_LABELS
 from coworkenv.bank.llm.stats import LLMTally
-from coworkenv.heap import frozen_heap, rare_young_collections
 from coworkenv.spec import TaskSpec, spec_from_data
 from coworkenv.storage import append_jsonl, append_lines, atomic_write_json, atomic_write_text, read_jsonl, repair_jsonl
 from coworkenv.synth.blueprints import BLUEPRINTS, HELD_OUT
@@ -243,7 +242,7 @@ def synthesize_bank(
 
 def _fill_with_blueprints(writer: _Writer, n: int, workers: int, on_progress: Progress | None) -> None:
     tally = writer.tally
-    with _Runner(writer.config, workers) as runner, frozen_heap(), rare_young_collections():
+    with _Runner(writer.config, workers) as runner:
         while tally.admitted < n:
             start = tally.jobs
             for entry in runner.map(range(start, start + BATCH_PER_WORKER * max(1, workers))):

@@ -19,7 +19,7 @@ from typing import Any
 
 from coworkenv.agents.models import load_model
 from coworkenv.agents.openai_policy import OpenAIPolicy, parse_openai_spec
-from coworkenv.agents.oracle_plan import ReplayingTeacher
+from coworkenv.agents.oracle import OracleTeacher
 from coworkenv.agents.transformers_policy import TransformersPolicy
 from coworkenv.verify.probes import PROBES, make_probe
 
@@ -70,7 +70,7 @@ def make_policy(spec: str, **options: Any) -> Any:
     if (spec == "oracle" or kind == "probe") and options:  # a flag that reaches no backend must not pass silently
         raise ValueError(f"{spec} is scripted and takes no options (got {', '.join(sorted(options))})")
     if spec == "oracle":
-        return ReplayingTeacher()  # an OracleTeacher whose runs replay each spec's plan
+        return OracleTeacher()
     if kind == "openai" and rest:
         model, base_url = parse_openai_spec(rest)
         return OpenAIPolicy(model, base_url=base_url, **options)

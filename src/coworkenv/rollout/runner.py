@@ -22,7 +22,6 @@ from typing import Any
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from coworkenv.bank.sources import load_specs
-from coworkenv.heap import frozen_heap, rare_young_collections
 from coworkenv.provenance import code_version
 from coworkenv.rollout.policies import check_policy_spec, make_policy
 from coworkenv.rollout.pool import SCRIPTED_POLICIES, Pool, PoolError
@@ -163,7 +162,7 @@ def rollout_bank(
     chunks = chunked(todo, size) if chunk_size or not parallel else tapered(todo, size, max(workers, 1))
     opts = policy_options or {}
     start = time.perf_counter()
-    with frozen_heap(), rare_young_collections(), ExitStack() as cleanup:
+    with ExitStack() as cleanup:
         if ray_address is not None:
             batches = _ray(chunks, policy, opts, options, workers, ray_address)
         elif workers > 1:

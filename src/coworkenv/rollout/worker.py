@@ -3,14 +3,12 @@ into encoded store records."""
 
 from __future__ import annotations
 
-import gc
 import os
 import threading
 import time
 from dataclasses import dataclass
 from typing import Any
 
-from coworkenv.heap import YOUNG_THRESHOLD
 from coworkenv.interop.client import client_for
 from coworkenv.rollout.deadline import Deadline
 from coworkenv.rollout.environments import make_environment
@@ -275,16 +273,10 @@ def exit_with_parent(parent: int, interval: float = 0.5) -> None:
 def init_worker(
     policy_spec: str, policy_options: dict[str, Any], parent: int | None = None, spool: str | None = None
 ) -> None:
-    """Set up a pool worker: its policy, the run's spool folder (``spool``: its chunks' lines go there, see
-    :class:`~coworkenv.rollout.store.Spool`), and everything alive at its start (modules; a forked worker's
-    inherited specs and environments) frozen out of its cyclic collections, for good: the worker only plays
-    episodes, and a collection walking the inherited heap would also copy the parent's memory pages it wrote to.
-    Its young collections are made rare for good too (an episode's objects die young, freed by their reference
-    counts)."""
+    """Set up a pool worker: its policy and the run's spool folder (``spool``: its chunks' lines go there, see
+    :class:`~coworkenv.rollout.store.Spool`)."""
     global _POLICY, _POLICY_ERROR, _SPOOL
-    gc.freeze()
     _SPOOL = None if spool is None else Spool(spool)
-    gc.set_threshold(YOUNG_THRESHOLD, *gc.get_threshold()[1:])
     if parent is not None:
         exit_with_parent(parent)
     try:

@@ -255,15 +255,13 @@ class Trunk:
         trunk.states.append(Snapshot.of(env))
         return trunk
 
-    def play(self, actor: Any, start: int = 0, stop: Callable[[Environment], bool] | None = None) -> str | None:
+    def play(self, actor: Any, start: int = 0) -> str | None:
         """Play ``actor`` in the trunk's environment: the episode play_out would play from a reset, with every
         step before the first turn that differs from the trunk's taken from the trunk. The policy's error, if any.
 
         ``start``: the caller vouches that the actor's turns before that step are the trunk's and that it is
         already in the state it would be in there. An actor with ``follows_trunk_stages = n`` is one whose first
-        n stages are the trunk's policy (a staged run consults each stage's policy only in that stage).
-        ``stop``: asked after each step of the actor's own that begins a stage; True leaves the episode there,
-        unfinished (the caller takes the rest from elsewhere)."""
+        n stages are the trunk's policy (a staged run consults each stage's policy only in that stage)."""
         env = self.env
         start = max(start, bisect_left(self.stage_at, getattr(actor, "follows_trunk_stages", 0)))
         if start > len(self.views):  # the trunk's policy failed in a stage where this actor is that policy
@@ -281,14 +279,11 @@ class Trunk:
             if turn != self.turns[k]:
                 self.states[k].put(env)
                 self.shared_steps += k
-                stage = env.stages.index if env.stages is not None else 0
                 env.step(turn)
-                if stop is not None and env.stages is not None and env.stages.index != stage and stop(env):
-                    return None
-                return _finish(env, actor, stop=stop)
+                return _finish(env, actor)
         self.states[len(self.views)].put(env)
         self.shared_steps += len(self.views)
-        return _finish(env, actor, stop=stop)
+        return _finish(env, actor)
 
     def branch(
         self, k: int, change: Callable[[Environment], None], actor: Any, *, trunk_turn: bool = True
@@ -311,13 +306,9 @@ class Trunk:
         return turns, _finish(env, actor, turns)
 
 
-def _finish(
-    env: Environment, actor: Any, turns: list[Any] | None = None, stop: Callable[[Environment], bool] | None = None
-) -> str | None:
-    """The rest of the episode from where ``env`` stands (play_out's loop), its turns added to ``turns``; ``stop``:
-    see :meth:`Trunk.play`."""
+def _finish(env: Environment, actor: Any, turns: list[Any] | None = None) -> str | None:
+    """The rest of the episode from where ``env`` stands (play_out's loop), its turns added to ``turns``."""
     tools = env.router.schemas()
-    stages = env.stages if stop is not None else None
     while not env.done:
         try:
             turn = actor.act(list(env.messages), tools)
@@ -326,11 +317,5 @@ def _finish(
             return f"{type(exc).__name__}: {exc}"
         if turns is not None:
             turns.append(turn)
-        if stages is None:
-            env.step(turn)
-            continue
-        stage = stages.index
         env.step(turn)
-        if stages.index != stage and stop is not None and stop(env):
-            return None
     return None

@@ -17,14 +17,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from coworkenv.grading.score import PASS_THRESHOLD
-from coworkenv.grading.stages import combine_stages
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.episode import play_out
 from coworkenv.runtime.policy import actor_for
@@ -36,8 +35,6 @@ from coworkenv.verify.findings import Finding, Location
 from coworkenv.verify.gaming import PACING, probe_hint
 from coworkenv.verify.leaks import answer_findings
 from coworkenv.verify.probes import PROBES
-from coworkenv.verify.regrade import grading_only, regrade
-from coworkenv.verify.rejoin import Future, Rejoin
 from coworkenv.verify.requirements import requirement_findings
 from coworkenv.verify.solvability import unsolvable_findings
 from coworkenv.verify.stage_probes import staged_variants, with_stage
@@ -97,10 +94,9 @@ def play(env: Environment, policy: Any) -> Played:
 
 
 def play_from(trunk: ReferenceTrunk, policy: Any, *, hashed: bool = True) -> Played:
-    """``play(trunk.env, policy)``, its opening taken from the trunk up to the policy's first turn of its own, and
-    its later stages from the reference run where it begins one as the reference did (:mod:`.rejoin`)."""
-    future = trunk.play_joining(actor_for(policy, trunk.env.spec))
-    return outcome(trunk.env, hashed=hashed) if future is None else joined(trunk.env, future)
+    """``play(trunk.env, policy)``, its opening taken from the trunk up to the policy's first turn of its own."""
+    trunk.play(actor_for(policy, trunk.env.spec))
+    return outcome(trunk.env, hashed=hashed)
 
 
 def outcome(env: Environment, *, hashed: bool = True) -> Played:
@@ -109,24 +105,6 @@ def outcome(env: Environment, *, hashed: bool = True) -> Played:
     grade, state = env.grade(), env.workspace.state_hash() if hashed else None
     fired_at = _fired_at(env)
     return Played(grade, state, env.transcript(), set(env.fired), env.done_reason, records, fired_at, stage_starts(env))
-
-
-def joined(env: Environment, future: Future) -> Played:
-    """The outcome of an episode that ``env`` holds up to a stage's start, with ``future`` from there on."""
-    assert env.stages is not None
-    fired_at = _fired_at(env)
-    for event, index in future.fired_at.items():
-        fired_at.setdefault(event, index)
-    return Played(
-        combine_stages([*env.stages.grades, *future.grades]),
-        future.state_hash,
-        env.transcript() + future.messages,
-        set(future.fired),
-        future.done_reason,
-        future.records,
-        fired_at,
-        stage_starts(env) + future.starts,
-    )
 
 
 def _fired_at(env: Environment) -> dict[str, int]:
@@ -141,7 +119,7 @@ def _fired_at(env: Environment) -> dict[str, int]:
 @dataclass
 class Episodes:
     """What the verifier played of one spec, and read from the reference run's environment: all it needs to judge
-    the spec, or an edit of it that only reweighs checks or marks them required (:mod:`coworkenv.verify.regrade`)."""
+    the spec."""
 
     spec: TaskSpec
     reference: Played
@@ -152,62 +130,22 @@ class Episodes:
     pacing: list[tuple[str, Grade]] | None = None
     """The grade of each pacing run."""
 
-    def regraded(self, spec: TaskSpec) -> Episodes | None:
-        """These episodes as ``spec`` grades them, or None where playing them again could come out otherwise."""
-        if self.probes is None or self.pacing is None or not grading_only(self.spec, spec):
-            return None
-        try:
-            return Episodes(
-                spec,
-                _rescored(self.reference, spec),
-                self.observed,
-                [(name, _rescored(played, spec)) for name, played in self.probes],
-                [(name, _exactly(grade, spec)) for name, grade in self.pacing],
-            )
-        except Inexact:
-            return None
-
-
-class Inexact(Exception):
-    """A recorded grade that cannot be re-scored exactly."""
-
-
-def _exactly(grade: Grade, spec: TaskSpec) -> Grade:
-    new = regrade(grade, spec)
-    if new is None:
-        raise Inexact
-    return new
-
-
-def _rescored(played: Played, spec: TaskSpec) -> Played:
-    return replace(played, grade=_exactly(played.grade, spec))
-
 
 def verify(spec: TaskSpec) -> Verification:
     """Run the admission rule on one spec (an evaluation-only spec: the static checks, and never admitted)."""
-    return examine(spec)[0]
-
-
-def examine(spec: TaskSpec, before: Episodes | None = None) -> tuple[Verification, Episodes | None]:
-    """:func:`verify`, with the episodes played (None where none were); ``before``: the episodes of a spec that
-    ``spec`` may only reweigh, re-scored instead of played again where that gives the same grades."""
     if spec.provenance.evaluation_only:
-        return Verification(admitted=False, findings=[*static_findings(spec), evaluation_only_finding(spec)]), None
+        return Verification(admitted=False, findings=[*static_findings(spec), evaluation_only_finding(spec)])
     initial = cache(lambda: Environment(spec, seed=0))  # the static checks read its initial state, then it plays
     findings = static_findings(spec, initial) or per_stage(answer_findings, spec)
     if findings:
-        return Verification(admitted=False, findings=findings), None
-    episodes = before.regraded(spec) if before is not None else None
-    if episodes is None:
-        episodes = _play_all(spec, initial())
-    return judge(episodes), episodes
+        return Verification(admitted=False, findings=findings)
+    return judge(_play_all(spec, initial()))
 
 
 def _play_all(spec: TaskSpec, env: Environment) -> Episodes:
     """The reference run in ``env``, and its probe and pacing runs where the reference run found nothing wrong."""
     trunk = ReferenceTrunk.record(env)  # the reference run, recorded: the probes fork from it
     reference = outcome(env)
-    trunk.rejoin = Rejoin.of(trunk.trunk, reference)
     observed = opening_findings(spec, env) + target_findings(spec, env)
     for prefix, view in views(reference.messages, env):
         found = unsolvable_findings(view, env.router.schemas())

@@ -12,7 +12,7 @@ oracle's turns depend only on that state, the steps and the messages, which are 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from coworkenv.agents.oracle import OracleRun, OracleTeacher, StagedRun
 from coworkenv.runtime.environment import Environment
@@ -20,9 +20,6 @@ from coworkenv.runtime.fork import Fields, Layout, Trunk
 from coworkenv.runtime.policy import actor_for
 from coworkenv.runtime.turn import AssistantTurn
 from coworkenv.spec.stages import current_stage
-
-if TYPE_CHECKING:
-    from coworkenv.verify.rejoin import Future, Rejoin
 
 _STATE = Layout(nested=("ctx",))  # the bindings, and the facts learnt (a dict the oracle fills in)
 
@@ -137,8 +134,6 @@ class ReferenceTrunk:
 
     trunk: Trunk
     recorder: OracleRecorder
-    rejoin: Rejoin | None = None
-    """Where the reference run began its later stages, once its outcome is known (see :mod:`.rejoin`)."""
 
     @classmethod
     def record(cls, env: Environment) -> ReferenceTrunk:
@@ -153,13 +148,6 @@ class ReferenceTrunk:
     def play(self, actor: Any) -> str | None:
         """``actor``'s episode, forked from the reference where it departs (see :meth:`Trunk.play`)."""
         return self.trunk.play(actor, self._start(actor))
-
-    def play_joining(self, actor: Any) -> Future | None:
-        """:meth:`play`, stopped where the episode begins a later stage as the reference run began it: the reference's
-        future from there (the environment left at that stage's start), or None where it was played to its end."""
-        stop = self.rejoin.stop(actor) if self.rejoin is not None else None
-        self.trunk.play(actor, self._start(actor), stop)
-        return stop.found if stop is not None else None
 
     def _start(self, actor: Any) -> int:
         return fast_forward(self.recorder, self.trunk.stage_at, actor, self.trunk.turns)
