@@ -172,7 +172,15 @@ def test_an_unknown_service_is_declared_from_its_records_and_tool_verbs(tmp_path
     env.reset()
     obs = env.step({"tool_calls": [{"name": "fax_get_fax", "arguments": {"fax_id": "f2"}}]})
     assert json.loads(obs.messages[-1]["content"]) == {"id": "f2", **rows[1]}
-    rows[1].pop("fax_id")
+    rows[1].pop("fax_id")  # a record without its key gets a stable one, the same on every import
     (task / "fixtures" / "fax" / "outbox.json").write_text(json.dumps(rows))
-    with pytest.raises(ClawEvalError, match=re.escape("fixtures/fax: no field names every record")):
+    spec, _ = import_task(task)
+    assert spec.model_dump_json() == import_task(task)[0].model_dump_json() and static_findings(spec) == []
+    env = Env(spec)
+    env.reset()
+    obs = env.step({"tool_calls": [{"name": "fax_get_fax", "arguments": {"fax_id": "fax_002"}}]})
+    assert json.loads(obs.messages[-1]["content"]) == {"id": "fax_002", **rows[1], "fax_id": "fax_002"}
+    rows[1]["id"] = "x"  # an 'id' field beside the key would be lost: refused, naming the record
+    (task / "fixtures" / "fax" / "outbox.json").write_text(json.dumps(rows))
+    with pytest.raises(ClawEvalError, match=re.escape("fixtures/fax[1].id: a field named 'id' beside")):
         import_task(task)

@@ -66,15 +66,34 @@ def _fixture_rows(path: Path) -> list[dict[str, Any]]:
     return data
 
 
+def _fixture_paths(folder: Path, svc: dict[str, Any], where: str) -> list[Path]:
+    """The fixture files of one service: the ``*_FIXTURES`` files its ``env`` names (a path under the benchmark's
+    ``tasks/`` folder may be another task's), else every JSON file in ``fixtures/<name>/``."""
+    named = [str(v) for k, v in sorted((svc.get("env") or {}).items()) if str(k).endswith("_FIXTURES")]
+    if not named:
+        return sorted((folder / "fixtures" / str(svc["name"])).glob("*.json"))
+    root = folder.parent.resolve()
+    paths = []
+    for value in named:
+        rel = Path(value)
+        rel = Path(*rel.parts[1:]) if rel.parts[:1] == ("tasks",) else folder.name / rel
+        path = (root / rel).resolve()
+        if not path.is_relative_to(root) or not path.is_file():
+            raise ClawEvalError(f"{where}.env: fixture file {value!r} is not in the benchmark folder {root}")
+        paths.append(path)
+    return paths
+
+
 def _service_rows(folder: Path, task: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """Each Claw-Eval service of the task with its fixture records (services only its tools name included)."""
     rows: dict[str, list[dict[str, Any]]] = {}
     for i, svc in enumerate(task.get("services") or []):
         name = svc.get("name") if isinstance(svc, dict) else None
+        where = f"{folder / 'task.yaml'}: services[{i}]"
         if not isinstance(name, str) or not re.fullmatch(r"[a-z][a-z0-9_]*", name):
-            raise ClawEvalError(f"{folder / 'task.yaml'}: services[{i}].name: expected a lower-case name, got {name!r}")
+            raise ClawEvalError(f"{where}.name: expected a lower-case name, got {name!r}")
         found = rows.setdefault(name, [])
-        for path in sorted((folder / "fixtures" / name).glob("*.json")):
+        for path in _fixture_paths(folder, svc, where):
             found.extend(_fixture_rows(path))
     for tool in task.get("tools") or []:
         owner = _owner(str(tool.get("name")), rows)
@@ -201,6 +220,14 @@ def _policies(task: dict[str, Any], report: ImportReport) -> list[dict[str, Any]
     return policies
 
 
+def _offline_reason(folder: Path, task: dict[str, Any], report: ImportReport) -> str:
+    """Why a task has no tool that runs here: which tools were left out and which files it reads are absent."""
+    left = ", ".join(report.unmapped_tools) or "the task lists none"
+    absent = [str(f) for f in task.get("sandbox_files") or [] if not (folder / str(f)).is_file()]
+    files = f"; files it reads are not in the task data: {', '.join(absent)}" if absent else ""
+    return f"no tool of this task can run offline (left out: {left}){files}"
+
+
 def import_task(folder: str | Path) -> tuple[TaskSpec, ImportReport]:
     """One Claw-Eval task folder as a spec, with the report of what is and is not scored."""
     folder = Path(folder)
@@ -215,6 +242,8 @@ def import_task(folder: str | Path) -> tuple[TaskSpec, ImportReport]:
     report.judge_rubric = " ".join(str(task.get("judge_rubric") or "").split())
     services, declared = _services(folder, task, report)
     tools = _exposed(task, report)
+    if not tools:
+        raise ClawEvalError(f"{source}: tools: {_offline_reason(folder, task, report)}")
     checks = _checks(task, report)
     if not checks:  # every component needs a judge: keep the one thing a rule can see, that the data was read
         checks = [{"id": "read_the_data", "kind": "tool_called", "tool": tools[0], "weight": 1.0}]
