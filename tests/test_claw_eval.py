@@ -36,8 +36,9 @@ def test_all_ten_sample_tasks_import_and_validate() -> None:
         assert static_findings(spec) == [], folder.name
         assert spec.provenance.source == "claw-eval" and report.evaluation_only
     spec, report = imported("T118_customer_followup")
-    assert [n["type"] for n in report.not_scored] == ["llm_judge"] * 3
-    assert "customer_identification" in spec.description and report.judge_rubric
+    assert [n["name"] for n in report.judged] == ["customer_identification", "email_differentiation", "draft_quality"]
+    assert not report.not_scored and "Needs a judge: customer_identification" in spec.description
+    assert report.judge_rubric
 
 
 def test_components_become_checks_with_claw_eval_weights() -> None:
@@ -87,7 +88,7 @@ def test_broken_task_folders_name_the_file_and_field(tmp_path: Path) -> None:
         import_task(task)
     del data["prompt"]
     (task / "task.yaml").write_text(yaml.safe_dump(data))
-    with pytest.raises(ClawEvalError, match="needs task_id and prompt"):
+    with pytest.raises(ClawEvalError, match=re.escape("task.yaml: prompt: Field required")):
         import_task(task)
 
 

@@ -24,23 +24,32 @@ import yaml
 
 from coworkenv.interop.claw_declared import declare
 from coworkenv.interop.claw_mapping import RECORDS, TOOLS
+from coworkenv.interop.claw_task import shape_problem
 from coworkenv.spec import spec_from_data
 from coworkenv.spec.models import TaskSpec
 
 SOURCE = "claw-eval"
 KEYWORD_KINDS = ("keywords_present", "categories_present")
 FORBID_KINDS = ("tool_not_called", "wrong_action")
+PLACEHOLDER = "read_the_data"
+"""The check a task with no rule-based check gets (a judge's score replaces it)."""
 
 
 @dataclass
 class ImportReport:
-    """What one task became, and what of it is not scored."""
+    """What one task became: the components its rules score (``scored``: checks of the spec; ``answer_lengths``:
+    scored on the final answer when the task is rescored), those that need a judge (``judged``), the check
+    standing in when there is no rule (``placeholder``), and what nothing here scores (``not_scored``)."""
 
     task_id: str
     spec_id: str
     scored: list[str] = field(default_factory=list)
+    judged: list[dict[str, Any]] = field(default_factory=list)
+    answer_lengths: list[dict[str, Any]] = field(default_factory=list)
+    placeholder: str | None = None
     not_scored: list[dict[str, str]] = field(default_factory=list)
     policies: list[str] = field(default_factory=list)
+    safe_by_construction: list[str] = field(default_factory=list)
     unmapped_tools: list[str] = field(default_factory=list)
     declared: dict[str, str] = field(default_factory=dict)
     ignored_arguments: list[str] = field(default_factory=list)
@@ -53,12 +62,19 @@ class ClawEvalError(ValueError):
     """A task folder that cannot be imported: names the file and the field."""
 
 
+class NotOffline(ClawEvalError):
+    """A task that needs what is not here (live web, OCR, images, files outside the task data)."""
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9_]+", "_", text.lower()).strip("_") or "x"
 
 
 def _fixture_rows(path: Path) -> list[dict[str, Any]]:
-    data = json.loads(path.read_text(encoding="utf-8"))
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ClawEvalError(f"{path}: not readable JSON: {exc}") from None
     if isinstance(data, dict):  # some fixtures wrap the list: {"messages": [...]}
         data = next((v for v in data.values() if isinstance(v, list)), [])
     if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
@@ -187,8 +203,15 @@ def _checks(task: dict[str, Any], report: ImportReport) -> list[dict[str, Any]]:
                 {"id": f"{name}_{i}", "kind": "answer_contains", "values": [str(w)], "weight": weight / len(words)}
                 for i, w in enumerate(words)
             )
+        elif kind == "llm_judge":
+            description = " ".join(str(check.get("description") or comp.get("description") or "").split())
+            report.judged.append({"name": name, "weight": weight, "description": description})
+            continue
+        elif kind == "min_length" and isinstance(check.get("min_length"), int):
+            report.answer_lengths.append({"name": name, "weight": weight, "min_length": check["min_length"]})
+            continue
         else:
-            reason = "needs an LLM judge" if kind == "llm_judge" else f"no coworkenv check for {kind!r}"
+            reason = f"no coworkenv check for {kind!r}"
             if kind == "tool_called":
                 reason = f"tool {check.get('tool_name')!r} has no coworkenv counterpart"
             report.not_scored.append({"name": name, "type": str(kind), "reason": reason})
@@ -199,8 +222,12 @@ def _checks(task: dict[str, Any], report: ImportReport) -> list[dict[str, Any]]:
 
 def _policies(task: dict[str, Any], report: ImportReport) -> list[dict[str, Any]]:
     policies = []
+    offered = {str(t.get("name")) for t in task.get("tools") or [] if isinstance(t, dict)}
     for i, rule in enumerate(task.get("safety_checks") or []):
         kind, tool = rule.get("type"), rule.get("tool_name")
+        if kind in FORBID_KINDS and tool not in offered:
+            report.safe_by_construction.append(f"safety_{i}: {tool} is not offered")
+            continue
         if tool not in report.tool_map or kind not in (*FORBID_KINDS, "send_without_confirmation"):
             report.not_scored.append({"name": f"safety_{i}", "type": str(kind), "reason": "no coworkenv rule for it"})
             continue
@@ -236,23 +263,27 @@ def import_task(folder: str | Path) -> tuple[TaskSpec, ImportReport]:
         task = yaml.safe_load(source.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise ClawEvalError(f"{source}: {exc}") from None
-    if not isinstance(task, dict) or not task.get("task_id") or not (task.get("prompt") or {}).get("text"):
-        raise ClawEvalError(f"{source}: needs task_id and prompt.text")
+    problem = shape_problem(task)
+    if problem:
+        raise ClawEvalError(f"{source}: {problem}")
     report = ImportReport(task_id=str(task["task_id"]), spec_id=f"claw_eval_{_slug(str(task['task_id']))}")
     report.judge_rubric = " ".join(str(task.get("judge_rubric") or "").split())
     services, declared = _services(folder, task, report)
     tools = _exposed(task, report)
     if not tools:
-        raise ClawEvalError(f"{source}: tools: {_offline_reason(folder, task, report)}")
+        raise NotOffline(f"{source}: tools: {_offline_reason(folder, task, report)}")
     checks = _checks(task, report)
-    if not checks:  # every component needs a judge: keep the one thing a rule can see, that the data was read
-        checks = [{"id": "read_the_data", "kind": "tool_called", "tool": tools[0], "weight": 1.0}]
-        report.scored.append("read_the_data (added: no rule-based component)")
+    if not checks:  # no rule-based check: keep the one thing a rule can see, that the data was read
+        checks = [{"id": PLACEHOLDER, "kind": "tool_called", "tool": tools[0], "weight": 1.0}]
+        report.placeholder = PLACEHOLDER
+        if not report.judged and not report.answer_lengths and report.judge_rubric:
+            report.judged.append({"name": "judge_rubric", "weight": 1.0, "description": ""})
     limits = task.get("environment") or {}
     data = {
         "id": report.spec_id,
         "title": str(task.get("task_name") or task["task_id"]),
         "description": f"Imported from Claw-Eval {task['task_id']} ({task.get('category', '')}); evaluation-only. "
+        f"Needs a judge: {', '.join(n['name'] for n in report.judged) or 'nothing'}. "
         f"Not scored here: {', '.join(n['name'] for n in report.not_scored) or 'nothing'}."
         + (f" Accepted but not simulated: {', '.join(report.ignored_arguments)}." if report.ignored_arguments else "")
         + (f" Tools left out: {', '.join(report.unmapped_tools)}." if report.unmapped_tools else ""),
