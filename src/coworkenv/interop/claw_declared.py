@@ -105,7 +105,7 @@ def _param(name: str, prop: dict[str, Any], required: bool, role: Role, op: str,
         kind = DEFAULT_ROLE.get(op, "equals" if name in fields else "ignored")
     loose = kind == "text_any"  # Claw-Eval's token-overlap search (kb)
     return ParamDecl(
-        role="text" if loose else kind,  # type: ignore[arg-type]
+        role="text" if loose else kind,
         match="any_token" if loose else "all_words",
         field=parts[1] if len(parts) > 1 else None,
         wildcard=parts[2] if len(parts) > 2 else None,
@@ -227,7 +227,7 @@ def _tool(
     for fname, value in values.items():
         fields.setdefault(fname, field_decl([value], False))
     return ToolDecl(
-        op=op,  # type: ignore[arg-type]
+        op=op,
         collection=collection,
         description=str(tool.get("description") or ""),
         params=params,

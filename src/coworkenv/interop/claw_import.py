@@ -15,6 +15,7 @@ apply.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,12 +89,12 @@ def _fixture_paths(folder: Path, svc: dict[str, Any], where: str) -> list[Path]:
     named = [str(v) for k, v in sorted((svc.get("env") or {}).items()) if str(k).endswith("_FIXTURES")]
     if not named:
         return sorted((folder / "fixtures" / str(svc["name"])).glob("*.json"))
-    root = folder.parent.resolve()
+    root = folder.parent.absolute()
     paths = []
     for value in named:
         rel = Path(value)
         rel = Path(*rel.parts[1:]) if rel.parts[:1] == ("tasks",) else folder.name / rel
-        path = (root / rel).resolve()
+        path = Path(os.path.normpath(root / rel))  # by name: the benchmark's folders may be links
         if not path.is_relative_to(root) or not path.is_file():
             raise ClawEvalError(f"{where}.env: fixture file {value!r} is not in the benchmark folder {root}")
         paths.append(path)
