@@ -22,6 +22,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
+from coworkenv.bank.llm.client import LLMClient
 from coworkenv.trajectory import Trajectory
 
 SCORE_KEY = re.compile(r'"score"\s*:\s*"?(-?[0-9]+(?:\.[0-9]+)?)')
@@ -91,8 +92,6 @@ class Judge:
     """Judgments through ``openai:<model>@<url>``, cached in (and reloaded from) the audit file ``audit``."""
 
     def __init__(self, spec: str, audit: Path, *, attempts: int = 3, client: Any = None, **client_options: Any):
-        from coworkenv.bank.llm.client import LLMClient
-
         self.client = client or LLMClient(spec, temperature=0.0, max_tokens=1024, **client_options)
         self.model = str(self.client.model)
         self.audit = audit
