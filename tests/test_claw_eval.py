@@ -90,6 +90,17 @@ def test_broken_task_folders_name_the_file_and_field(tmp_path: Path) -> None:
     (task / "task.yaml").write_text(yaml.safe_dump(data))
     with pytest.raises(ClawEvalError, match=re.escape("task.yaml: prompt: Field required")):
         import_task(task)
+    data["prompt"] = {"text": "Triage my inbox."}
+    data["scoring_components"][0]["weight"] = "heavy"
+    (task / "task.yaml").write_text(yaml.safe_dump(data))
+    with pytest.raises(ClawEvalError, match=re.escape("task.yaml: scoring_components[0].weight: Input should be")):
+        import_task(task)
+    data["scoring_components"][0]["weight"] = 0.5
+    data["services"][0]["name"] = "gmail"
+    (task / "task.yaml").write_text(yaml.safe_dump(data))
+    next((task / "fixtures").rglob("*.json")).write_text("[{]")
+    with pytest.raises(ClawEvalError, match=r"inbox\.json: not readable JSON"):
+        import_task(task)
 
 
 def test_cli_import_then_eval_all(tmp_path: Path) -> None:

@@ -86,9 +86,10 @@ def _fixture_rows(path: Path) -> list[dict[str, Any]]:
     return data
 
 
-def _fixture_paths(folder: Path, svc: dict[str, Any], where: str) -> list[Path]:
+def _fixture_paths(folder: Path, svc: dict[str, Any], where: str, task_id: str) -> list[Path]:
     """The fixture files of one service: the ``*_FIXTURES`` files its ``env`` names (a path under the benchmark's
-    ``tasks/`` folder may be another task's), else every JSON file in ``fixtures/<name>/``."""
+    ``tasks/`` folder may be another task's; one under the task's own id is in this folder, whatever its name),
+    else every JSON file in ``fixtures/<name>/``."""
     named = [str(v) for k, v in sorted((svc.get("env") or {}).items()) if str(k).endswith("_FIXTURES")]
     if not named:
         return sorted((folder / "fixtures" / str(svc["name"])).glob("*.json"))
@@ -96,7 +97,12 @@ def _fixture_paths(folder: Path, svc: dict[str, Any], where: str) -> list[Path]:
     paths = []
     for value in named:
         rel = Path(value)
-        rel = Path(*rel.parts[1:]) if rel.parts[:1] == ("tasks",) else folder.name / rel
+        if rel.parts[:2] == ("tasks", task_id):
+            rel = folder.name / Path(*rel.parts[2:])
+        elif rel.parts[:1] == ("tasks",):
+            rel = Path(*rel.parts[1:])
+        else:
+            rel = folder.name / rel
         path = Path(os.path.normpath(root / rel))  # by name: the benchmark's folders may be links
         if not path.is_relative_to(root) or not path.is_file():
             raise ClawEvalError(f"{where}.env: fixture file {value!r} is not in the benchmark folder {root}")
@@ -113,7 +119,7 @@ def _service_rows(folder: Path, task: dict[str, Any]) -> dict[str, list[dict[str
         if not isinstance(name, str) or not re.fullmatch(r"[a-z][a-z0-9_]*", name):
             raise ClawEvalError(f"{where}.name: expected a lower-case name, got {name!r}")
         found = rows.setdefault(name, [])
-        for path in _fixture_paths(folder, svc, where):
+        for path in _fixture_paths(folder, svc, where, str(task["task_id"])):
             found.extend(_fixture_rows(path))
     for tool in task.get("tools") or []:
         owner = _owner(str(tool.get("name")), rows)
