@@ -73,7 +73,7 @@ def serve_openenv(
     try:
         from coworkenv.interop.openenv_server import create_openenv_app
     except ImportError as exc:
-        console.print(f"[red]serve openenv needs the openenv extra (pip install 'coworkenv[openenv]'): {exc}[/red]")
+        console.print(f"[red]serve openenv needs the openenv extra (pip install 'coworkenv\\[openenv]'): {exc}[/red]")
         raise typer.Exit(2) from None
     catalog = _catalog(bank, specs, split)
     console.print(f"serving {len(catalog)} environments on OpenEnv's protocol at http://{host}:{port}")
