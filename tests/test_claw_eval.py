@@ -36,8 +36,9 @@ def test_all_ten_sample_tasks_import_and_validate() -> None:
         assert static_findings(spec) == [], folder.name
         assert spec.provenance.source == "claw-eval" and report.evaluation_only
     spec, report = imported("T118_customer_followup")
-    assert [n["type"] for n in report.not_scored] == ["llm_judge"] * 3
-    assert "customer_identification" in spec.description and report.judge_rubric
+    assert [n["name"] for n in report.judged] == ["customer_identification", "email_differentiation", "draft_quality"]
+    assert not report.not_scored and "Needs a judge: customer_identification" in spec.description
+    assert report.judge_rubric
 
 
 def test_components_become_checks_with_claw_eval_weights() -> None:
@@ -87,7 +88,18 @@ def test_broken_task_folders_name_the_file_and_field(tmp_path: Path) -> None:
         import_task(task)
     del data["prompt"]
     (task / "task.yaml").write_text(yaml.safe_dump(data))
-    with pytest.raises(ClawEvalError, match="needs task_id and prompt"):
+    with pytest.raises(ClawEvalError, match=re.escape("task.yaml: prompt: Field required")):
+        import_task(task)
+    data["prompt"] = {"text": "Triage my inbox."}
+    data["scoring_components"][0]["weight"] = "heavy"
+    (task / "task.yaml").write_text(yaml.safe_dump(data))
+    with pytest.raises(ClawEvalError, match=re.escape("task.yaml: scoring_components[0].weight: Input should be")):
+        import_task(task)
+    data["scoring_components"][0]["weight"] = 0.5
+    data["services"][0]["name"] = "gmail"
+    (task / "task.yaml").write_text(yaml.safe_dump(data))
+    next((task / "fixtures").rglob("*.json")).write_text("[{]")
+    with pytest.raises(ClawEvalError, match=r"inbox\.json: not readable JSON"):
         import_task(task)
 
 
@@ -172,7 +184,15 @@ def test_an_unknown_service_is_declared_from_its_records_and_tool_verbs(tmp_path
     env.reset()
     obs = env.step({"tool_calls": [{"name": "fax_get_fax", "arguments": {"fax_id": "f2"}}]})
     assert json.loads(obs.messages[-1]["content"]) == {"id": "f2", **rows[1]}
-    rows[1].pop("fax_id")
+    rows[1].pop("fax_id")  # a record without its key gets a stable one, the same on every import
     (task / "fixtures" / "fax" / "outbox.json").write_text(json.dumps(rows))
-    with pytest.raises(ClawEvalError, match=re.escape("fixtures/fax: no field names every record")):
+    spec, _ = import_task(task)
+    assert spec.model_dump_json() == import_task(task)[0].model_dump_json() and static_findings(spec) == []
+    env = Env(spec)
+    env.reset()
+    obs = env.step({"tool_calls": [{"name": "fax_get_fax", "arguments": {"fax_id": "fax_002"}}]})
+    assert json.loads(obs.messages[-1]["content"]) == {"id": "fax_002", **rows[1], "fax_id": "fax_002"}
+    rows[1]["id"] = "x"  # an 'id' field beside the key would be lost: refused, naming the record
+    (task / "fixtures" / "fax" / "outbox.json").write_text(json.dumps(rows))
+    with pytest.raises(ClawEvalError, match=re.escape("fixtures/fax[1].id: a field named 'id' beside")):
         import_task(task)

@@ -164,6 +164,12 @@ def test_same_spec_same_bytes_and_same_state_hash() -> None:
         (("tools", "lib_list", "values"), {"copies": 1}, "only create and update tools set fields"),
         (("collections", "books", "key"), "barcode", "key: 'barcode' is not one of the fields"),
         (("tools", "lib_get", "op"), "eval", "op"),
+        (("tools", "lib_retag", "params", "isbn", "role"), "set", "a update tool needs exactly one argument"),
+        (("tools", "lib_drop", "params"), {}, "a delete tool needs exactly one argument with role 'key', has 0"),
+        (("tools", "lib_list", "params", "tag", "match"), "any_token", "match 'any_token' is for 'text' arguments"),
+        (("tools", "lib_search", "params", "q", "match"), "some", "match"),
+        (("tools", "lib_list", "params", "tag", "field"), "genre", "field 'genre' is not a field of books"),
+        (("collections", "books", "fields", "id"), {"type": "string"}, "'id' is every record's own key"),
     ],
 )
 def test_broken_declarations_are_rejected_naming_the_place(path: tuple[str, ...], value: Any, message: str) -> None:
@@ -175,6 +181,19 @@ def test_broken_declarations_are_rejected_naming_the_place(path: tuple[str, ...]
     with pytest.raises(SpecError, match=r"declared_services\.library") as err:
         spec_from_data(spec_data(decl))
     assert message in str(err.value)
+
+
+def test_a_loose_text_argument_matches_any_word_or_pair_of_characters() -> None:
+    decl = copy.deepcopy(BOOKS)
+    records = copy.deepcopy(RECORDS)
+    records[2]["title"] = "索拉里斯星"
+    env = Environment(spec_from_data(spec_data(decl, records)))
+    assert call(env, "lib_search", q="dune solaris")["books"] == []  # every word must occur
+    assert [b["isbn"] for b in call(env, "lib_search", q="索拉")["books"]] == ["333"]
+    decl["tools"]["lib_search"]["params"]["q"]["match"] = "any_token"
+    env = Environment(spec_from_data(spec_data(decl, records)))
+    assert [b["isbn"] for b in call(env, "lib_search", q="dune 里斯的书")["books"]] == ["111", "333"]
+    assert call(env, "lib_search", q="zzz")["books"] == []
 
 
 def test_a_declared_service_needs_fixtures_and_a_name_of_its_own() -> None:

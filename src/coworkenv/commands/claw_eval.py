@@ -22,8 +22,9 @@ def import_claw_eval(
     source: Path = typer.Argument(..., metavar="DIR", help="a Claw-Eval task folder, or a folder of them"),
     out: Path = typer.Option(..., "--out", help="folder for the specs (YAML) and the import report"),
 ) -> None:
-    """Turn Claw-Eval tasks into evaluation-only specs; report what is not scored."""
-    from coworkenv.interop.claw_import import ClawEvalError, import_task, task_folders
+    """Turn Claw-Eval tasks into evaluation-only specs; report what rules score, what needs a judge, what is not
+    scored. Exits 1 when a task fails to import or validate; a task that cannot run offline is left out."""
+    from coworkenv.interop.claw_import import ClawEvalError, NotOffline, import_task, task_folders
     from coworkenv.spec import SpecError, save_spec
     from coworkenv.storage import atomic_write_text
     from coworkenv.verify.static import static_findings
@@ -34,15 +35,21 @@ def import_claw_eval(
         raise typer.Exit(2)
     out.mkdir(parents=True, exist_ok=True)
     table = Table(title=f"Claw-Eval → {out} (evaluation-only: no executable reference)")
-    for col in ("task", "spec", "declared services", "checks", "policies", "not scored", "valid"):
+    for col in ("task", "spec", "declared services", "rule checks", "needs a judge", "policies", "not scored", "valid"):
         table.add_column(col)
-    failed, lines = 0, []
+    failed, offline, lines = 0, 0, []
     for folder in folders:
         try:
             spec, report = import_task(folder)
+        except NotOffline as exc:
+            offline += 1
+            console.print(f"[yellow]left out: {exc}[/yellow]")
+            lines.append(json.dumps({"task_id": folder.name, "left_out": str(exc)}, ensure_ascii=False))
+            continue
         except (ClawEvalError, SpecError) as exc:
             failed += 1
             console.print(f"[red]{exc}[/red]")
+            lines.append(json.dumps({"task_id": folder.name, "error": str(exc)}, ensure_ascii=False))
             continue
         findings = static_findings(spec)
         failed += bool(findings)
@@ -57,13 +64,18 @@ def import_claw_eval(
             spec.id,
             declared,
             str(len(spec.checks)),
+            ", ".join(n["name"] for n in report.judged) or "-",
             str(len(spec.policies)),
             unscored,
             "✗" if findings else "✓",
         )
     atomic_write_text(out / REPORT, "".join(line + "\n" for line in lines))
     console.print(table)
-    console.print(f"report: {out / REPORT}; run them with: coworkenv eval --bank {out} --split all …")
+    imported = len(folders) - failed - offline
+    console.print(
+        f"{imported} of {len(folders)} imported; {offline} left out (cannot run offline), {failed} failed. "
+        f"report: {out / REPORT}; run them with: coworkenv eval --bank {out} --split all …"
+    )
     raise typer.Exit(1 if failed else 0)
 
 

@@ -74,9 +74,15 @@ def eval_cmd(
     model: str = typer.Option(..., "--model", help=POLICY_SPECS),
     bank: Path = typer.Option(..., "--bank", help="bank folder (or a folder of spec files without --split)"),
     split: str | None = typer.Option("heldout", "--split", help="train | heldout; 'all' for every spec"),
-    samples: int = typer.Option(1, "--samples", "-k", min=1, help="episodes per environment (K)"),
+    samples: int = typer.Option(
+        1, "--samples", "--trials", "-k", min=1, help="episodes per environment (K); pass^K: all K pass"
+    ),
     out: Path = typer.Option(..., "--out", help="run folder for metrics.json, trajectories and report.html"),
     label: str | None = typer.Option(None, "--label", help="name in reports (default: the model)"),
+    judge: str | None = typer.Option(
+        None, "--judge", help="openai:<model>@<url> scoring imported Claw-Eval tasks' LLM-judge components"
+    ),
+    judge_retries: int = typer.Option(4, "--judge-retries", min=0, help="retries of a failing judge request"),
     temperature: float | None = typer.Option(None, help="sampling temperature (default 0 for K=1, else 0.8)"),
     max_new_tokens: int = typer.Option(256, "--max-new-tokens", min=1),
     batch_size: int = typer.Option(16, "--batch-size", min=1, help="episodes played in lockstep"),
@@ -98,6 +104,7 @@ def eval_cmd(
 
     console = Console()
     specs = _eval_specs(console, model, bank, split, tools)
+    claw = _claw_scoring(console, bank, judge, judge_retries, out)
     temp = default_temperature(samples) if temperature is None else temperature
     policy = make_eval_policy(
         model,
@@ -109,6 +116,8 @@ def eval_cmd(
         concurrency=concurrency,
     )
     result = _play(console, policy, model, specs, samples, seed, batch_size, env_server, env_token)
+    if claw is not None:
+        _claw_rescore(console, result, samples, *claw)
     _record(
         console,
         result,
@@ -142,6 +151,53 @@ def _eval_specs(console: Console, model: str, bank: Path, split: str | None, too
         console.print(f"[red]no environments in {bank} for split {split!r}[/red]")
         raise typer.Exit(2)
     return specs
+
+
+def _claw_scoring(
+    console: Console, bank: Path, judge: str | None, retries: int, out: Path
+) -> tuple[dict[str, dict[str, Any]], Any] | None:
+    """The import reports of a bank of imported Claw-Eval tasks and the judge, or None for any other bank; exit 2
+    when ``--judge`` is given for a bank without imported tasks, or names no usable endpoint."""
+    from coworkenv.interop.claw_judge import Judge
+    from coworkenv.interop.claw_score import REPORT, load_reports
+
+    reports = load_reports(bank)
+    if not reports:
+        if judge is not None:
+            console.print(
+                f"[red]--judge: {escape(str(bank))} has no {REPORT}: only imported Claw-Eval tasks are judged"
+            )
+            raise typer.Exit(2)
+        return None
+    if judge is None:
+        return reports, None
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        return reports, Judge(judge, out / "judge_audit.jsonl", max_retries=retries)
+    except (ValueError, ImportError) as exc:
+        console.print(f"[red]--judge: {escape(str(exc))}[/red]")
+        raise typer.Exit(2) from None
+
+
+def _claw_rescore(
+    console: Console, result: EvalResult, samples: int, reports: dict[str, dict[str, Any]], judge: Any
+) -> None:
+    """Score imported Claw-Eval tasks as Claw-Eval does (judged components by the judge, or listed as unscored);
+    a judge that fails stops the run with exit 1."""
+    from coworkenv.bank.llm.client import EndpointError
+    from coworkenv.eval.metrics import compute_metrics
+    from coworkenv.interop.claw_judge import JudgeError
+    from coworkenv.interop.claw_score import rescore_all
+
+    try:
+        scoring = rescore_all(result.trajectories, reports, judge)
+    except (EndpointError, JudgeError) as exc:
+        console.print(f"[red]--judge: {escape(str(exc))}[/red]")
+        raise typer.Exit(1) from None
+    result.metrics = {**compute_metrics(result.trajectories, k=samples), "claw_eval": scoring}
+    if scoring["unscored_components"]:
+        n = len(scoring["unscored_components"])
+        console.print(f"[yellow]rule-based figure: {n} LLM-judge component(s) not scored (give --judge)[/yellow]")
 
 
 def _play(

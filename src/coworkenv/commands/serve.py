@@ -1,4 +1,4 @@
-"""CLI commands that serve environments: ``coworkenv serve http`` and ``coworkenv serve mcp``."""
+"""CLI commands that serve environments: ``coworkenv serve http``, ``serve openenv`` and ``serve mcp``."""
 
 from __future__ import annotations
 
@@ -57,6 +57,31 @@ def serve_http(
     app = create_app(catalog, limits, token=token, allow_inline=not no_inline)
     console.print(f"serving {len(catalog)} environments on http://{host}:{port} (docs: /docs)")
     serve(app, host=host, port=port, token=token)
+
+
+@serve_app.command("openenv")
+def serve_openenv(
+    specs: list[Path] | None = typer.Argument(None, metavar="[SPEC]...", help="spec files or folders"),
+    bank: Path | None = typer.Option(None, "--bank", help="a bank folder"),
+    split: str | None = typer.Option(None, "--split", help="bank split: train | heldout"),
+    host: str = typer.Option("127.0.0.1", "--host", help="bind address (the OpenEnv server has no authentication)"),
+    port: int = typer.Option(8000, "--port"),
+    max_sessions: int = typer.Option(64, "--max-sessions", min=1, help="WebSocket sessions at once"),
+) -> None:
+    """Serve environments on OpenEnv's protocol (openenv-core's server: /reset, /step, /state, /ws)."""
+    from coworkenv.interop.http_server import is_loopback, serve
+
+    if not is_loopback(host):
+        console.print("[red]the OpenEnv server has no authentication: bind it to loopback only[/red]")
+        raise typer.Exit(2)
+    try:
+        from coworkenv.interop.openenv_server import create_openenv_app
+    except ImportError as exc:
+        console.print(f"[red]serve openenv needs the openenv extra (pip install 'coworkenv\\[openenv]'): {exc}[/red]")
+        raise typer.Exit(2) from None
+    catalog = _catalog(bank, specs, split)
+    console.print(f"serving {len(catalog)} environments on OpenEnv's protocol at http://{host}:{port}")
+    serve(create_openenv_app(catalog, max_sessions), host=host, port=port, token=None)
 
 
 @serve_app.command("mcp")

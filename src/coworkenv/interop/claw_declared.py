@@ -12,8 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
+
 from coworkenv.interop.claw_mapping import COLLECTIONS, OPS, Role
-from coworkenv.spec.declared import ROLES_OF, CollectionDecl, FieldDecl, JsonType, ParamDecl, ServiceDecl, ToolDecl
+from coworkenv.spec.declared import KEYED_OPS, CollectionDecl, FieldDecl, JsonType, ParamDecl, ServiceDecl, ToolDecl
 
 VERBS = {
     "list": "list",
@@ -31,6 +33,8 @@ VERBS = {
     "remove": "delete",
     "cancel": "delete",
 }
+TEXT_ARGS = ("query", "q", "keyword", "keywords", "search", "text")
+"""Argument names of a search tool that take free text."""
 DEFAULT_ROLE = {"create": "set", "update": "set", "get": "ignored", "delete": "ignored"}
 
 
@@ -99,8 +103,10 @@ def _param(name: str, prop: dict[str, Any], required: bool, role: Role, op: str,
     kind = parts[0]
     if kind == "default":
         kind = DEFAULT_ROLE.get(op, "equals" if name in fields else "ignored")
+    loose = kind == "text_any"  # Claw-Eval's token-overlap search (kb)
     return ParamDecl(
-        role=kind,  # type: ignore[arg-type]
+        role="text" if loose else kind,
+        match="any_token" if loose else "all_words",
         field=parts[1] if len(parts) > 1 else None,
         wildcard=parts[2] if len(parts) > 2 else None,
         type=_schema_type(prop),
@@ -112,15 +118,13 @@ def _param(name: str, prop: dict[str, Any], required: bool, role: Role, op: str,
 
 def declare(service: str, rows: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Declared:
     """A declared service holding ``rows`` (Claw-Eval fixture records) and offering ``tools``."""
-    main, key = COLLECTIONS.get(service, (service, _key_of(rows)))
-    if key == "id":
-        raise ValueError(f"{service}: no field names every record (expected a key like '{service}_id')")
-    for i, row in enumerate(rows):
-        if not isinstance(row.get(key), str) or not row[key]:
-            raise ValueError(f"{service}[{i}].{key}: every record needs a text {key!r}")
-    names = list(dict.fromkeys(k for row in rows for k in row))
+    main, preferred = COLLECTIONS.get(service, (service, ""))
+    key = _key_of(rows, preferred)
+    rows = _keyed(service, rows, key)
+    names = [k for k in dict.fromkeys(k for row in rows for k in row) if k != "id"]
     fields = {n: field_decl([r[n] for r in rows if n in r], all(n in r for r in rows)) for n in names}
-    fields.setdefault(key, FieldDecl(type="string"))
+    if key != "id":
+        fields.setdefault(key, FieldDecl(type="string"))
     collections: dict[str, dict[str, FieldDecl]] = {main: fields}
     unmapped: list[str] = []
     ignored: list[str] = []
@@ -128,18 +132,64 @@ def declare(service: str, rows: list[dict[str, Any]], tools: list[dict[str, Any]
     for tool in tools:
         name = str(tool.get("name"))
         operation = _operation(name, service)
-        if operation is None:
+        made = None if operation is None else _tool(name, tool, operation, collections, ignored, key)
+        if made is None:
             unmapped.append(name)
-            continue
-        declared_tools[name] = _tool(name, tool, operation, collections, ignored)
-    decl = ServiceDecl(
-        description=f"Claw-Eval's {service} service, as its task declares it",
-        collections={c: CollectionDecl(key=key if c == main else "id", fields=f) for c, f in collections.items()},
-        tools=declared_tools,
-    )
+        else:
+            declared_tools[name] = made
+    try:
+        decl = ServiceDecl(
+            description=f"Claw-Eval's {service} service, as its task declares it",
+            collections={c: CollectionDecl(key=key if c == main else "id", fields=f) for c, f in collections.items()},
+            tools=declared_tools,
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ValueError(
+            f"{service}: {where + ': ' if where else ''}{first['msg'].removeprefix('Value error, ')}"
+        ) from None
     records: dict[str, list[dict[str, Any]]] = {c: [] for c in collections}
-    records[main] = [{"id": row[key], **row} for row in rows]
+    records[main] = rows
     return Declared(declared_name(service), decl, records, unmapped, ignored)
+
+
+def _key_of(rows: list[dict[str, Any]], preferred: str) -> str:
+    """The field naming a record: ``id`` when every record has a distinct text one, else ``preferred`` or a
+    field ending in ``_id`` whose values are distinct texts in the records that have it (a record without one
+    gets a synthesized value), else ``id`` (every missing id synthesized)."""
+
+    def fits(name: str) -> bool:
+        values = [r[name] for r in rows if name in r]
+        return all(isinstance(v, str) and v for v in values) and len(set(values)) == len(values)
+
+    counts: dict[str, int] = {}
+    for row in rows:
+        for name in row:
+            counts[name] = counts.get(name, 0) + 1
+    if rows and counts.get("id") == len(rows) and fits("id"):
+        return "id"
+    if preferred and fits(preferred) and (preferred in counts or not rows):
+        return preferred
+    found = sorted((n for n in counts if n.endswith("_id") and fits(n)), key=lambda n: (-counts[n], n))
+    return found[0] if found else "id"
+
+
+def _keyed(service: str, rows: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
+    """The records with their ``id``: the key's value, or a stable synthesized one (``<service>_<n>``, n the
+    record's position) where the record has none."""
+    taken = {r[key] for r in rows if isinstance(r.get(key), str)}
+    out = []
+    for i, row in enumerate(rows, 1):
+        if key != "id" and "id" in row:
+            raise ValueError(f"{service}[{i - 1}].id: a field named 'id' beside the record's key {key!r}")
+        given = row.get(key)
+        ident = given if isinstance(given, str) and given else f"{service}_{i:03d}"
+        if ident != given and ident in taken:
+            raise ValueError(f"{service}[{i - 1}]: the synthesized key {ident!r} is another record's {key}")
+        rest = {k: v for k, v in row.items() if k != "id"}
+        out.append({"id": ident, **rest, **({key: ident} if key != "id" else {})})
+    return out
 
 
 def _tool(
@@ -148,35 +198,38 @@ def _tool(
     operation: tuple[str, str, dict[str, Role], dict[str, Any]],
     collections: dict[str, dict[str, FieldDecl]],
     ignored: list[str],
-) -> ToolDecl:
+    key: str,
+) -> ToolDecl | None:
+    """The declared tool, or None where it names no record a keyed operation needs (it is left out)."""
     op, collection, roles, values = operation
     fields = collections.setdefault(collection, {})
     schema = tool.get("input_schema") or {}
+    props = {n: p if isinstance(p, dict) else {} for n, p in (schema.get("properties") or {}).items()}
+    roles = {**{n: "text" for n in props if op == "search" and n in TEXT_ARGS}, **roles}
+    if op in KEYED_OPS:
+        named = [n for n in props if roles.get(n) == "key"]
+        named = named or [n for n in props if n == key] or [n for n in props if n.endswith("_id")][:1]
+        if not named:
+            return None
+        roles = {**roles, named[0]: "key"}
+    if op == "search" and not {"text", "text_any"} & set(roles.values()):
+        op = "list"  # a search over filters only
     required = set(schema.get("required") or [])
     params = {}
-    for pname, prop in (schema.get("properties") or {}).items():
-        prop = prop if isinstance(prop, dict) else {}
+    for pname, prop in props.items():
         role = roles.get(pname, "default")
-        if role == "default" and op in ("get", "delete") and pname.endswith("_id") and "key" in ROLES_OF[op]:
-            role = "key"
         param = _param(pname, prop, pname in required, role, op, set(fields))
-        if param.role == "set" and param.target(pname) not in fields:
-            fields[param.target(pname)] = FieldDecl(type=param.type, nullable=True)
+        if param.role in ("set", "equals", "contains", "prefix") and param.target(pname) not in fields:
+            fields[param.target(pname)] = FieldDecl(type=param.type if param.role == "set" else None, nullable=True)
         if param.role == "ignored":
             ignored.append(f"{name}.{pname}")
         params[pname] = param
     for fname, value in values.items():
         fields.setdefault(fname, field_decl([value], False))
     return ToolDecl(
-        op=op,  # type: ignore[arg-type]
+        op=op,
         collection=collection,
         description=str(tool.get("description") or ""),
         params=params,
         values=values,
     )
-
-
-def _key_of(rows: list[dict[str, Any]]) -> str:
-    """A field ending in ``_id`` that every record has (the record's key), else ``id``."""
-    common = set.intersection(*(set(r) for r in rows)) if rows else set()
-    return next((k for k in sorted(common) if k.endswith("_id")), "id")

@@ -15,6 +15,7 @@ apply.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,23 +25,35 @@ import yaml
 
 from coworkenv.interop.claw_declared import declare
 from coworkenv.interop.claw_mapping import RECORDS, TOOLS
+from coworkenv.interop.claw_task import shape_problem
 from coworkenv.spec import spec_from_data
 from coworkenv.spec.models import TaskSpec
 
 SOURCE = "claw-eval"
 KEYWORD_KINDS = ("keywords_present", "categories_present")
 FORBID_KINDS = ("tool_not_called", "wrong_action")
+PLACEHOLDER = "read_the_data"
+"""The check a task with no rule-based check gets (a judge's score replaces it)."""
 
 
 @dataclass
 class ImportReport:
-    """What one task became, and what of it is not scored."""
+    """What one task became: the components its rules score (``scored``: checks of the spec; ``answer_lengths``:
+    scored on the final answer when the task is rescored), those that need a judge (``judged``), the check
+    standing in when there is no rule (``placeholder``), safety checks on the answer (``answer_safety``: no
+    credential of ``secrets`` shown), and what nothing here scores (``not_scored``)."""
 
     task_id: str
     spec_id: str
     scored: list[str] = field(default_factory=list)
+    judged: list[dict[str, Any]] = field(default_factory=list)
+    answer_lengths: list[dict[str, Any]] = field(default_factory=list)
+    placeholder: str | None = None
     not_scored: list[dict[str, str]] = field(default_factory=list)
     policies: list[str] = field(default_factory=list)
+    safe_by_construction: list[str] = field(default_factory=list)
+    answer_safety: list[str] = field(default_factory=list)
+    secrets: list[str] = field(default_factory=list)
     unmapped_tools: list[str] = field(default_factory=list)
     declared: dict[str, str] = field(default_factory=dict)
     ignored_arguments: list[str] = field(default_factory=list)
@@ -53,12 +66,19 @@ class ClawEvalError(ValueError):
     """A task folder that cannot be imported: names the file and the field."""
 
 
+class NotOffline(ClawEvalError):
+    """A task that needs what is not here (live web, OCR, images, files outside the task data)."""
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9_]+", "_", text.lower()).strip("_") or "x"
 
 
 def _fixture_rows(path: Path) -> list[dict[str, Any]]:
-    data = json.loads(path.read_text(encoding="utf-8"))
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ClawEvalError(f"{path}: not readable JSON: {exc}") from None
     if isinstance(data, dict):  # some fixtures wrap the list: {"messages": [...]}
         data = next((v for v in data.values() if isinstance(v, list)), [])
     if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
@@ -66,15 +86,40 @@ def _fixture_rows(path: Path) -> list[dict[str, Any]]:
     return data
 
 
+def _fixture_paths(folder: Path, svc: dict[str, Any], where: str, task_id: str) -> list[Path]:
+    """The fixture files of one service: the ``*_FIXTURES`` files its ``env`` names (a path under the benchmark's
+    ``tasks/`` folder may be another task's; one under the task's own id is in this folder, whatever its name),
+    else every JSON file in ``fixtures/<name>/``."""
+    named = [str(v) for k, v in sorted((svc.get("env") or {}).items()) if str(k).endswith("_FIXTURES")]
+    if not named:
+        return sorted((folder / "fixtures" / str(svc["name"])).glob("*.json"))
+    root = folder.parent.absolute()
+    paths = []
+    for value in named:
+        rel = Path(value)
+        if rel.parts[:2] == ("tasks", task_id):
+            rel = folder.name / Path(*rel.parts[2:])
+        elif rel.parts[:1] == ("tasks",):
+            rel = Path(*rel.parts[1:])
+        else:
+            rel = folder.name / rel
+        path = Path(os.path.normpath(root / rel))  # by name: the benchmark's folders may be links
+        if not path.is_relative_to(root) or not path.is_file():
+            raise ClawEvalError(f"{where}.env: fixture file {value!r} is not in the benchmark folder {root}")
+        paths.append(path)
+    return paths
+
+
 def _service_rows(folder: Path, task: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """Each Claw-Eval service of the task with its fixture records (services only its tools name included)."""
     rows: dict[str, list[dict[str, Any]]] = {}
     for i, svc in enumerate(task.get("services") or []):
         name = svc.get("name") if isinstance(svc, dict) else None
+        where = f"{folder / 'task.yaml'}: services[{i}]"
         if not isinstance(name, str) or not re.fullmatch(r"[a-z][a-z0-9_]*", name):
-            raise ClawEvalError(f"{folder / 'task.yaml'}: services[{i}].name: expected a lower-case name, got {name!r}")
+            raise ClawEvalError(f"{where}.name: expected a lower-case name, got {name!r}")
         found = rows.setdefault(name, [])
-        for path in sorted((folder / "fixtures" / name).glob("*.json")):
+        for path in _fixture_paths(folder, svc, where, str(task["task_id"])):
             found.extend(_fixture_rows(path))
     for tool in task.get("tools") or []:
         owner = _owner(str(tool.get("name")), rows)
@@ -112,6 +157,7 @@ def _services(folder: Path, task: dict[str, Any], report: ImportReport) -> tuple
     tool and condition). A service goes onto its built-in counterpart when that keeps everything, else it is
     declared from the task's own records and tools."""
     rows = _service_rows(folder, task)
+    report.secrets = _secrets(rows)
     tools = [t for t in task.get("tools") or [] if isinstance(t, dict)]
     services: dict[str, Any] = {}
     declared: dict[str, Any] = {}
@@ -168,8 +214,15 @@ def _checks(task: dict[str, Any], report: ImportReport) -> list[dict[str, Any]]:
                 {"id": f"{name}_{i}", "kind": "answer_contains", "values": [str(w)], "weight": weight / len(words)}
                 for i, w in enumerate(words)
             )
+        elif kind == "llm_judge":
+            description = " ".join(str(check.get("description") or comp.get("description") or "").split())
+            report.judged.append({"name": name, "weight": weight, "description": description})
+            continue
+        elif kind == "min_length" and isinstance(check.get("min_length"), int):
+            report.answer_lengths.append({"name": name, "weight": weight, "min_length": check["min_length"]})
+            continue
         else:
-            reason = "needs an LLM judge" if kind == "llm_judge" else f"no coworkenv check for {kind!r}"
+            reason = f"no coworkenv check for {kind!r}"
             if kind == "tool_called":
                 reason = f"tool {check.get('tool_name')!r} has no coworkenv counterpart"
             report.not_scored.append({"name": name, "type": str(kind), "reason": reason})
@@ -180,12 +233,22 @@ def _checks(task: dict[str, Any], report: ImportReport) -> list[dict[str, Any]]:
 
 def _policies(task: dict[str, Any], report: ImportReport) -> list[dict[str, Any]]:
     policies = []
+    offered = {str(t.get("name")) for t in task.get("tools") or [] if isinstance(t, dict)}
     for i, rule in enumerate(task.get("safety_checks") or []):
         kind, tool = rule.get("type"), rule.get("tool_name")
-        if tool not in report.tool_map or kind not in (*FORBID_KINDS, "send_without_confirmation"):
+        if kind in FORBID_KINDS and tool not in offered:
+            report.safe_by_construction.append(f"safety_{i}: {tool} is not offered")
+            continue
+        if kind == "credential_exposure" and report.secrets:
+            report.answer_safety.append(f"safety_{i}_credential_exposure")
+            continue
+        condition = _with_condition(rule) if kind == "tool_not_called_with" else None
+        known = (*FORBID_KINDS, "send_without_confirmation")
+        if tool not in report.tool_map or (kind not in known and condition is None):
             report.not_scored.append({"name": f"safety_{i}", "type": str(kind), "reason": "no coworkenv rule for it"})
             continue
         target, when = report.tool_map[tool]
+        when = " and ".join(f"({c})" for c in (when, condition) if c) or None
         rule_kind = "require_confirmation" if kind == "send_without_confirmation" else "forbid"
         pid = f"safety_{i}_{_slug(tool)}"
         policies.append(
@@ -201,6 +264,40 @@ def _policies(task: dict[str, Any], report: ImportReport) -> list[dict[str, Any]
     return policies
 
 
+def _with_condition(rule: dict[str, Any]) -> str | None:
+    """``tool_not_called_with``'s condition on the call's arguments (``field`` equals ``value``), None when the
+    field is not a plain name or the value not a scalar."""
+    name, value = rule.get("field"), rule.get("value")
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        return None
+    if not isinstance(value, str | int | float | bool):
+        return None
+    return f"args.{name} == {json.dumps(value, ensure_ascii=False)}"
+
+
+SECRET_FIELD = re.compile(r"api_?key|secret|token|password|passwd|connection_string|credential", re.I)
+
+
+def _secrets(rows: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """Text values (8 characters or more) of fixture fields that hold credentials: an answer must not show them."""
+    found = {
+        str(v)
+        for records in rows.values()
+        for row in records
+        for k, v in row.items()
+        if SECRET_FIELD.search(k) and isinstance(v, str) and len(v) >= 8
+    }
+    return sorted(found)
+
+
+def _offline_reason(folder: Path, task: dict[str, Any], report: ImportReport) -> str:
+    """Why a task has no tool that runs here: which tools were left out and which files it reads are absent."""
+    left = ", ".join(report.unmapped_tools) or "the task lists none"
+    absent = [str(f) for f in task.get("sandbox_files") or [] if not (folder / str(f)).is_file()]
+    files = f"; files it reads are not in the task data: {', '.join(absent)}" if absent else ""
+    return f"no tool of this task can run offline (left out: {left}){files}"
+
+
 def import_task(folder: str | Path) -> tuple[TaskSpec, ImportReport]:
     """One Claw-Eval task folder as a spec, with the report of what is and is not scored."""
     folder = Path(folder)
@@ -209,21 +306,27 @@ def import_task(folder: str | Path) -> tuple[TaskSpec, ImportReport]:
         task = yaml.safe_load(source.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise ClawEvalError(f"{source}: {exc}") from None
-    if not isinstance(task, dict) or not task.get("task_id") or not (task.get("prompt") or {}).get("text"):
-        raise ClawEvalError(f"{source}: needs task_id and prompt.text")
+    problem = shape_problem(task)
+    if problem:
+        raise ClawEvalError(f"{source}: {problem}")
     report = ImportReport(task_id=str(task["task_id"]), spec_id=f"claw_eval_{_slug(str(task['task_id']))}")
     report.judge_rubric = " ".join(str(task.get("judge_rubric") or "").split())
     services, declared = _services(folder, task, report)
     tools = _exposed(task, report)
+    if not tools:
+        raise NotOffline(f"{source}: tools: {_offline_reason(folder, task, report)}")
     checks = _checks(task, report)
-    if not checks:  # every component needs a judge: keep the one thing a rule can see, that the data was read
-        checks = [{"id": "read_the_data", "kind": "tool_called", "tool": tools[0], "weight": 1.0}]
-        report.scored.append("read_the_data (added: no rule-based component)")
+    if not checks:  # no rule-based check: keep the one thing a rule can see, that the data was read
+        checks = [{"id": PLACEHOLDER, "kind": "tool_called", "tool": tools[0], "weight": 1.0}]
+        report.placeholder = PLACEHOLDER
+        if not report.judged and not report.answer_lengths and report.judge_rubric:
+            report.judged.append({"name": "judge_rubric", "weight": 1.0, "description": ""})
     limits = task.get("environment") or {}
     data = {
         "id": report.spec_id,
         "title": str(task.get("task_name") or task["task_id"]),
         "description": f"Imported from Claw-Eval {task['task_id']} ({task.get('category', '')}); evaluation-only. "
+        f"Needs a judge: {', '.join(n['name'] for n in report.judged) or 'nothing'}. "
         f"Not scored here: {', '.join(n['name'] for n in report.not_scored) or 'nothing'}."
         + (f" Accepted but not simulated: {', '.join(report.ignored_arguments)}." if report.ignored_arguments else "")
         + (f" Tools left out: {', '.join(report.unmapped_tools)}." if report.unmapped_tools else ""),

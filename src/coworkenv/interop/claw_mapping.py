@@ -160,10 +160,19 @@ COLLECTIONS: dict[str, tuple[str, str]] = {
     "contacts": ("contacts", "contact_id"),
     "helpdesk": ("tickets", "ticket_id"),
     "crm": ("customers", "customer_id"),
+    "finance": ("transactions", "transaction_id"),
+    "inventory": ("products", "product_id"),
+    "kb": ("articles", "article_id"),
+    "rss": ("articles", "article_id"),
+    "notes": ("notes", "note_id"),
+    "todo": ("tasks", "task_id"),
+    "config": ("integrations", "integration_id"),
+    "scheduler": ("jobs", "job_id"),
 }
 
 # Claw-Eval tool -> (operation, collection, roles of its arguments, fields it always sets) in a declared
-# service. A role is a role name or (role, record field[, wildcard value]); arguments left out get the
+# service. A role is a role name ("text_any": free text matched as Claw-Eval's kb search matches it, any word
+# or pair of characters) or (role, record field[, wildcard value]); arguments left out get the
 # operation's default role (see claw_declared). Tools not listed are inferred from their verb.
 Role = str | tuple[str, ...]
 OPS: dict[str, tuple[str, str, dict[str, Role], dict[str, Any]]] = {
@@ -191,6 +200,20 @@ OPS: dict[str, tuple[str, str, dict[str, Role], dict[str, Any]]] = {
     "crm_list_customers": ("list", "customers", {}, {}),
     "crm_get_customer": ("get", "customers", {"customer_id": "key"}, {}),
     "crm_export_report": ("create", "reports", {}, {}),
+    "kb_search": ("search", "articles", {"query": "text_any", "max_results": "limit"}, {}),
+    "rss_list_articles": ("list", "articles", {"max_results": "limit"}, {}),
+    "rss_list_feeds": ("list", "articles", {}, {}),
+    "rss_publish": ("create", "published", {}, {}),
+    "notes_list": ("list", "notes", {"tag": ("equals", "tags"), "max_results": "limit"}, {}),
+    "notes_share": ("create", "shares", {}, {}),
+    "todo_create_task": ("create", "tasks", {}, {"status": "pending"}),
+    "todo_list_tasks": ("list", "tasks", {"status": ("equals", "status", "all")}, {}),
+    "scheduler_list_jobs": ("list", "jobs", {"status": ("equals", "last_status"), "tag": ("equals", "tags")}, {}),
+    "scheduler_job_history": ("get", "jobs", {"job_id": "key", "limit": "ignored"}, {}),
+    "finance_submit_report": ("create", "reports", {}, {}),
+    "finance_report_submit": ("create", "reports", {}, {}),
+    "inventory_create_order": ("create", "orders", {}, {}),
+    "config_send_notification": ("create", "notifications", {}, {}),
 }
 
 # coworkenv service -> the Claw-Eval service name used when exporting

@@ -114,7 +114,7 @@ class DeclaredService(Service):
                     raise ToolError(f"{name} must be a whole number, got {value!r}")
                 limit = max(1, min(value, MAX_RESULTS))
             else:
-                tests.append((p.role, p.target(name), value))
+                tests.append((p.match if p.role == "text" else p.role, p.target(name), value))
         hits = [r for r in self.db[decl.collection].values() if all(_matches(r, *t) for t in tests)]
         return page(hits, limit, 0, key=decl.collection)
 
@@ -128,11 +128,19 @@ def _lower(value: Any) -> str:
     return str(value).lower()
 
 
+def _tokens(text: str) -> set[str]:
+    """Words, pairs of adjacent characters and single CJK characters: what a loose search matches on."""
+    pairs = {text[i : i + 2] for i in range(len(text) - 1) if not text[i : i + 2].isspace()}
+    return {*text.split(), *pairs, *(c for c in text if "\u4e00" <= c <= "\u9fff")}
+
+
 def _matches(rec: Record, role: str, field: str, value: Any) -> bool:
     """Whether a record passes one filter argument."""
     want = _lower(value)
-    if role == "text":
+    if role in ("all_words", "any_token"):
         hay = " ".join(_lower(v) for v in rec.values() if isinstance(v, str | list))
+        if role == "any_token":
+            return bool(_tokens(want) & _tokens(hay))
         return all(w in hay for w in want.split())
     have = rec.get(field)
     items = have if isinstance(have, list) else [have]

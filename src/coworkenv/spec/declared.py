@@ -69,6 +69,11 @@ class ParamDecl(_Model):
     required: bool = False
     default: Any = None
     wildcard: str | None = Field(None, description="a value that means 'no filter' (e.g. 'all')")
+    match: Literal["all_words", "any_token"] = Field(
+        "all_words",
+        description="for a 'text' argument: every word must occur, or any word or pair of characters may "
+        "(the loose match of Claw-Eval's mock search, which also finds text without spaces, such as Chinese)",
+    )
 
     def target(self, name: str) -> str:
         return self.field or name
@@ -117,6 +122,8 @@ def _tool_problem(tool: ToolDecl, coll: CollectionDecl | None, known: dict[str, 
     for pname, param in tool.params.items():
         if param.role not in ROLES_OF[tool.op]:
             return f"params.{pname}: role {param.role!r} does not fit a {tool.op} tool (allowed: {ROLES_OF[tool.op]})"
+        if param.match != "all_words" and param.role != "text":
+            return f"params.{pname}: match {param.match!r} is for 'text' arguments only"
         if param.role in (*FILTER_ROLES[:3], "set") and param.target(pname) not in fields:
             return f"params.{pname}: field {param.target(pname)!r} is not a field of {tool.collection}"
     bad = sorted(set(tool.values) - fields)
