@@ -160,3 +160,45 @@ def test_a_killed_writers_temporary_file_is_removed_by_the_next_write(tmp_path: 
     atomic_write_json(tmp_path / "manifest.json", {"ok": True})
     assert not orphan.exists() and live.exists()
     assert json.loads((tmp_path / "manifest.json").read_text()) == {"ok": True}
+
+
+FAR_OFF = "Should I cancel the meetings in 9999999 days?"
+
+
+def test_a_far_off_day_in_plain_text_is_read_as_text_and_the_step_applies_whole() -> None:
+    env = Environment(load_spec(EXAMPLES / "thursday_afternoon_narrowed_cancel.yaml"))
+    env.reset()
+    env.step({"role": "assistant", "content": FAR_OFF})
+    messages = env.trajectory().messages
+    assert [m["role"] for m in messages[-2:]] == ["assistant", "user"] and messages[-2]["content"] == FAR_OFF
+
+
+def _far_off_spec(tmp_path: Path, example: str, old: str, new: str) -> Path:
+    text = (EXAMPLES / example).read_text()
+    assert old in text
+    path = tmp_path / example
+    path.write_text(text.replace(old, new))
+    return path
+
+
+def test_a_hidden_fact_reply_naming_a_far_off_day_validates_and_verifies(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+
+    reply = "only the ones after 2pm."
+    path = _far_off_spec(tmp_path, "thursday_afternoon_narrowed_cancel.yaml", reply, reply + " Or in 9999999 days.")
+    for command in ("validate", "verify"):
+        result = CliRunner().invoke(app, [command, str(path)])
+        assert result.exit_code == 0 and result.exception is None, result.output
+
+
+def test_a_clock_at_the_calendars_end_with_a_stage_advance_is_refused_by_validation(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+
+    path = _far_off_spec(tmp_path, "printer_fix_followup_two_days.yaml", "clock: 2025-03-10T16:00", "clock: 9999-12-31T09:00")
+    result = CliRunner().invoke(app, ["validate", str(path)])
+    assert result.exit_code == 1 and not isinstance(result.exception, OverflowError)
+    assert "stages[0].advance" in result.output and "year 9999" in result.output

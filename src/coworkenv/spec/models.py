@@ -215,7 +215,10 @@ class TaskSpec(_Model):
         if not isinstance(self.reference[-1], AnswerStep):
             raise ValueError("reference: with stages, the first stage's reference ends with an answer (its report)")
         for i, stage in enumerate(stages):
-            later = stage.advance.apply(now)
+            try:
+                later = stage.advance.apply(now)
+            except ValueError as exc:
+                raise ValueError(f"stages[{i}].advance: {exc}") from None
             if later <= now:
                 raise ValueError(f"stages[{i}].advance: the clock must move forward (from {now:%Y-%m-%dT%H:%M})")
             now = later
