@@ -198,7 +198,9 @@ def test_a_clock_at_the_calendars_end_with_a_stage_advance_is_refused_by_validat
 
     from coworkenv.cli import app
 
-    path = _far_off_spec(tmp_path, "printer_fix_followup_two_days.yaml", "clock: 2025-03-10T16:00", "clock: 9999-12-31T09:00")
+    path = _far_off_spec(
+        tmp_path, "printer_fix_followup_two_days.yaml", "clock: 2025-03-10T16:00", "clock: 9999-12-31T09:00"
+    )
     result = CliRunner().invoke(app, ["validate", str(path)])
     assert result.exit_code == 1 and not isinstance(result.exception, OverflowError)
     assert "stages[0].advance" in result.output and "year 9999" in result.output
