@@ -10,8 +10,8 @@ functions in :data:`FUNCTIONS` exist; attribute access reads dict keys, never Py
 attributes; ``%`` is the numeric remainder only (no printf-style string formatting).
 
 Expressions come from spec files and are evaluated against model output, so every cost is
-bounded: source length, literal digits and nesting depth at parse time; the size of a
-string or list an operator or function builds at run time. Anything over a bound is an
+bounded: source length, literal digits and nesting depth at parse time; at run time, what
+one evaluation builds, counted at its expanded size (:mod:`coworkenv.expr_budget`). Anything over a bound is an
 :class:`ExprError`, never a hang, a crash or a RecursionError.
 
 Grammar (lowest precedence first)::
