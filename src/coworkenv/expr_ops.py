@@ -84,7 +84,8 @@ def _concat(a: Any, b: Any) -> Any:
         return a + b
     amount = size(a, left()) + size(b, left())
     charge(amount, "'+'")
-    return built(a + b, amount)
+    joined: Any = a
+    return built(joined + b, amount)
 
 
 def _remainder(a: Any, b: Any) -> Any:
@@ -126,7 +127,7 @@ def _join(xs: Any, sep: Any = ", ") -> str:
     items = xs or []
     sep = text_of(sep)
     charge(size(items, left()) + len(sep) * len(items), "join()")
-    return sep.join(text_of(x) for x in items)
+    return str(sep.join(text_of(x) for x in items))
 
 
 def _whole(fn: Callable[[Any], Any], what: str) -> Callable[[Any], Any]:
