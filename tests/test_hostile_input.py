@@ -99,7 +99,9 @@ def test_hostile_turns_pass_step_serialisation_and_the_store(tmp_path: Path, spe
             obs = env.step(turn)
             assert all(isinstance(m.get("content"), str) for m in obs.messages)
             task = EpisodeTask(spec={"id": EXAMPLE.id}, sample=i, seed=0)
-            encoded.append(Encoded.of(episode_record(task, "hostile", env.trajectory(), None)))
+            record = episode_record(task, "hostile", env.trajectory(), None)
+            assert json.loads(record.model_dump_json())["trajectory"]["messages"]  # the public model serialises
+            encoded.append(Encoded.of(record))
         except Exception as exc:  # counted: the assertion below names every escape
             escaped.append(f"{label}: {type(exc).__name__}: {str(exc)[:80]}")
     assert escaped == []

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from coworkenv.interop.catalog import Catalog
 from coworkenv.runtime.asynchronous import AsyncMethods
@@ -21,10 +21,10 @@ from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.environment import Observation as RuntimeObservation
 from coworkenv.spec import spec_from_data
 from coworkenv.spec.models import TaskSpec
-from coworkenv.trajectory import Grade, Trajectory
+from coworkenv.trajectory import Grade, PublicModel, Trajectory
 
 
-class Observation(BaseModel):
+class Observation(PublicModel):
     """What an agent sees after ``reset`` or ``step``."""
 
     messages: list[dict[str, Any]] = Field(description="the new messages (all of them after reset)")
