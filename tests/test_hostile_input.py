@@ -206,3 +206,25 @@ def test_a_clock_at_the_calendars_end_with_a_stage_advance_is_refused_by_validat
     result = CliRunner().invoke(app, ["validate", str(path)])
     assert result.exit_code == 1 and not isinstance(result.exception, OverflowError)
     assert "stages[0].advance" in result.output and "year 9999" in result.output
+
+
+TEXT_FORMAT_ARGUMENTS = {
+    **{k: ARGUMENT_TEXTS[k] for k in ("5000-digit integer", "2k-deep objects", "500-deep objects", "truncated")},
+    "995-deep lists": '{"x": ' + _nested_list(995) + "}",
+}
+
+
+@pytest.mark.parametrize("label", sorted(TEXT_FORMAT_ARGUMENTS))
+def test_the_text_format_parser_never_raises_and_the_step_is_an_error_observation(label: str) -> None:
+    """A model's text through ``chat_format`` (the Gymnasium env and local models): hostile arguments become a
+    call the environment refuses in words, with the step whole (its assistant message and its observation)."""
+    from coworkenv.agents.chat_format import parse_assistant_text
+
+    arguments = TEXT_FORMAT_ARGUMENTS[label]
+    text = f'Filing it.<tool_call>{{"name": "expenses_create", "arguments": {arguments}}}</tool_call>'
+    env = Environment(EXAMPLE)
+    env.reset()
+    env.step(parse_assistant_text(text, 0))
+    trajectory = env.trajectory()
+    assert len(trajectory.steps) == 1 and trajectory.messages[-2]["role"] == "assistant"
+    assert not trajectory.calls[-1].ok and "expenses_create" in json.loads(trajectory.messages[-1]["content"])["error"]
