@@ -228,3 +228,13 @@ def test_the_text_format_parser_never_raises_and_the_step_is_an_error_observatio
     trajectory = env.trajectory()
     assert len(trajectory.steps) == 1 and trajectory.messages[-2]["role"] == "assistant"
     assert not trajectory.calls[-1].ok and "expenses_create" in json.loads(trajectory.messages[-1]["content"])["error"]
+
+
+def test_check_weights_that_would_overflow_their_total_are_refused_at_load(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+
+    path = _far_off_spec(tmp_path, "expense_over_limit_approval.yaml", "    weight: 2\n", "    weight: 1e308\n")
+    result = CliRunner().invoke(app, ["validate", str(path)])
+    assert result.exit_code == 1 and "weight" in result.output and "1000000" in result.output, result.output

@@ -12,7 +12,7 @@ from coworkenv.spec.base import SpecModel as _Model
 
 class _Check(_Model):
     id: str
-    weight: float = Field(1.0, gt=0, allow_inf_nan=False)
+    weight: float = Field(1.0, gt=0, le=1_000_000, allow_inf_nan=False)  # bounded: weights are summed
     description: str = ""
     required: bool = Field(
         False, description="the task fails when this check fails, whatever the rest (score capped below the pass mark)"
