@@ -238,3 +238,18 @@ def test_check_weights_that_would_overflow_their_total_are_refused_at_load(tmp_p
     path = _far_off_spec(tmp_path, "expense_over_limit_approval.yaml", "    weight: 2\n", "    weight: 1e308\n")
     result = CliRunner().invoke(app, ["validate", str(path)])
     assert result.exit_code == 1 and "weight" in result.output and "1000000" in result.output, result.output
+
+
+def test_a_key_given_twice_and_text_expanded_by_aliases_are_refused_with_the_place(tmp_path: Path) -> None:
+    from coworkenv.spec import SpecError
+    from coworkenv.spec.io import MAX_TEXT
+
+    twice = tmp_path / "twice.yaml"
+    twice.write_text((EXAMPLES / "expense_over_limit_approval.yaml").read_text() + "\nid: another_id\n")
+    with pytest.raises(SpecError, match="'id' given twice"):
+        load_spec(twice)
+    aliased = tmp_path / "aliased.yaml"
+    text = "x" * (MAX_TEXT // 10 + 1)
+    aliased.write_text(f"id: a\nnotes: &t {text}\nmore: [{', '.join(['*t'] * 10)}]\n")
+    with pytest.raises(SpecError, match=f"more: the document expands to more than {MAX_TEXT} characters"):
+        load_spec(aliased)

@@ -224,7 +224,7 @@ def test_yaml_is_parsed_by_libyaml_when_installed() -> None:
     from coworkenv.spec import io
 
     if yaml.__with_libyaml__:
-        assert io._YAML_LOADER is yaml.CSafeLoader
+        assert issubclass(io._YAML_LOADER, yaml.CSafeLoader)
 
 
 def test_spec_data_nested_too_deep_is_a_spec_error() -> None:
