@@ -253,3 +253,20 @@ def test_a_key_given_twice_and_text_expanded_by_aliases_are_refused_with_the_pla
     aliased.write_text(f"id: a\nnotes: &t {text}\nmore: [{', '.join(['*t'] * 10)}]\n")
     with pytest.raises(SpecError, match=f"more: the document expands to more than {MAX_TEXT} characters"):
         load_spec(aliased)
+
+
+@pytest.mark.parametrize("label", ["1000-deep object", "5000-digit integer"])
+def test_a_policy_built_call_that_json_cannot_write_is_refused_and_the_step_stays_whole(label: str) -> None:
+    from coworkenv.runtime.turn import AssistantTurn, ToolCall
+
+    arguments: dict[str, Any] = {"amount": 10**5000} if label == "5000-digit integer" else {}
+    if label == "1000-deep object":
+        for _ in range(1000):
+            arguments = {"a": arguments}
+    env = Environment(EXAMPLE)
+    env.reset()
+    env.step(AssistantTurn(content="x", tool_calls=[ToolCall(id="c", name="expenses_create", arguments=arguments)]))
+    env.step("And now?")
+    trajectory = env.trajectory()
+    assert len(trajectory.steps) == 2 and [m["role"] for m in trajectory.messages].count("assistant") == 2
+    assert not trajectory.calls[0].ok and json.loads(trajectory.messages[2]["tool_calls"][0]["function"]["arguments"])

@@ -36,12 +36,21 @@ class ToolCall(BaseModel):
 
 def call_message(call_id: str, name: str, arguments: str | dict[str, Any]) -> dict[str, Any]:
     """:meth:`ToolCall.message` from the call's fields (the lean step has read them already)."""
-    text = arguments if isinstance(arguments, str) else _encode_arguments(arguments)
+    text = arguments if isinstance(arguments, str) else _text(arguments)
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": text}}
 
 
+UNENCODABLE = '{"unencodable": "the arguments nest too deeply or hold a number too long to write as JSON"}'
+"""The text logged for an object a policy built that JSON cannot write (the router refuses the call itself)."""
+
+
 def _text(arguments: str | dict[str, Any]) -> str:
-    return arguments if isinstance(arguments, str) else _encode_arguments(arguments)
+    if isinstance(arguments, str):
+        return arguments
+    try:
+        return _encode_arguments(arguments)
+    except (RecursionError, ValueError):  # nesting past the encoder's stack; an integer past the digit limit
+        return UNENCODABLE
 
 
 class AssistantTurn(BaseModel):
