@@ -270,3 +270,20 @@ def test_a_policy_built_call_that_json_cannot_write_is_refused_and_the_step_stay
     trajectory = env.trajectory()
     assert len(trajectory.steps) == 2 and [m["role"] for m in trajectory.messages].count("assistant") == 2
     assert not trajectory.calls[0].ok and json.loads(trajectory.messages[2]["tool_calls"][0]["function"]["arguments"])
+
+
+def test_a_reference_of_ten_thousand_steps_is_refused_at_load_not_run() -> None:
+    import time
+
+    from coworkenv.spec import SpecError, spec_from_data
+    from coworkenv.spec.models import MAX_REFERENCE_STEPS
+
+    data = EXAMPLE.model_dump(mode="json", exclude_none=True)
+    data["reference"] = [data["reference"][0]] * 10_000 + [data["reference"][-1]]
+    data["max_tool_calls"] = 10**9
+    start = time.process_time()
+    with pytest.raises(SpecError) as err:
+        spec_from_data(data, "big.yaml")
+    assert time.process_time() - start < 5.0
+    assert f"reference: List should have at most {MAX_REFERENCE_STEPS} items" in str(err.value)
+    assert "max_tool_calls: Input should be less than or equal to 1000" in str(err.value)
