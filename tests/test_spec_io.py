@@ -173,6 +173,10 @@ REJECTED = {
     "deep200.yaml": "tags[0][0]: nested deeper than 64 levels",
     "billion_laughs.yaml": "user.hidden_facts[0]: the document expands to more than",
     "weight_inf.yaml": "weight: Input should be a finite number",
+    "aliased_text.yaml": "more: the document expands to more than 16000000 characters",
+    "reference10k.yaml": "reference: List should have at most 200 items",
+    "weights1e308.yaml": "weight: Input should be less than or equal to 1000000",
+    "duplicate_key.yaml": "key 'title' given twice",
 }
 
 

@@ -56,7 +56,8 @@ def build(node: Node, special: Special | None = None) -> Compiled:
 
     ``special`` may supply a node's closure itself (None: build it here); it is asked for every node, children
     included, which is how :mod:`coworkenv.expr_fast` puts its specialised forms into an otherwise reference
-    tree."""
+    tree. The nodes that build values run under a budget of their own when no evaluation around them has one
+    (a tree such forms call into, whose root is not :func:`compile_expr`'s)."""
     if special is not None:
         hit = special(node)
         if hit is not None:
@@ -70,17 +71,17 @@ def build(node: Node, special: Special | None = None) -> Compiled:
         return lambda c: c.get(name)
     if kind == "list":
         items = [build(n, special) for n in node[1]]
-        return lambda c: _literal([item(c) for item in items])
+        return budgeted(lambda c: _literal([item(c) for item in items]))
     if kind == "call":
-        return _call(node[1], [build(n, special) for n in node[2]])
+        return budgeted(_call(node[1], [build(n, special) for n in node[2]]))
     if kind == "path":
         base, steps = build(node[1], special), [(k, build(a, special) if k == "index" else a) for k, a in node[2]]
         return lambda c: walk(base(c), steps, c)
     if kind == "cmp":
         fn, left, right = COMPARE[node[1]], build(node[2], special), build(node[3], special)
-        return lambda c: fn(left(c), right(c))
+        return budgeted(lambda c: fn(left(c), right(c)))
     if kind == "chain":
-        return _chain(build(node[1], special), [(arith(op), build(n, special)) for op, n in node[2]])
+        return budgeted(_chain(build(node[1], special), [(arith(op), build(n, special)) for op, n in node[2]]))
     if kind == "neg":
         inner, neg = build(node[1], special), arith("-")
         return lambda c: neg(0, inner(c))
