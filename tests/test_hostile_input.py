@@ -265,11 +265,15 @@ def test_a_policy_built_call_that_json_cannot_write_is_refused_and_the_step_stay
             arguments = {"a": arguments}
     env = Environment(EXAMPLE)
     env.reset()
-    env.step(AssistantTurn(content="x", tool_calls=[ToolCall(id="c", name="expenses_create", arguments=arguments)]))
+    tool = "mail_read"  # its arguments are refused by validation, after they decode: the call is recorded whole
+    env.step(AssistantTurn(content="x", tool_calls=[ToolCall(id="c", name=tool, arguments=arguments)]))
     env.step("And now?")
     trajectory = env.trajectory()
     assert len(trajectory.steps) == 2 and [m["role"] for m in trajectory.messages].count("assistant") == 2
     assert not trajectory.calls[0].ok and json.loads(trajectory.messages[2]["tool_calls"][0]["function"]["arguments"])
+    record = episode_record(EpisodeTask(spec={"id": EXAMPLE.id}, sample=0, seed=0), "p", trajectory, None)
+    assert json.loads(Encoded.of(record).line)["trajectory"]["calls"][0]["args"] is None  # the store can write it
+    assert json.loads(record.model_dump_json())["trajectory"]["steps"]
 
 
 def test_a_reference_of_ten_thousand_steps_is_refused_at_load_not_run() -> None:

@@ -37,7 +37,8 @@ class PublicModel(BaseModel):
 
     Text from models can hold lone surrogates (``"\\ud800"``), which UTF-8 cannot encode and pydantic's JSON
     writer refuses; such a document is written with JSON escapes instead (as the rollout store writes it), with
-    non-finite numbers as null (as pydantic writes them). Every other document is pydantic's own JSON."""
+    the numbers ``json`` cannot write as null (pydantic writes non-finite ones so too). Every other document is
+    pydantic's own JSON."""
 
     def model_dump_json(self, *, indent: int | None = None, **kwargs: Any) -> str:
         try:
@@ -48,10 +49,17 @@ class PublicModel(BaseModel):
             return json.dumps(data, ensure_ascii=True, indent=indent, separators=separators, allow_nan=False)
 
 
+_DIGIT_BITS = 14_000
+"""Bits of an integer ``str()`` still writes (Python's limit is 4,300 digits, about 14,280 bits)."""
+
+
 def _finite(value: Any) -> Any:
-    """``value`` (plain JSON data) with NaN and infinities as None."""
+    """``value`` (plain JSON data) with the numbers ``json`` cannot write (NaN, infinities, integers past Python's
+    digit limit) as None."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
+    if isinstance(value, int):
+        return value if value.bit_length() <= _DIGIT_BITS else None
     if isinstance(value, dict):
         return {k: _finite(v) for k, v in value.items()}
     if isinstance(value, list):
