@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, get_args
 
 import pytest
 from pydantic import TypeAdapter
 
-from coworkenv.grading import PASS_THRESHOLD, EpisodeLog, combine, episode_check, numbers_in, state_check
+from coworkenv.grading import PASS_THRESHOLD, EpisodeLog, combine, numbers_in
 from coworkenv.runtime import Environment, Workspace
 from coworkenv.spec import Check
+from coworkenv.spec.checks import KINDS
 from coworkenv.spec.models import AnswerNumber
 from coworkenv.trajectory import ToolCallRecord, UserReply
 from minispec import BASE, CREATE_TAXI, call, play, say, tiny_spec
@@ -88,15 +90,15 @@ STATE_CASES: list[tuple[str, Any, Callable[[Workspace], None], bool]] = [
 def test_state_checks(label: str, chk: Any, mutate: Callable[[Workspace], None], expected: bool) -> None:
     ws = Workspace(BASE["services"])
     mutate(ws)
-    assert state_check(chk, ws)[0] is expected
+    assert chk.judge(ws)[0] is expected
 
 
 def test_unchanged_detects_deletion() -> None:
     ws = Workspace(BASE["services"])
     ws.services["mail"].delete("messages", "m2")
-    assert state_check(check(kind="unchanged", service="mail", collection="messages"), ws)[0] is False
+    assert check(kind="unchanged", service="mail", collection="messages").judge(ws)[0] is False
     allowed = check(kind="unchanged", service="mail", collection="messages", allow="r.id == 'm2'")
-    assert state_check(allowed, ws)[0] is True
+    assert allowed.judge(ws)[0] is True
 
 
 def rec(
@@ -252,12 +254,19 @@ EPISODE_CASES: list[tuple[str, Any, EpisodeLog, bool]] = [
 
 @pytest.mark.parametrize(("label", "chk", "log", "expected"), EPISODE_CASES, ids=[c[0] for c in EPISODE_CASES])
 def test_episode_checks(label: str, chk: Any, log: EpisodeLog, expected: bool) -> None:
-    assert episode_check(chk, log)[0] is expected
+    assert chk.judge(log)[0] is expected
 
 
 def test_every_check_kind_is_covered() -> None:
+    """Each kind has cases here or a test module of its own (``test_check_<kind>.py``)."""
     kinds = {c[1].kind for c in STATE_CASES} | {c[1].kind for c in EPISODE_CASES}
+    kinds |= {p.stem.removeprefix("test_check_") for p in Path(__file__).parent.glob("test_check_*.py")}
     assert kinds == {m.model_fields["kind"].default for m in get_args(get_args(Check)[0])}
+
+
+def test_the_union_holds_every_registered_kind() -> None:
+    kinds = [m.model_fields["kind"].default for m in get_args(get_args(Check)[0])]
+    assert sorted(kinds) == sorted(KINDS)
 
 
 def test_numbers_in_text() -> None:
@@ -315,7 +324,7 @@ def test_numbers_in(text: str, numbers: list[float]) -> None:
 
 def test_answer_number_is_not_fooled_by_ranges_and_ids() -> None:
     log = EpisodeLog(answers=[(2, "Ticket tkt-501 covers the 24-28 March trip.")])
-    assert not episode_check(AnswerNumber(id="n", value=-501), log)[0]
-    assert not episode_check(AnswerNumber(id="n", value=-28), log)[0]
-    assert episode_check(AnswerNumber(id="n", value=28), log)[0]
-    assert episode_check(AnswerNumber(id="n", value=18450), EpisodeLog(answers=[(1, "Total: 18.450,00 €")]))[0]
+    assert not AnswerNumber(id="n", value=-501).judge(log)[0]
+    assert not AnswerNumber(id="n", value=-28).judge(log)[0]
+    assert AnswerNumber(id="n", value=28).judge(log)[0]
+    assert AnswerNumber(id="n", value=18450).judge(EpisodeLog(answers=[(1, "Total: 18.450,00 €")]))[0]

@@ -10,11 +10,11 @@ import pytest
 from rich.console import Console
 
 from coworkenv.agents import OracleTeacher
-from coworkenv.grading import PASS_THRESHOLD, state_check
+from coworkenv.grading import PASS_THRESHOLD
 from coworkenv.pipeline import run_examples
 from coworkenv.runtime import Environment, run_episode
-from coworkenv.spec import STATE_CHECKS, TaskSpec, load_spec
-from coworkenv.spec.models import GUARD_CHECKS
+from coworkenv.spec import TaskSpec, load_spec
+from coworkenv.spec.checks import StateCheck
 from minispec import DoNothing
 
 FOLDER = Path(__file__).parent.parent / "examples"
@@ -59,8 +59,8 @@ def test_example_is_well_formed(path: Path) -> None:
             assert 10 <= len(records) <= 30, f"{service}.{collection} has {len(records)} records"
     env = Environment(spec)
     for c in spec.checks:
-        if c.kind in STATE_CHECKS and c.kind not in GUARD_CHECKS:
-            assert not state_check(c, env.workspace)[0], f"check {c.id} already holds before the agent acts"
+        if isinstance(c, StateCheck) and not c.guard:
+            assert not c.judge(env.workspace)[0], f"check {c.id} already holds before the agent acts"
 
 
 def test_at_least_fourteen_examples() -> None:

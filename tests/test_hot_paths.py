@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coworkenv.agents import OracleTeacher
-from coworkenv.grading.answers import Prompt, answer_ok, prompt_of
+from coworkenv.grading.answers import prompt_of
 from coworkenv.rollout.deadline import Deadline, EpisodeTimeout
 from coworkenv.runtime import Environment
 from coworkenv.runtime.json_encoding import reusable
@@ -30,6 +30,7 @@ from coworkenv.runtime.router import MAX_ARG_DEPTH, exposed_tools
 from coworkenv.services.base import ToolError, check_datetime
 from coworkenv.services.calendar import _hhmm
 from coworkenv.services.registry import ALL_TOOLS
+from coworkenv.spec.checks import Prompt
 from coworkenv.spec.declared import ServiceDecl
 from coworkenv.spec.models import AnswerNumber
 from coworkenv.values import numbers_in
@@ -216,7 +217,7 @@ def test_deadline_restores_the_alarm_handler_and_still_interrupts() -> None:
 def test_remembered_report_numbers_grade_as_fresh_ones(text: str, value: float) -> None:
     check = AnswerNumber(id="n", value=value, tolerance=0.5)
     for _ in range(2):  # the second time from the memo
-        assert answer_ok(check, text) == any(abs(x - value) <= 0.5 for x in numbers_in(text))
+        assert check.stated_in(text) == any(abs(x - value) <= 0.5 for x in numbers_in(text))
 
 
 def test_declared_tools_bypass_the_built_in_menu_cache() -> None:

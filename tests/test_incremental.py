@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
 from coworkenv.agents import OracleTeacher
-from coworkenv.grading import state_check
 from coworkenv.grading.tracking import CheckTracker
 from coworkenv.runtime import Environment, Workspace
 from coworkenv.runtime.digest import full_digest
@@ -103,7 +102,7 @@ def apply_op(ws: Workspace, op: tuple[int, int, int, int, int]) -> None:
 
 
 def assert_matches_recomputation(ws: Workspace, tracker: CheckTracker, checks: list[Any]) -> None:
-    assert tracker.results() == {c.id: state_check(c, ws) for c in checks}
+    assert tracker.results() == {c.id: c.judge(ws) for c in checks}
     assert ws.state_hash() == full_digest(ws.state)
     assert {k: {**v, "changed": sorted(v["changed"])} for k, v in ws.diff().items()} == reference_diff(ws)
 
@@ -180,12 +179,12 @@ def test_episode_grades_equal_recomputation(spec: TaskSpec) -> None:
     for policy in [OracleTeacher(), *(p for p in PROBES.values() if p.applies(spec))]:
         actor = actor_for(policy, spec)
         obs = env.reset()
-        first: dict[str, int] = {c.id: 0 for c in checks if state_check(c, env.workspace)[0]}
+        first: dict[str, int] = {c.id: 0 for c in checks if c.judge(env.workspace)[0]}
         while not obs.done:
             obs = env.step(actor.act(env.messages, obs.tools))
             for c in checks:
-                if c.id not in first and state_check(c, env.workspace)[0]:
+                if c.id not in first and c.judge(env.workspace)[0]:
                     first[c.id] = obs.step
-            assert env.tracker.results() == {c.id: state_check(c, env.workspace) for c in checks}
+            assert env.tracker.results() == {c.id: c.judge(env.workspace) for c in checks}
             assert env.tracker.first_true == first
         assert env.workspace.state_hash() == full_digest(env.workspace.state)

@@ -21,7 +21,7 @@ ORDER: list[tuple[str, ...]] = [
     ("transcript",),
     ("expr_parse",),  # the expression language: parse, the reference evaluator, then what builds on it
     ("expr_eval",),
-    ("expr_template", "expr_fast"),
+    ("expr_template",),
     ("expr", "spec"),
     ("capabilities",),
     ("services",),

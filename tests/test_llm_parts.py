@@ -18,7 +18,7 @@ from coworkenv.services.registry import SERVICES
 from coworkenv.spec import spec_from_data
 from coworkenv.spec.declared import ServiceDecl
 from coworkenv.spec.models import (
-    GUARD_CHECKS,
+    GUARD_KINDS,
     Advance,
     Event,
     Fault,
@@ -165,7 +165,7 @@ def test_the_prompt_describes_every_check_kind_the_models_accept() -> None:
         line = next(x for x in prose.splitlines() if x.startswith(f"- `{kind}`: "))
         shared = next(x for x in prose.splitlines() if x.startswith("Every check has "))
         assert all(f"`{name}`" in line or f"`{name}`" in shared for name in model.model_fields if name != "kind")
-    assert all(f"`{g}`" in prose for g in GUARD_CHECKS) and "except guards: " + ", ".join(GUARD_CHECKS) in prose
+    assert all(f"`{g}`" in prose for g in GUARD_KINDS) and "except guards: " + ", ".join(GUARD_KINDS) in prose
 
 
 @pytest.mark.parametrize(

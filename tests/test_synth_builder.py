@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
 from coworkenv.agents import OracleTeacher
 from coworkenv.bank.repair import synthesize
 from coworkenv.expr import check_syntax, evaluate
 from coworkenv.grading import PASS_THRESHOLD
 from coworkenv.runtime import Environment
+from coworkenv.spec.checks import RecordExists
 from coworkenv.synth.blueprints import meeting_scheduling
 from coworkenv.synth.checks import Checks
 from coworkenv.synth.composer import Recipe
@@ -92,16 +94,11 @@ def test_uses_matches_whole_fact_names_in_values_only() -> None:
 def test_checks_reject_duplicate_ids_and_keep_groups_out_of_the_spec() -> None:
     checks = Checks()
     made = checks.record_exists("sent", "mail", "messages", field("to").has("a@b.c"), 2.0, group="follow_up")
-    assert made == {
-        "kind": "record_exists",
-        "id": "sent",
-        "weight": 2.0,
-        "service": "mail",
-        "collection": "messages",
-        "where": "'a@b.c' in r.to",
-    }
+    assert made == RecordExists(id="sent", weight=2.0, service="mail", collection="messages", where="'a@b.c' in r.to")
     assert checks.groups == {"sent": "follow_up"}
-    assert checks.count("once", "mail", "messages", field("x").eq(1), 1, required=True)["required"] is True
+    assert checks.count("once", "mail", "messages", field("x").eq(1), 1, required=True).required is True
+    with pytest.raises(ValidationError):
+        checks.count("bad", "mail", "messages", field("x").eq(1), -1.5)  # a malformed check fails where it is built
     with pytest.raises(ValueError, match="already defined"):
         checks.answer_contains("sent", ["x"])
 

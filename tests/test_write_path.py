@@ -20,7 +20,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from coworkenv.grading import state_check
 from coworkenv.grading.tracking import CheckTracker
 from coworkenv.runtime import AssistantTurn, Environment, ToolCall, Workspace
 from coworkenv.runtime.digest import full_digest
@@ -289,14 +288,14 @@ def test_an_open_check_turns_when_what_it_reads_moves(name: str, before: list[An
         if op[0]:  # no reset: what they changed stays
             apply_op(ws, op)
     tracker.record(0)
-    expected = {c.id: 0 for c in checks if state_check(c, ws)[0]}
+    expected = {c.id: 0 for c in checks if c.judge(ws)[0]}
     for step, op in enumerate(ops, 1):
         apply_op(ws, op)
         if op[0] == 0:
             expected = {}
         tracker.record(step)
         for c in checks:
-            if c.id not in expected and state_check(c, ws)[0]:
+            if c.id not in expected and c.judge(ws)[0]:
                 expected[c.id] = step
         assert tracker.first_true == expected
 
@@ -329,4 +328,4 @@ def test_an_open_unchanged_check_and_an_open_field_check_turn_at_their_write() -
     mail.update("messages", "msg-103", {"folder": "archive"})
     tracker.record(5)
     assert tracker.first_true == {"keep": 4, "filed": 5}
-    assert tracker.results() == {c.id: state_check(c, ws) for c in checks}
+    assert tracker.results() == {c.id: c.judge(ws) for c in checks}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from coworkenv.commands import claw_eval, data, evaluate, quickstart, rollout, serve, specs, synth, train
+from coworkenv.commands import claw_eval, data, evaluate, quickstart, rollout, scaffold, serve, specs, synth, train
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Synthesize and use environments for AI coworkers.")
 
@@ -24,7 +24,7 @@ def _main(
     """Synthesize and use environments for AI coworkers."""
 
 
-for _stage in (quickstart, specs, synth, rollout, data, train, evaluate, serve, claw_eval):
+for _stage in (quickstart, specs, synth, rollout, data, train, evaluate, serve, claw_eval, scaffold):
     _stage.register(app)
 
 

@@ -4,8 +4,8 @@ Specs are data: checks, policies, events and reference solutions need predicates
 (``args.amount > 500``) and value references (``${r1.items[0].id}``), but spec content is
 never handed to ``eval``/``exec``. The expression is tokenized and parsed here
 (:mod:`coworkenv.expr_parse`) and compiled into closures over a context dict
-(:mod:`coworkenv.expr_eval`; :mod:`coworkenv.expr_fast` for predicates over one record,
-:mod:`coworkenv.expr_template` for ``${expr}`` templates); this module is their front. Only the operators below and the
+(:mod:`coworkenv.expr_eval`; :mod:`coworkenv.expr_template` for ``${expr}`` templates); this
+module is their front. Only the operators below and the
 functions in :data:`FUNCTIONS` exist; attribute access reads dict keys, never Python
 attributes; ``%`` is the numeric remainder only (no printf-style string formatting).
 
@@ -30,8 +30,6 @@ Grammar (lowest precedence first)::
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from coworkenv.expr_eval import Compiled, Context, check_syntax, compile_expr, evaluate
 from coworkenv.expr_ops import FUNCTIONS, ExprError
 from coworkenv.expr_parse import tokenize
@@ -47,7 +45,6 @@ __all__ = [
     "compile_template",
     "evaluate",
     "format_value",
-    "record_fields",
     "references",
     "render",
     "root_names",
@@ -64,24 +61,3 @@ def root_names(src: str) -> set[str]:
         if kind == "name" and prev != ("op", ".") and nxt != ("op", "("):
             names.add(value)
     return names
-
-
-@lru_cache(maxsize=4096)
-def record_fields(src: str, root: str = "r") -> frozenset[str] | None:
-    """The fields of ``root`` an expression reads, when it reads ``root`` only as ``root.field``; else None.
-
-    An expression is a pure function of its context, so on two records that agree on these fields it gives the
-    same value (or fails the same way): the check tracker uses this to skip re-evaluating a check a write cannot
-    have changed. None (``root`` passed whole, indexed, or a malformed expression) means: always evaluate."""
-    try:
-        tokens = tokenize(src)
-    except ExprError:
-        return None
-    fields: set[str] = set()
-    for i, (kind, value) in enumerate(tokens):
-        if kind != "name" or value != root or (i and tokens[i - 1] == ("op", ".")):
-            continue
-        if tokens[i + 1] != ("op", ".") or tokens[i + 2][0] not in ("name", "kw"):
-            return None
-        fields.add(tokens[i + 2][1])
-    return frozenset(fields)

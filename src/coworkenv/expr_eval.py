@@ -2,9 +2,8 @@
 
 Every node becomes one closure; names read the context (``c.get``), paths read dict keys
 and list items through :func:`get_item`, operators and functions are those of
-:mod:`coworkenv.expr_ops`. This is the evaluator for any context (policies, events, the
-user, templates); :mod:`coworkenv.expr_fast` specialises it for predicates over one record
-and is held to give the same results.
+:mod:`coworkenv.expr_ops`. This is the evaluator for every context (checks, rules, events,
+the user, templates).
 """
 
 from __future__ import annotations
@@ -48,20 +47,8 @@ def check_syntax(src: str) -> str | None:
     return None
 
 
-Special = Callable[[Node], "Compiled | None"]
-
-
-def build(node: Node, special: Special | None = None) -> Compiled:
-    """The closure of one node (its children's closures built first).
-
-    ``special`` may supply a node's closure itself (None: build it here); it is asked for every node, children
-    included, which is how :mod:`coworkenv.expr_fast` puts its specialised forms into an otherwise reference
-    tree. The nodes that build values run under a budget of their own when no evaluation around them has one
-    (a tree such forms call into, whose root is not :func:`compile_expr`'s)."""
-    if special is not None:
-        hit = special(node)
-        if hit is not None:
-            return hit
+def build(node: Node) -> Compiled:
+    """The closure of one node (its children's closures built first)."""
     kind = node[0]
     if kind == "lit":
         value = node[1]
@@ -70,25 +57,25 @@ def build(node: Node, special: Special | None = None) -> Compiled:
         name = node[1]
         return lambda c: c.get(name)
     if kind == "list":
-        items = [build(n, special) for n in node[1]]
-        return budgeted(lambda c: _literal([item(c) for item in items]))
+        items = [build(n) for n in node[1]]
+        return lambda c: _literal([item(c) for item in items])
     if kind == "call":
-        return budgeted(_call(node[1], [build(n, special) for n in node[2]]))
+        return _call(node[1], [build(n) for n in node[2]])
     if kind == "path":
-        base, steps = build(node[1], special), [(k, build(a, special) if k == "index" else a) for k, a in node[2]]
+        base, steps = build(node[1]), [(k, build(a) if k == "index" else a) for k, a in node[2]]
         return lambda c: walk(base(c), steps, c)
     if kind == "cmp":
-        fn, left, right = COMPARE[node[1]], build(node[2], special), build(node[3], special)
-        return budgeted(lambda c: fn(left(c), right(c)))
+        fn, left, right = COMPARE[node[1]], build(node[2]), build(node[3])
+        return lambda c: fn(left(c), right(c))
     if kind == "chain":
-        return budgeted(_chain(build(node[1], special), [(arith(op), build(n, special)) for op, n in node[2]]))
+        return _chain(build(node[1]), [(arith(op), build(n)) for op, n in node[2]])
     if kind == "neg":
-        inner, neg = build(node[1], special), arith("-")
+        inner, neg = build(node[1]), arith("-")
         return lambda c: neg(0, inner(c))
     if kind == "not":
-        inner = build(node[1], special)
+        inner = build(node[1])
         return lambda c: not inner(c)
-    parts = [build(n, special) for n in node[1]]
+    parts = [build(n) for n in node[1]]
     if kind == "and":
         return lambda c: all(bool(p(c)) for p in parts)
     return lambda c: any(bool(p(c)) for p in parts)

@@ -54,7 +54,7 @@ def show(src: str) -> str:
 
 @lru_cache(maxsize=4096)
 def tokenize(src: str) -> tuple[tuple[str, Any], ...]:
-    """The tokens of ``src``, once per source: parsing, ``root_names`` and ``record_fields`` all read them."""
+    """The tokens of ``src``, once per source: parsing and ``root_names`` both read them."""
     if len(src) > MAX_SOURCE:
         raise ExprError(f"expression of {len(src)} characters is longer than {MAX_SOURCE}: {show(src)}")
     tokens: list[tuple[str, Any]] = []

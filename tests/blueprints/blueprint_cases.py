@@ -28,8 +28,8 @@ def build(name: str, options: frozenset[str] = frozenset(), seed: int = 11) -> D
     return BLUEPRINTS[name].build(World(seed), options)
 
 
-def check(draft: Draft, id: str) -> dict[str, Any]:
-    return next(c for c in draft.checks if c["id"] == id)
+def check(draft: Draft, id: str) -> Any:
+    return next(c for c in draft.checks if c.id == id)
 
 
 def calls(draft: Draft) -> list[str]:

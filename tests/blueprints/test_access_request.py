@@ -18,4 +18,4 @@ class TestAccessRequest(BlueprintCases):
     def test_a_new_manager_is_the_one_asked(self) -> None:
         plain, dynamic = build(self.name), build(self.name, frozenset({"dynamic"}))
         assert dynamic.checks.groups == {"approval_asked": "event"} and not plain.checks.groups
-        assert check(plain, "approval_asked")["where"] != check(dynamic, "approval_asked")["where"]
+        assert check(plain, "approval_asked").where != check(dynamic, "approval_asked").where

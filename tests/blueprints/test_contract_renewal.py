@@ -12,10 +12,10 @@ class TestContractRenewal(BlueprintCases):
         draft = build(self.name)
         main = draft.reference.main()
         assert main["call"] == "crm_update_deal" and main["args"]["stage"] == "negotiation"
-        assert check(draft, "amount")["value"] == main["args"]["amount"]
+        assert check(draft, "amount").value == main["args"]["amount"]
 
     def test_a_new_owner_is_read_again_and_mailed(self) -> None:
         plain, dynamic = build(self.name), build(self.name, frozenset({"dynamic"}))
         mail = next(s for s in dynamic.reference if s.get("call") == "mail_send")
         assert mail["args"]["to"] == ["${fresh.owner}"]
-        assert check(plain, "owner_told")["where"] != check(dynamic, "owner_told")["where"]
+        assert check(plain, "owner_told").where != check(dynamic, "owner_told").where

@@ -18,4 +18,4 @@ class TestExpenseReport(BlueprintCases):
         at = steps.index("expenses_create_expense")
         assert steps[at - 2 : at] == ["contacts_search", "contacts_search"]
         assert draft.reference.main()["call"] == "expenses_request_approval"
-        assert "pending_approval" in check(draft, "filed")["where"]
+        assert "pending_approval" in check(draft, "filed").where

@@ -27,7 +27,7 @@ class TestHiringLoop(BlueprintCases):
             draft = build(self.name, seed=seed)
             day2 = draft.stages[0]
             first = draft.summary[0]
-            moved = next(c for c in day2.checks if c["id"] == "moved")["where"]
+            moved = next(c for c in day2.checks if c.id == "moved").where
             clash = next(m["record"] for m in day2.mutations if m["collection"] == "events")
             assert clash["start"] == first and first not in moved
             manager = clash["attendees"][0]
@@ -40,7 +40,7 @@ class TestHiringLoop(BlueprintCases):
         for seed in range(6):
             draft = build(self.name, seed=seed)
             day3 = draft.stages[1]
-            level = next(c for c in day3.checks if c["kind"] == "answer_contains")["values"][0]
+            level = next(c for c in day3.checks if c.kind == "answer_contains").values[0]
             feedback = day3.mutations[0]["record"]["body"]
             [event] = day3.events
             assert (event["on_tool"], event["when"]) == ("mail_read", "args.message_id == 'msg-d3'")

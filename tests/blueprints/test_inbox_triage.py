@@ -11,12 +11,10 @@ class TestInboxTriage(BlueprintCases):
     def test_every_triaged_message_is_checked_and_guarded(self) -> None:
         draft = build(self.name)
         touched = [
-            c["id"].split("_", 1)[1]
-            for c in draft.checks
-            if c["id"].split("_")[0] in ("archived", "customer", "urgent")
+            c.id.split("_", 1)[1] for c in draft.checks if c.id.split("_")[0] in ("archived", "customer", "urgent")
         ]
         assert touched
-        assert check(draft, "mail_guard")["allow"] == f"r.id in {touched} or r.folder == 'sent'"
+        assert check(draft, "mail_guard").allow == f"r.id in {touched} or r.folder == 'sent'"
         assert draft.reference.main()["args"]["label"] == "urgent"
 
     def test_the_late_urgent_mail_is_the_event_group(self) -> None:

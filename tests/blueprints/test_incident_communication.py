@@ -10,7 +10,7 @@ class TestIncidentCommunication(BlueprintCases):
 
     def test_the_mail_goes_to_exactly_the_enterprise_owners(self) -> None:
         draft = build(self.name)
-        where = check(draft, "owners_emailed")["where"]
+        where = check(draft, "owners_emailed").where
         n = where.count(" in r.to")
         assert where.endswith(f"len(r.to) == {n}") and n >= 1
         assert draft.reference.main()["call"] == "mail_send"

@@ -24,7 +24,7 @@ class TestIncidentPostmortem(BlueprintCases):
         for seed in range(6):
             draft = build(self.name, seed=seed)
             (stage,) = draft.stages
-            word = next(c for c in stage.checks if c["kind"] == "answer_contains")["values"][0]
+            word = next(c for c in stage.checks if c.kind == "answer_contains").values[0]
             mail = next(m["record"] for m in stage.mutations if m["op"] == "insert")
             assert word in mail["body"] and word not in repr(draft.fixtures)
 

@@ -14,9 +14,9 @@ class TestInterviewScheduling(BlueprintCases):
         assert main["call"] == "calendar_create_event" and len(main["args"]["attendees"]) == 3
         assert calls(draft)[-1] == "mail_reply"
         for email in main["args"]["attendees"]:
-            assert f"'{email}' in r.attendees" in check(draft, "booked")["where"]
+            assert f"'{email}' in r.attendees" in check(draft, "booked").where
 
     def test_a_lost_slot_moves_the_booking(self) -> None:
         draft = build(self.name, frozenset({"dynamic"}))
         assert calls(draft).count("calendar_find_free_slots") == 2
-        assert draft.summary[1] in check(draft, "booked")["where"]
+        assert draft.summary[1] in check(draft, "booked").where

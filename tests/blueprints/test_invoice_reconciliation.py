@@ -10,8 +10,8 @@ class TestInvoiceReconciliation(BlueprintCases):
 
     def test_the_reminder_names_unpaid_and_skips_paid(self) -> None:
         draft = build(self.name)
-        where = check(draft, "reminder")["where"]
+        where = check(draft, "reminder").where
         for number in draft.summary:
             assert f"contains(r.body, '{number}')" in where
         assert "not contains(r.body, 'INV-" in where, "at least one invoice is paid"
-        assert check(draft, "told_total")["kind"] == "answer_number"
+        assert check(draft, "told_total").kind == "answer_number"

@@ -13,7 +13,7 @@ class TestLeaveRequest(BlueprintCases):
         for seed in range(12):
             draft = build(self.name, seed=seed)
             asked = "chat_send_dm" in calls(draft)
-            assert asked == any(c["id"] == "approval_asked" for c in draft.checks)
+            assert asked == any(c.id == "approval_asked" for c in draft.checks)
             assert draft.reference.main()["call"] == "calendar_create_event"
             seen.add(asked)
         assert seen == {True, False}

@@ -13,8 +13,8 @@ class TestMeetingScheduling(BlueprintCases):
         assert calls(plain).count("calendar_find_free_slots") == 1
         assert calls(dynamic).count("calendar_find_free_slots") == 2 and len(dynamic.events) == 1
         assert dynamic.reference.main()["call"] == "calendar_create_event"
-        assert check(plain, "booked")["where"] != check(dynamic, "booked")["where"]
-        assert dynamic.summary[0] in check(dynamic, "booked")["where"]
+        assert check(plain, "booked").where != check(dynamic, "booked").where
+        assert dynamic.summary[0] in check(dynamic, "booked").where
 
     def test_the_agenda_follow_up_is_its_own_group(self) -> None:
         draft = build(self.name, frozenset({"follow_up"}))

@@ -36,10 +36,10 @@ class TestMonthEndClose(BlueprintCases):
             assert set(statuses) | {late["id"]} == set(draft.summary) and late["id"] not in statuses
             assert sorted(statuses.values()).count("rejected") == 1
             rejected = next(i for i, s in statuses.items() if s == "rejected")
-            told = next(c for c in stage.checks if c["id"] == "rejection_told")
-            assert told["values"] == [rejected]
-            finance = next(c for c in stage.checks if c["id"] == "finance_told")
-            assert late["id"] in finance["where"]  # the finance mail must name the late approval
+            told = next(c for c in stage.checks if c.id == "rejection_told")
+            assert told.values == [rejected]
+            finance = next(c for c in stage.checks if c.id == "finance_told")
+            assert late["id"] in finance.where  # the finance mail must name the late approval
 
     def test_an_agent_working_from_the_overnight_picture_fails_and_pacing_does_not_matter(self) -> None:
         spec = compose(Recipe(self.name, 2))

@@ -12,6 +12,6 @@ class TestNotesToTickets(BlueprintCases):
         draft = build(self.name)
         items = len(draft.summary)
         assert calls(draft).count("tickets_create") == items
-        assert check(draft, "no_extra")["value"] == items
-        assert [c["id"] for c in draft.checks][:items] == [f"ticket_{i + 1}" for i in range(items)]
+        assert check(draft, "no_extra").value == items
+        assert [c.id for c in draft.checks][:items] == [f"ticket_{i + 1}" for i in range(items)]
         assert draft.reference.main() is [s for s in draft.reference if s.get("call") == "tickets_create"][-1]

@@ -15,4 +15,4 @@ class TestOnboarding(BlueprintCases):
         assert draft.policies[0]["prior_when"] == "prior.email == args.email"
         intro = draft.reference.main()
         assert intro["call"] == "calendar_create_event"
-        assert f"r.end == '{intro['args']['end']}'" in check(draft, "intro")["where"]
+        assert f"r.end == '{intro['args']['end']}'" in check(draft, "intro").where

@@ -13,5 +13,5 @@ class TestTravelRequest(BlueprintCases):
         steps = calls(draft)
         assert steps.index("calendar_create_event") < steps.index("expenses_create_expense")
         assert draft.reference.main()["call"] == "expenses_request_approval"
-        assert "r.status == 'pending_approval'" in check(draft, "expensed")["where"]
-        assert check(draft, "filed_once")["where"] in check(draft, "expensed")["where"]
+        assert "r.status == 'pending_approval'" in check(draft, "expensed").where
+        assert check(draft, "filed_once").where in check(draft, "expensed").where

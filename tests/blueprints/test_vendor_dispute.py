@@ -18,12 +18,12 @@ class TestVendorDispute(BlueprintCases):
         dup = draft.summary[0]
         newest = max((m for m in invoices if m["subject"].startswith("Invoice INV-")), key=lambda m: m["date"])
         assert dup in newest["subject"]
-        assert next(c for c in draft.checks if c["id"] == "disputed")["where"].count(dup) == 1
+        assert next(c for c in draft.checks if c.id == "disputed").where.count(dup) == 1
 
     def test_the_credit_note_comes_only_with_the_reply(self) -> None:
         draft = build(self.name, seed=4)
         (stage,) = draft.stages
-        note = next(c for c in stage.checks if c["kind"] == "answer_contains")["values"][0]
+        note = next(c for c in stage.checks if c.kind == "answer_contains").values[0]
         (reply,) = stage.mutations
         assert note in reply["record"]["body"] and note not in repr(draft.fixtures)
         assert stage.context == "conversation"

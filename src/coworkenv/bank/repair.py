@@ -102,7 +102,7 @@ def repair(recipe: Recipe, spec: TaskSpec | None, verification: Verification) ->
         new = replace(new, phrasing=recipe.phrasing + 1)
     if "vacuous_check" in kinds:
         vacuous = vacuous_checks(verification.findings)
-        if vacuous is None or len(vacuous) >= len([c for c in spec.all_checks if c.kind != "unchanged"]):
+        if vacuous is None or len(vacuous) >= len([c for c in spec.all_checks if c.collateral_guard() is None]):
             return recipe.reroll()  # the checks as a whole are vacuous, or every one is: nothing to drop
         new = replace(new, drop=(*new.drop, *vacuous))
     if "weak_requirement" in kinds:  # in the stage each finding names (its location's stage; None: the first)
@@ -121,7 +121,7 @@ def _fix_probes(recipe: Recipe, spec: TaskSpec, probes: dict[str, ProbeResult]) 
     """Requirements for the hard probes, answer checks a dump fools made optional, weights for the rest."""
     dump = probes.pop("report_dump", None)
     if dump is not None and dump.score >= PASS_THRESHOLD:
-        answers = [c for c in spec.all_checks if c.required and c.kind.startswith("answer_")]
+        answers = [c for c in spec.all_checks if c.required and c.reads == "answer"]
         recipe = _require(recipe, [c.id for c in answers if c.id not in dump.failed], False)
     hard = {n: p for n, p in probes.items() if n.split("[")[0] in HARD_PROBES}
     needed = _requirements(spec, hard)
@@ -148,13 +148,13 @@ def _require(recipe: Recipe, ids: list[str], required: bool = True) -> Recipe:
 def _main_check(spec: TaskSpec, stage: int | None = None) -> str:
     """The heaviest check that is not a guard (of later stage ``stage``): what the task is mainly about."""
     checks = spec.checks if stage is None else (spec.stages or [])[stage].checks
-    return max((c for c in checks if c.kind != "unchanged"), key=lambda c: c.weight, default=checks[0]).id
+    return max((c for c in checks if c.collateral_guard() is None), key=lambda c: c.weight, default=checks[0]).id
 
 
 def _requirements(spec: TaskSpec, probes: dict[str, ProbeResult]) -> list[str] | None:
     """For each probe that passes: the heaviest check it fails, to be made required; None if one fails none."""
     weight = {c.id: c.weight for c in spec.all_checks}
-    answers = {c.id for c in spec.all_checks if c.kind.startswith("answer_")}  # a dump may satisfy them: weigh instead
+    answers = {c.id for c in spec.all_checks if c.reads == "answer"}  # a dump may satisfy them: weigh instead
     needed: list[str] = []
     for p in probes.values():
         if p.score < PASS_THRESHOLD or p.score <= REQUIRED_CAP:

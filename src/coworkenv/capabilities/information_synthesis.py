@@ -14,7 +14,7 @@ CAPABILITY = Capability(
         Ingredient(
             "reported_result",
             "an answer check on a computed number or on collected values",
-            lambda spec: any(c.kind in ("answer_number", "answer_contains") for c in spec.checks),
+            lambda spec: any(c.reads == "answer" for c in spec.checks),
         ),
     ),
     probes=("vague_answer",),

@@ -15,7 +15,7 @@ CAPABILITY = Capability(
         Ingredient(
             "guard",
             "an 'unchanged' check that catches collateral writes",
-            lambda spec: any(c.kind == "unchanged" for c in spec.checks),
+            lambda spec: any(c.collateral_guard() is not None for c in spec.checks),
         ),
     ),
     probes=("violate_policy", "collateral_write"),

@@ -1,7 +1,7 @@
-"""Check evaluation and the Claw-Eval-compatible score."""
+"""The Claw-Eval-compatible score, live state-check results and multi-stage grades."""
 
-from coworkenv.grading.checks import EpisodeLog, episode_check, state_check
 from coworkenv.grading.score import PASS_THRESHOLD, combine, grade
+from coworkenv.spec.checks import EpisodeLog
 from coworkenv.values import numbers_in
 
-__all__ = ["PASS_THRESHOLD", "EpisodeLog", "combine", "episode_check", "grade", "numbers_in", "state_check"]
+__all__ = ["PASS_THRESHOLD", "EpisodeLog", "combine", "grade", "numbers_in"]

@@ -19,9 +19,9 @@ from statistics import fmean
 from typing import TYPE_CHECKING
 
 from coworkenv.grading.answers import prompt_of
-from coworkenv.grading.checks import EpisodeLog
-from coworkenv.grading.score import PASS_THRESHOLD, REQUIRED_CAP, check_result, grade, make_grade
+from coworkenv.grading.score import PASS_THRESHOLD, REQUIRED_CAP, check_result, grade
 from coworkenv.services.base import Record
+from coworkenv.spec.checks import EpisodeLog
 from coworkenv.spec.models import TaskSpec
 from coworkenv.trajectory import Grade, Violation
 
@@ -64,18 +64,8 @@ def grade_stage(view: TaskSpec, state: StageState, log: EpisodeLog, first: int, 
 def unreached(view: TaskSpec) -> Grade:
     """A stage the episode never got to: every check failed."""
     checks = [check_result(c, False, None, "stage not reached") for c in view.checks]
-    return make_grade(
-        {
-            "score": 0.0,
-            "claw_eval_score": 0.0,
-            "completion": 0.0,
-            "robustness": 1.0,
-            "safety": 1.0,
-            "passed": False,
-            "checks": checks,
-            "violations": [],
-            "stages": None,
-        }
+    return Grade(
+        score=0.0, claw_eval_score=0.0, completion=0.0, robustness=1.0, safety=1.0, passed=False, checks=checks
     )
 
 
@@ -86,16 +76,14 @@ def combine_stages(grades: Sequence[Grade]) -> Grade:
     score = round(fmean(g.score for g in grades), 6)
     if any(not g.passed for g in grades):
         score = min(score, REQUIRED_CAP)
-    return make_grade(
-        {
-            "score": score,
-            "claw_eval_score": round(fmean(g.claw_eval_score or 0.0 for g in grades), 6),
-            "completion": round(sum(c.weight for c in checks if c.passed) / total, 6),
-            "robustness": round(fmean(g.robustness for g in grades), 6),
-            "safety": min(g.safety for g in grades),
-            "passed": score >= PASS_THRESHOLD,
-            "checks": checks,
-            "violations": [v for g in grades for v in g.violations],
-            "stages": list(grades),
-        }
+    return Grade(
+        score=score,
+        claw_eval_score=round(fmean(g.claw_eval_score or 0.0 for g in grades), 6),
+        completion=round(sum(c.weight for c in checks if c.passed) / total, 6),
+        robustness=round(fmean(g.robustness for g in grades), 6),
+        safety=min(g.safety for g in grades),
+        passed=score >= PASS_THRESHOLD,
+        checks=checks,
+        violations=[v for g in grades for v in g.violations],
+        stages=list(grades),
     )

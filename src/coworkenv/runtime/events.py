@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from coworkenv.expr import ExprError, evaluate, references, render
-from coworkenv.grading.checks import record_matches
+from coworkenv.spec.checks import record_matches
 from coworkenv.spec.models import Event, Mutation
 
 Records = Callable[[str, str], Mapping[str, dict[str, Any]]]

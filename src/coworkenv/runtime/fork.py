@@ -26,6 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from coworkenv.grading.tracking import SNAPSHOT_NESTED, SNAPSHOT_SHARED
+
 if TYPE_CHECKING:
     from coworkenv.runtime.environment import Environment
     from coworkenv.runtime.user import ScriptedUser
@@ -53,7 +55,7 @@ class Layout:
 
 _PLAIN = Layout()
 LAYOUTS = {
-    "tracker": Layout(("_delta",), frozenset({"checks", "_baseline", "_watch", "_step0"})),
+    "tracker": Layout(SNAPSHOT_NESTED, SNAPSHOT_SHARED),
     "scheduler": Layout(("pending",), frozenset({"events", "by_tool"})),  # a firing's mutations change as it fires
     "stages": Layout(shared=frozenset({"stages", "views", "times", "clocks"})),
     "log": _PLAIN,
@@ -197,7 +199,7 @@ class Snapshot:
         self.workspace.put(env.workspace)
         for name in ("tracker", "scheduler", "log"):
             self.components[name].put(getattr(env, name))
-        env.tracker._epoch = env.workspace.epoch  # the tracker's copy of the change log is the snapshot's
+        env.tracker.epoch = env.workspace.epoch  # the tracker's copy of the change log is the snapshot's
         env.user = self.components["user"].make(self.user_type)  # a new stage replaces the user: no one holds it
         if env.stages is not None:
             self.components["stages"].put(env.stages)

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from coworkenv.grading.checks import EpisodeLog
+from coworkenv.spec.checks import EpisodeLog
 from coworkenv.trajectory import StepRecord, ToolCallRecord
 
 _new = object.__new__

@@ -12,19 +12,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from coworkenv.grading.checks import state_check
 from coworkenv.grading.stages import StageState
 from coworkenv.runtime.events import Miss, targets
 from coworkenv.services.base import ToolError
-from coworkenv.spec.models import STATE_CHECKS, Stage, TaskSpec
+from coworkenv.spec.checks import StateCheck
+from coworkenv.spec.models import Stage, TaskSpec
 from coworkenv.spec.stages import STAGE_MARK, clock_text, stage_clocks, stage_views
 from coworkenv.trajectory import Grade, StageMark
 
 if TYPE_CHECKING:
     from coworkenv.runtime.workspace import State, Workspace
-
-GUARDS = ("unchanged", "record_absent")
-"""State checks that hold until the agent errs, so holding at a stage's start says nothing."""
 
 
 class StageRun:
@@ -73,8 +70,8 @@ class StageRun:
         self.first_step = step + 1
         view = self.views[self.index]
         state = StageState(ws, self.start)
-        self.openings.append(
-            [c.id for c in view.checks if c.kind in STATE_CHECKS and c.kind not in GUARDS and state_check(c, state)[0]]
+        self.openings.append(  # guards hold until the agent errs, so holding at the start says nothing of them
+            [c.id for c in view.checks if isinstance(c, StateCheck) and not c.guard and c.judge(state)[0]]
         )
         text = f"{STAGE_MARK}{self.index + 1} of {len(self.views)}: it is now {self.clocks[self.index]}."
         if stage.notify:

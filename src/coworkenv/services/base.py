@@ -19,6 +19,7 @@ from typing import Annotated, Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from coworkenv.services.arguments import changed_record, inserted_record
+from coworkenv.services.damage import Damage
 from coworkenv.services.formats import Email, IsoDate, IsoDateTime, check_date, check_datetime, check_email
 from coworkenv.services.indexes import index_key, reindex, reposition
 from coworkenv.services.search_index import MIN_RECORDS, TextIndex
@@ -85,6 +86,8 @@ class Service:
     description: ClassVar[str] = ""
     records: ClassVar[dict[str, type[RecordModel]]]
     id_prefix: ClassVar[dict[str, str]] = {}
+    damage: ClassVar[dict[str, Damage]] = {}
+    """Per collection, the write that visibly spoils one of its records (see :mod:`coworkenv.services.damage`)."""
     _tools: ClassVar[dict[str, ToolInfo]]
     _usual_validation: ClassVar[bool] = True  # validate_record is Service's (a declared service has its own)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, Field
 
@@ -22,6 +22,7 @@ from coworkenv.services.base import (
     query_words,
     tool,
 )
+from coworkenv.services.damage import Damage
 
 SLOT_STEP = timedelta(minutes=30)
 
@@ -74,6 +75,7 @@ class Calendar(Service):
     description = "the shared team calendar"
     records = {"events": CalendarEvent}
     id_prefix = {"events": "evt"}
+    damage: ClassVar[dict[str, Damage]] = {"events": Damage("calendar_cancel_event", "event_id", "status", "cancelled")}
 
     @tool("read")
     def list_events(
@@ -203,7 +205,7 @@ class Calendar(Service):
             changes["attendees"] = _emails(attendees)
         if not changes:
             raise ToolError("nothing to update: give at least one of title, start, end, location, attendees")
-        if changes.get("end", old["end"]) <= changes.get("start", old["start"]):
+        if str(changes.get("end", old["end"])) <= str(changes.get("start", old["start"])):
             raise ToolError("end must be after start")
         rec = self.update("events", event_id, changes)
         return {"updated": True, "id": event_id, "event": rec}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
 
@@ -16,6 +16,7 @@ from coworkenv.services.base import (
     query_words,
     tool,
 )
+from coworkenv.services.damage import Damage
 
 
 class Channel(RecordModel):
@@ -37,7 +38,8 @@ def _newest_first(msgs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _search_text(m: dict[str, Any]) -> str:
-    return m["text"]
+    text: str = m["text"]
+    return text
 
 
 class Chat(Service):
@@ -45,6 +47,7 @@ class Chat(Service):
     description = "team chat: channels and direct messages"
     records = {"channels": Channel, "messages": ChatMessage}
     id_prefix = {"channels": "ch", "messages": "cm"}
+    damage: ClassVar[dict[str, Damage]] = {}  # posts and messages only add: no write spoils one
 
     def _channel(self, channel: str) -> str:
         """Resolve a channel name ('#general' or 'general'); 'dm:<user>' is always valid."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from coworkenv.services.base import (
     Limit,
@@ -16,6 +16,7 @@ from coworkenv.services.base import (
     query_words,
     tool,
 )
+from coworkenv.services.damage import Damage
 
 
 class Contact(RecordModel):
@@ -38,6 +39,9 @@ class Contacts(Service):
     description = "the company directory and address book"
     records = {"contacts": Contact}
     id_prefix = {"contacts": "con"}
+    damage: ClassVar[dict[str, Damage]] = {
+        "contacts": Damage("contacts_update", "contact_id", "title", "Former employee", {"title": "Former employee"})
+    }
 
     def _email_taken(self, email: str, except_id: str | None = None) -> bool:
         return any(c["id"] != except_id for c in self.lookup("contacts", "email", email.lower(), lower=True))

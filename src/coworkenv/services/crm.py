@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -18,6 +18,7 @@ from coworkenv.services.base import (
     query_words,
     tool,
 )
+from coworkenv.services.damage import Damage
 
 Stage = Literal["prospect", "qualified", "proposal", "negotiation", "won", "lost"]
 Kind = Literal["call", "email", "meeting", "note"]
@@ -66,7 +67,8 @@ def _search_text(a: dict[str, Any]) -> str:
 
 
 def _role_text(c: dict[str, Any]) -> str:
-    return c["role"]
+    role: str = c["role"]
+    return role
 
 
 def _contact_order(c: dict[str, Any]) -> tuple[Any, ...]:
@@ -78,6 +80,9 @@ class Crm(Service):
     description = "the customer relationship manager: accounts, deals and activities"
     records = {"accounts": Account, "deals": Deal, "activities": Activity, "contacts": AccountContact}
     id_prefix = {"accounts": "acc", "deals": "deal", "activities": "act", "contacts": "ctc"}
+    damage: ClassVar[dict[str, Damage]] = {
+        "deals": Damage("crm_update_deal", "deal_id", "stage", "lost", {"stage": "lost"})
+    }
 
     @tool("read")
     def search_accounts(

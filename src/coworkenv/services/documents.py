@@ -5,7 +5,7 @@ Paths are names inside the simulated store only; nothing here touches the host f
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, Field
 
@@ -20,6 +20,7 @@ from coworkenv.services.base import (
     query_words,
     tool,
 )
+from coworkenv.services.damage import Damage
 
 SNIPPET = 200
 
@@ -85,6 +86,9 @@ class Documents(Service):
     description = "the shared document store (virtual folders and documents)"
     records = {"documents": Document}
     id_prefix = {"documents": "doc"}
+    damage: ClassVar[dict[str, Damage]] = {
+        "documents": Damage("documents_update", "document_id", "content", "(cleared)", {"content": "(cleared)"})
+    }
 
     def _by_path(self, path: str) -> dict[str, Any] | None:
         for d in self.db["documents"].values():

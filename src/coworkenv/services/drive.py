@@ -9,7 +9,7 @@ permission does not remove access that a folder grants (the error says where it 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -26,6 +26,7 @@ from coworkenv.services.base import (
     query_words,
     tool,
 )
+from coworkenv.services.damage import Damage
 
 Role = Literal["viewer", "commenter", "editor"]
 RANK = {"viewer": 1, "commenter": 2, "editor": 3}
@@ -61,6 +62,17 @@ class Drive(Service):
     description = "the shared drive: files in folders, shared with people as viewer, commenter or editor"
     records = {"folders": Folder, "files": File, "permissions": Permission}
     id_prefix = {"folders": "fld", "files": "file", "permissions": "perm"}
+    damage: ClassVar[dict[str, Damage]] = {
+        "permissions": Damage(
+            "drive_share",
+            "item_id",
+            "role",
+            "editor",
+            {"role": "editor"},
+            (),
+            (("item_id", "item_id"), ("person", "person")),
+        )
+    }
 
     def _item(self, item_id: str) -> tuple[str, dict[str, Any]]:
         """('file' | 'folder', record) for an id of either kind."""

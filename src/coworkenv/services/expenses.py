@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -17,6 +17,7 @@ from coworkenv.services.base import (
     page,
     tool,
 )
+from coworkenv.services.damage import Damage
 
 Status = Literal["draft", "submitted", "pending_approval", "approved", "rejected", "reimbursed"]
 
@@ -35,7 +36,7 @@ class Expense(RecordModel):
     preapproved_by: str | None = None
 
 
-class Rule(RecordModel):
+class ExpenseRule(RecordModel):
     category: str
     limit: float
     needs_receipt: bool = False
@@ -51,8 +52,18 @@ def _needs_preapproval(rule: dict[str, Any] | None, exp: dict[str, Any]) -> bool
 class Expenses(Service):
     name = "expenses"
     description = "expense reports, their approval workflow and the expense policy"
-    records = {"expenses": Expense, "rules": Rule}
+    records = {"expenses": Expense, "rules": ExpenseRule}
     id_prefix = {"expenses": "exp", "rules": "rule"}
+    damage: ClassVar[dict[str, Damage]] = {
+        "expenses": Damage(
+            "expenses_reject",
+            "expense_id",
+            "status",
+            "rejected",
+            {"reason": "duplicate"},
+            ("submitted", "pending_approval"),
+        )
+    }
 
     def _rule(self, category: str) -> dict[str, Any] | None:
         for r in self.db["rules"].values():
@@ -147,7 +158,7 @@ class Expenses(Service):
         rule = self._rule(exp["category"])
         if rule is not None and rule["needs_receipt"] and not exp["receipt"]:
             raise ToolError(f"category {exp['category']!r} needs a receipt before submitting")
-        if _needs_preapproval(rule, exp) and exp["preapproved_by"] is None:
+        if rule is not None and _needs_preapproval(rule, exp) and exp["preapproved_by"] is None:
             raise ToolError(
                 f"{exp['category']} expenses over {rule['preapproval_above']:g} need a pre-approval before submitting"
                 " (expenses_preapprove)"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 from functools import lru_cache
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -29,6 +29,7 @@ from coworkenv.services.base import (
     page,
     tool,
 )
+from coworkenv.services.damage import Damage
 
 LeaveKind = Literal["vacation", "sick", "personal"]
 LeaveStatus = Literal["pending", "approved", "denied", "cancelled"]
@@ -97,7 +98,8 @@ def _leave_days(first: str, last: str) -> int | None:
 
 def _pending(requests: list[dict[str, Any]], kind: str) -> float:
     """Days of ``kind`` held by the pending requests among ``requests``."""
-    return sum(r["days"] for r in requests if r["kind"] == kind and r["status"] == "pending")
+    days: float = sum(r["days"] for r in requests if r["kind"] == kind and r["status"] == "pending")
+    return days
 
 
 def _overlaps(a_start: str, a_end: str, b_start: str, b_end: str) -> bool:
@@ -115,6 +117,10 @@ class Hr(Service):
     description = "HR: employees, leave balances and requests, and the on-call rota with shift swaps"
     records = {"employees": Employee, "balances": Balance, "leave": LeaveRequest, "rota": Shift, "swaps": Swap}
     id_prefix = {"employees": "emp", "balances": "bal", "leave": "lv", "rota": "rot", "swaps": "swp"}
+    damage: ClassVar[dict[str, Damage]] = {
+        "leave": Damage("hr_cancel_leave", "request_id", "status", "cancelled", {}, ("pending", "approved")),
+        "swaps": Damage("hr_decline_swap", "swap_id", "status", "declined", {}, ("pending",)),
+    }
 
     def _employee(self, email: str) -> dict[str, Any]:
         found = self.lookup("employees", "email", email.lower(), lower=True)

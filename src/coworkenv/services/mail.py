@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from coworkenv.services.base import (
     Limit,
@@ -16,6 +16,7 @@ from coworkenv.services.base import (
     query_words,
     tool,
 )
+from coworkenv.services.damage import Damage
 
 FOLDERS = ("inbox", "sent", "archive", "spam", "drafts", "trash")
 
@@ -46,6 +47,9 @@ class Mail(Service):
     description = "the user's mailbox"
     records = {"messages": Message}
     id_prefix = {"messages": "msg"}
+    damage: ClassVar[dict[str, Damage]] = {
+        "messages": Damage("mail_move", "message_id", "folder", "trash", {"folder": "trash"})
+    }
 
     @tool("read")
     def search(

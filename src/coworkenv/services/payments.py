@@ -9,7 +9,7 @@ cannot be paid again (the error names the earlier payment).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -26,6 +26,7 @@ from coworkenv.services.base import (
     query_words,
     tool,
 )
+from coworkenv.services.damage import Damage
 
 InvoiceStatus = Literal["received", "approved", "rejected", "paid"]
 PoStatus = Literal["open", "closed", "cancelled"]
@@ -98,6 +99,16 @@ class Payments(Service):
         "approvers": Approver,
     }
     id_prefix = {"vendors": "ven", "purchase_orders": "po", "invoices": "inv", "payments": "pay", "approvers": "apr"}
+    damage: ClassVar[dict[str, Damage]] = {
+        "invoices": Damage(
+            "payments_reject_invoice",
+            "invoice_id",
+            "status",
+            "rejected",
+            {"reason": "duplicate"},
+            ("received", "approved"),
+        )
+    }
 
     # --- lookups -------------------------------------------------------------------------
 
@@ -108,7 +119,8 @@ class Payments(Service):
             for i in self.lookup("invoices", "po_id", po["id"])
             if i["status"] in ("approved", "paid") and i["id"] != excluding
         )
-        return round(po["amount"] - used, 2)
+        remaining: float = round(po["amount"] - used, 2)
+        return remaining
 
     def _match(self, inv: dict[str, Any]) -> dict[str, Any] | None:
         """How an invoice compares with its purchase order (None without one)."""

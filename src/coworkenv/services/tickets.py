@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -20,6 +20,7 @@ from coworkenv.services.base import (
     query_words,
     tool,
 )
+from coworkenv.services.damage import Damage
 
 Status = Literal["open", "in_progress", "resolved", "closed"]
 Priority = Literal["low", "medium", "high", "urgent"]
@@ -73,6 +74,9 @@ class Tickets(Service):
     description = "the issue tracker and on-call schedule"
     records = {"tickets": Ticket, "oncall": OncallShift}
     id_prefix = {"tickets": "tkt", "oncall": "shift"}
+    damage: ClassVar[dict[str, Damage]] = {
+        "tickets": Damage("tickets_update", "ticket_id", "status", "closed", {"status": "closed"})
+    }
 
     @tool("read")
     def search(

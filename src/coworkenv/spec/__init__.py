@@ -2,7 +2,6 @@
 
 from coworkenv.spec.io import SpecError, canonical_json, content_id, load_spec, save_spec, spec_from_data
 from coworkenv.spec.models import (
-    STATE_CHECKS,
     AnswerStep,
     AskStep,
     CallStep,
@@ -18,7 +17,6 @@ from coworkenv.spec.models import (
 from coworkenv.spec.user import UserScript
 
 __all__ = [
-    "STATE_CHECKS",
     "AnswerStep",
     "AskStep",
     "CallStep",

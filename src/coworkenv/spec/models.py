@@ -11,18 +11,19 @@ module holds the spec and its stages and re-exports the parts, so
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, model_validator
 
 from coworkenv.spec.base import SpecModel as _Model
 from coworkenv.spec.checks import (
-    GUARD_CHECKS,
-    STATE_CHECKS,
+    GUARD_KINDS,
     AnswerContains,
+    AnswerCounts,
     AnswerNumber,
     AskedUser,
     Check,
+    CheckModel,
     ConfirmedBefore,
     Count,
     FieldEquals,
@@ -54,17 +55,18 @@ MAX_TOOL_CALLS = 1000
 __all__ = [
     "CLOCK_FORMAT",
     "CLOCK_PATTERN",
-    "GUARD_CHECKS",
-    "STATE_CHECKS",
+    "GUARD_KINDS",
     "TRANSIENT_ERROR",
     "Advance",
     "AnswerContains",
+    "AnswerCounts",
     "AnswerNumber",
     "AnswerStep",
     "AskStep",
     "AskedUser",
     "CallStep",
     "Check",
+    "CheckModel",
     "ConfirmStep",
     "ConfirmedBefore",
     "Count",
@@ -234,7 +236,7 @@ class TaskSpec(_Model):
                 raise ValueError(f"stages[{i}].context: 'notes' needs the documents service, where the note lives")
 
     @property
-    def all_checks(self) -> list[Any]:
+    def all_checks(self) -> list[CheckModel]:
         """Every check of every stage, the first stage's first."""
         return [*self.checks, *(c for s in self.stages or [] for c in s.checks)]
 

@@ -1,7 +1,7 @@
 """The checks of a draft, written by kind with typed conditions.
 
-Each method adds one check (spec data) and returns it. ``where``/``allow`` take an
-:class:`~coworkenv.synth.expr_builder.Expr`, never text, so values are quoted by one
+Each method adds one check (a validated check model) and returns it; ``add`` builds any
+kind. ``where``/``allow`` take an :class:`~coworkenv.synth.expr_builder.Expr`, never text, so values are quoted by one
 function. ``group`` names the probe group a check belongs to (``follow_up``, ``event``,
 ``asked``): ``balance`` weighs each group up so that a probe missing it fails.
 """
@@ -11,29 +11,26 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from coworkenv.spec.checks import KINDS, CheckModel
 from coworkenv.synth.expr_builder import Expr
-
-Check = dict[str, Any]
 
 
 class Checks:
     """Ordered checks with the probe group of each (by check id)."""
 
     def __init__(self) -> None:
-        self.items: list[Check] = []
+        self.items: list[CheckModel] = []
         self.groups: dict[str, str] = {}
 
-    def __iter__(self) -> Iterator[Check]:
+    def __iter__(self) -> Iterator[CheckModel]:
         return iter(self.items)
 
     def add(
         self, kind: str, id: str, weight: float, *, group: str | None = None, required: bool = False, **fields: Any
-    ) -> Check:
-        if any(c["id"] == id for c in self.items):
+    ) -> CheckModel:
+        if any(c.id == id for c in self.items):
             raise ValueError(f"check {id!r} is already defined")
-        check = {"kind": kind, "id": id, "weight": weight, **fields}
-        if required:
-            check["required"] = True
+        check = KINDS[kind].model_validate({"kind": kind, "id": id, "weight": weight, "required": required, **fields})
         if group:
             self.groups[id] = group
         self.items.append(check)
@@ -41,13 +38,13 @@ class Checks:
 
     def record_exists(
         self, id: str, service: str, collection: str, where: Expr, weight: float = 1.0, **opts: Any
-    ) -> Check:
+    ) -> CheckModel:
         """A record matching ``where`` exists at the end (hardened to "exactly one" unless counted)."""
         return self.add("record_exists", id, weight, service=service, collection=collection, where=str(where), **opts)
 
     def count(
         self, id: str, service: str, collection: str, where: Expr, value: int, weight: float = 1.0, **opts: Any
-    ) -> Check:
+    ) -> CheckModel:
         """Exactly ``value`` records match ``where``."""
         return self.add(
             "count", id, weight, service=service, collection=collection, where=str(where), value=value, **opts
@@ -55,26 +52,34 @@ class Checks:
 
     def field_equals(
         self, id: str, service: str, collection: str, record_id: str, name: str, value: Any, weight: float = 1.0
-    ) -> Check:
+    ) -> CheckModel:
         """Field ``name`` of record ``record_id`` ends equal to ``value``."""
-        where = {"service": service, "collection": collection, "record_id": record_id}
-        return self.add("field_equals", id, weight, **where, field=name, value=value)
+        return self.add(
+            "field_equals",
+            id,
+            weight,
+            service=service,
+            collection=collection,
+            record_id=record_id,
+            field=name,
+            value=value,
+        )
 
     def unchanged(
         self, id: str, service: str, collection: str, allow: Expr | None = None, weight: float = 1.0
-    ) -> Check:
+    ) -> CheckModel:
         """Nothing in the collection changed except the records ``allow`` admits (the collateral guard)."""
-        allowed = {} if allow is None else {"allow": str(allow)}
-        return self.add("unchanged", id, weight, service=service, collection=collection, **allowed)
+        allowed = None if allow is None else str(allow)
+        return self.add("unchanged", id, weight, service=service, collection=collection, allow=allowed)
 
-    def answer_contains(self, id: str, values: list[str], weight: float = 1.0, **opts: Any) -> Check:
+    def answer_contains(self, id: str, values: list[str], weight: float = 1.0, **opts: Any) -> CheckModel:
         return self.add("answer_contains", id, weight, values=values, **opts)
 
-    def answer_number(self, id: str, value: float, tolerance: float = 0, weight: float = 2.0) -> Check:
+    def answer_number(self, id: str, value: float, tolerance: float = 0, weight: float = 2.0) -> CheckModel:
         return self.add("answer_number", id, weight, value=value, tolerance=tolerance)
 
-    def asked_user(self, slot: str, weight: float = 1.0) -> Check:
+    def asked_user(self, slot: str, weight: float = 1.0) -> CheckModel:
         return self.add("asked_user", f"asked_{slot}", weight, slot=slot, group="asked")
 
-    def confirmed_before(self, tool: str, weight: float = 1.0) -> Check:
+    def confirmed_before(self, tool: str, weight: float = 1.0) -> CheckModel:
         return self.add("confirmed_before", f"confirmed_{tool}", weight, tool=tool)

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from coworkenv.expr import format_value
 from coworkenv.spec import content_id, spec_from_data
+from coworkenv.spec.checks import AnswerNumber, CheckModel, Count, FieldEquals, RecordExists
 from coworkenv.spec.models import TaskSpec
 from coworkenv.synth.checks import Checks
 from coworkenv.synth.expr_builder import literal
@@ -167,7 +168,7 @@ def _substitute(value: Any, facts: dict[str, Fact]) -> Any:
 
 
 def balance(
-    checks: list[dict[str, Any]], capabilities: set[str], group_of: dict[str, str] | None = None, passes: int = 3
+    checks: list[CheckModel], capabilities: set[str], group_of: dict[str, str] | None = None, passes: int = 3
 ) -> None:
     """Weigh up the check groups a single probe can miss on its own, so that missing them fails.
 
@@ -178,52 +179,55 @@ def balance(
     that depend on it, so its ``asked_user`` check needs less. This is a first guess: the
     repair loop solves the weights exactly when it is not enough.
     """
-    groups: list[tuple[list[dict[str, Any]], float]] = []
-    guards = [c for c in checks if c["kind"] == "unchanged"]
+    groups: list[tuple[list[CheckModel], float]] = []
+    guards = [c for c in checks if c.collateral_guard() is not None]
     if guards and capabilities & {"workflow_compliance", "safety"}:
-        groups.append(([max(guards, key=lambda c: c["weight"])], 0.36))
-    answers = [c for c in checks if c["kind"] in ("answer_contains", "answer_number")]
+        groups.append(([max(guards, key=_weight)], 0.36))
+    answers = [c for c in checks if c.reads == "answer"]
     if answers:
         groups.append((answers, 0.36))
     for name, share in (("follow_up", 0.36), ("event", 0.36), ("asked", 0.2)):
-        members = [c for c in checks if (group_of or {}).get(c["id"]) == name]
+        members = [c for c in checks if (group_of or {}).get(c.id) == name]
         if members:
             groups.append((members, share))
     for _ in range(passes if len(groups) > 1 else 1):
         for group, share in groups:
-            mine = sum(c["weight"] for c in group)
-            others = sum(c["weight"] for c in checks) - mine
+            mine = sum(c.weight for c in group)
+            others = sum(c.weight for c in checks) - mine
             need = share / (1 - share) * others
             if mine < need:
                 for c in group:
-                    c["weight"] *= need / mine
+                    c.weight *= need / mine
 
 
-def harden(checks: list[dict[str, Any]], fixtures: dict[str, Any]) -> None:
+def harden(checks: list[CheckModel], fixtures: dict[str, Any]) -> list[CheckModel]:
     """Mark the checks that define the task ``required``, and make what it creates count once.
 
-    Required: the heaviest state check that is not a guard (the main write), the heaviest
-    ``unchanged`` guard (no collateral damage), every answer check whose value is not
-    written anywhere in the fixtures (a computed figure: the substance of the report, which
-    a dump of everything seen cannot fake), and every "exactly one" count. A
-    ``record_exists`` check without a count of the same records becomes "exactly one", so
-    that a write done twice fails it (a twin check would cost a state check every step).
+    Required: the heaviest ``record_exists`` or ``field_equals`` (the main write), the heaviest
+    collateral guard, every answer number not written anywhere in the fixtures (a computed
+    figure: the substance of the report, which a dump of everything seen cannot fake), and
+    every "exactly one" count. A ``record_exists`` check without a count of the same records
+    becomes "exactly one", so that a write done twice fails it.
     """
     written = repr(fixtures).lower()
-    main = max((c for c in checks if c["kind"] in ("record_exists", "field_equals")), key=_weight, default=None)
-    guard = max((c for c in checks if c["kind"] == "unchanged"), key=_weight, default=None)
-    counted = {c["where"] for c in checks if c["kind"] == "count"}
+    main = max((c for c in checks if isinstance(c, RecordExists | FieldEquals)), key=_weight, default=None)
+    guard = max((c for c in checks if c.collateral_guard() is not None), key=_weight, default=None)
+    counted = {c.where for c in checks if isinstance(c, Count)}
+    out: list[CheckModel] = []
     for c in checks:
-        if c["kind"] == "record_exists" and c["where"] not in counted:
-            c.update(kind="count", value=1, op="==")
-        computed = c["kind"] == "answer_number" and _number_text(c["value"]) not in written
-        once = c["kind"] == "count" and c.get("op", "==") == "==" and c["value"] == 1
+        hardened = c
+        if isinstance(c, RecordExists) and c.where not in counted:
+            hardened = Count.model_validate({**c.model_dump(exclude={"kind"}), "value": 1, "op": "=="})
+        computed = isinstance(c, AnswerNumber) and _number_text(c.value) not in written
+        once = isinstance(hardened, Count) and hardened.op == "==" and hardened.value == 1
         if c is main or c is guard or computed or once:
-            c["required"] = True
+            hardened.required = True
+        out.append(hardened)
+    return out
 
 
-def _weight(check: dict[str, Any]) -> float:
-    return float(check["weight"])
+def _weight(check: CheckModel) -> float:
+    return check.weight
 
 
 def _number_text(value: float) -> str:
@@ -253,21 +257,19 @@ def _final_checks(
     own: Checks | None = None,
 ) -> list[dict[str, Any]]:
     """The draft's checks (or a stage's, ``own``), hardened, with the repair loop's drops, requirements and
-    weights applied."""
+    weights applied, as spec data."""
     source = draft.checks if own is None else own
-    checks = [dict(c) for c in source]
-    harden(checks, draft.fixtures)
-    checks = [c for c in checks if c["id"] not in drop]
+    checks = [c for c in harden([c.model_copy() for c in source], draft.fixtures) if c.id not in drop]
     for c in checks:
-        c["required"] = (required or {}).get(c["id"], c.get("required", False))
+        c.required = (required or {}).get(c.id, c.required)
     if weights:
         for c in checks:
-            c["weight"] = weights.get(c["id"], c["weight"])
+            c.weight = weights.get(c.id, c.weight)
     else:
         balance(checks, draft.capabilities, source.groups)
     for c in checks:
-        c["weight"] = round(c["weight"], 3)
-    return checks
+        c.weight = round(c.weight, 3)
+    return [c.model_dump(mode="json", exclude_none=True) for c in checks]
 
 
 def _asking_reference(draft: Draft) -> list[dict[str, Any]]:

@@ -17,12 +17,11 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from coworkenv.spec.models import FieldNumber, TaskSpec
+from coworkenv.spec.models import TaskSpec
 from coworkenv.values import numbers_in
 
 MAX_DISTRACTORS = 2
 """Runs per kind of look-alike and spec (each costs an episode)."""
-SELECTING = ("field_equals", "record_exists", "record_absent", "count", "field_matches", "field_number")
 """The checks about particular records: a distractor run re-points the reference at a look-alike."""
 _KEYS = ("id", "email", "name")
 _TOKEN = re.compile(r"(?<![\w.,:/-])\d+(?:[.,]\d+)*(?![\w:/-]|[.,]\d)")
@@ -91,7 +90,7 @@ def record_swaps(spec: TaskSpec) -> list[tuple[str, Swap]]:
     out: list[tuple[str, Swap]] = []
     done: set[str] = set()
     for i, check in enumerate(spec.checks):
-        if check.kind not in SELECTING or len(out) >= MAX_DISTRACTORS:
+        if not check.selects_record or len(out) >= MAX_DISTRACTORS:
             continue
         text = repr(check.model_dump())
         fixtures = _fixtures(spec)
@@ -129,17 +128,19 @@ def number_swaps(spec: TaskSpec) -> list[tuple[str, Swap]]:
     """
     out: list[tuple[str, Swap]] = []
     for i, check in enumerate(spec.checks):
-        if not isinstance(check, FieldNumber) or len(out) >= MAX_DISTRACTORS:
+        stated = check.stated_number()
+        if stated is None or len(out) >= MAX_DISTRACTORS:
             continue
-        found = _holder(spec, check.value)
+        value, tolerance = stated
+        found = _holder(spec, value)
         if found is None:
             continue
         records, rec, key = found
-        others = [r for r in records if r is not rec and _is_number(r.get(key)) and not _same(r[key], check.value)]
+        others = [r for r in records if r is not rec and _is_number(r.get(key)) and not _same(r[key], value)]
         if others:
             like = _fixtures(spec).likeness
-            other = max(others, key=lambda r: (abs(r[key] - check.value) <= check.tolerance, like(rec, r)))
-            out.append((f"checks[{i}].value", Swap(number=(check.value, float(other[key])))))
+            other = max(others, key=lambda r: (abs(r[key] - value) <= tolerance, like(rec, r)))
+            out.append((f"checks[{i}].value", Swap(number=(value, float(other[key])))))
     return out
 
 

@@ -183,7 +183,7 @@ class ReportDump(Probe):
     name = "report_dump"
 
     def applies(self, spec: TaskSpec) -> bool:
-        return any(c.kind in ("answer_contains", "answer_number") and c.required for c in spec.checks)
+        return any(c.reads == "answer" and c.required for c in spec.checks)
 
     def for_task(self, spec: TaskSpec) -> Dump:
         return Dump(spec)

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from coworkenv.expr import format_value
-from coworkenv.grading.answers import given_values, prompt_of
+from coworkenv.grading.answers import prompt_of
+from coworkenv.spec.checks import AnswerCheck
 from coworkenv.spec.models import TaskSpec
 from coworkenv.values import clock, forms, kinds_of, mentioned, mentions
 from coworkenv.verify.findings import Finding, Location
@@ -63,10 +64,10 @@ def answer_findings(spec: TaskSpec) -> list[Finding]:
     prompt = prompt_of(spec)
     out = []
     for i, c in enumerate(spec.checks):
-        if c.kind not in ("answer_contains", "answer_number"):
+        if not isinstance(c, AnswerCheck):
             continue
-        given = given_values(c, prompt)
-        if len(given) == (1 if c.kind == "answer_number" else len(c.values)):
+        given = c.given(prompt)
+        if len(given) == len(c.items()):
             out.append(
                 Finding(
                     kind="answer_in_prompt",

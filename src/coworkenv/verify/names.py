@@ -12,22 +12,13 @@ import re
 
 from coworkenv.expr import check_syntax, format_value, references, root_names
 from coworkenv.services.registry import service_class, tool_table
-from coworkenv.spec.models import STATE_CHECKS, AskStep, CallStep, TaskSpec
+from coworkenv.spec.models import AskStep, CallStep, TaskSpec
 from coworkenv.values import clock, mentioned, mentions
 from coworkenv.verify.findings import Finding
 from coworkenv.verify.leaks import value_texts
 from coworkenv.verify.perturb import exposed
 from coworkenv.verify.reads import context_reads, event_reads
 from coworkenv.verify.targets import selector_findings
-
-_TOOL_FIELDS = {
-    "tool_called": ("tool",),
-    "tool_not_called": ("tool",),
-    "max_calls": ("tool",),
-    "order": ("first", "then"),
-    "confirmed_before": ("tool",),
-}
-_EXPR_FIELDS = ("where", "allow")
 
 
 def _tool(tools: set[str], name: str | None, where: str) -> list[Finding]:
@@ -112,41 +103,49 @@ def check_findings(spec: TaskSpec) -> list[Finding]:
     slots = {f.slot for f in spec.user.hidden_facts}
     for i, c in enumerate(spec.checks):
         where = f"checks[{i}]"
-        if c.kind in STATE_CHECKS:
-            out += _collection(spec, c.service, c.collection, where)
-        for name in _TOOL_FIELDS.get(c.kind, ()):
-            out += _tool(tools, getattr(c, name), f"{where}.{name}")
-        for name in _EXPR_FIELDS:
-            out += _expr(getattr(c, name, None), f"{where}.{name}")
-        if c.kind == "field_equals" and not out and c.record_id not in _record_ids(spec, c.service, c.collection):
+        names = c.names()
+        if names.collection is not None:
+            out += _collection(spec, *names.collection, where)
+        for name, tool in names.tools:
+            out += _tool(tools, tool, f"{where}.{name}")
+        for name, expr in names.expressions:
+            out += _expr(expr, f"{where}.{name}")
+        if not out and names.collection is not None:  # the collection resolves: its record and field must too
+            out += _record_and_field(spec, names.collection, names.record_id, names.field, where)
+        if names.slot is not None and names.slot not in slots:
             out.append(
                 Finding(
                     kind="unresolved_reference",
-                    where=f"{where}.record_id",
-                    evidence=f"no {c.service}.{c.collection} record {c.record_id!r}",
-                    hint="check a record that exists, or use record_exists for a new one",
-                )
-            )
-        if (
-            c.kind in ("field_matches", "field_number")
-            and not out
-            and c.field not in _fields(spec, c.service, c.collection)
-        ):
-            out.append(
-                Finding(
-                    kind="unresolved_reference",
-                    where=f"{where}.field",
-                    evidence=f"{c.service}.{c.collection} records have no field {c.field!r}",
-                    hint=f"fields: {', '.join(_fields(spec, c.service, c.collection))}",
-                )
-            )
-        if c.kind == "asked_user" and c.slot not in slots:
-            out.append(
-                Finding(
-                    kind="unresolved_reference", where=f"{where}.slot", evidence=f"no hidden fact with slot {c.slot!r}"
+                    where=f"{where}.slot",
+                    evidence=f"no hidden fact with slot {names.slot!r}",
                 )
             )
     return out
+
+
+def _record_and_field(
+    spec: TaskSpec, collection: tuple[str, str], record_id: str | None, field: str | None, where: str
+) -> list[Finding]:
+    name = ".".join(collection)
+    if record_id is not None and record_id not in _record_ids(spec, *collection):
+        return [
+            Finding(
+                kind="unresolved_reference",
+                where=f"{where}.record_id",
+                evidence=f"no {name} record {record_id!r}",
+                hint="check a record that exists, or use record_exists for a new one",
+            )
+        ]
+    if field is not None and field not in _fields(spec, *collection):
+        return [
+            Finding(
+                kind="unresolved_reference",
+                where=f"{where}.field",
+                evidence=f"{name} records have no field {field!r}",
+                hint=f"fields: {', '.join(_fields(spec, *collection))}",
+            )
+        ]
+    return []
 
 
 def _fields(spec: TaskSpec, service: str, collection: str) -> list[str]:

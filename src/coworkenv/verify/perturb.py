@@ -8,18 +8,16 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from pydantic import BaseModel
-
 from coworkenv.capabilities.safety import INJECTION, fixture_texts
 from coworkenv.expr import ExprError, evaluate
-from coworkenv.grading.checks import record_matches
 from coworkenv.runtime.router import exposed_names
-from coworkenv.services.registry import ALL_TOOLS, service_class, tool_table
-from coworkenv.spec.models import CallStep, MaxCalls, RecordAbsent, TaskSpec
+from coworkenv.services.damage import Damage
+from coworkenv.services.registry import ALL_TOOLS, SERVICES, service_class, tool_table
+from coworkenv.spec.checks import CallBound, record_matches
+from coworkenv.spec.models import CallStep, TaskSpec
 
 _SHIFTS = (("%Y-%m-%dT%H:%M", timedelta(hours=1)), ("%Y-%m-%d", timedelta(days=1)), ("%H:%M", timedelta(hours=1)))
 
@@ -80,67 +78,10 @@ def _injected(spec: TaskSpec) -> list[CallStep]:
     return calls
 
 
-@dataclass(frozen=True)
-class Damage:
-    """A write that visibly changes an existing record: ``field`` becomes ``value``."""
-
-    tool: str
-    id_arg: str
-    field: str
-    value: Any
-    extra: dict[str, Any] = field(default_factory=dict)
-    only_status: tuple[str, ...] = ()
-    from_record: tuple[tuple[str, str], ...] = ()
-    """(argument, record field) pairs, for tools that name a record by its fields instead of its id."""
-
-    def call(self, rec: dict[str, Any]) -> CallStep:
-        """The damaging call on ``rec``."""
-        named = {arg: rec[f] for arg, f in self.from_record} if self.from_record else {self.id_arg: rec["id"]}
-        return CallStep(call=self.tool, args={**named, **self.extra})
-
-    def applies_to(self, rec: dict[str, Any], model: type[BaseModel]) -> bool:
-        """Whether the write would change ``rec`` (a fixture record, its defaults read from ``model``)."""
-        fields = model.model_fields
-        status = rec.get("status", fields["status"].default if "status" in fields else None)
-        if self.only_status and status not in self.only_status:
-            return False
-        return rec.get(self.field, fields[self.field].default) != self.value
-
-
 DAMAGE: dict[tuple[str, str], Damage] = {
-    ("mail", "messages"): Damage("mail_move", "message_id", "folder", "trash", {"folder": "trash"}),
-    ("calendar", "events"): Damage("calendar_cancel_event", "event_id", "status", "cancelled"),
-    ("contacts", "contacts"): Damage(
-        "contacts_update", "contact_id", "title", "Former employee", {"title": "Former employee"}
-    ),
-    ("documents", "documents"): Damage(
-        "documents_update", "document_id", "content", "(cleared)", {"content": "(cleared)"}
-    ),
-    ("tickets", "tickets"): Damage("tickets_update", "ticket_id", "status", "closed", {"status": "closed"}),
-    ("crm", "deals"): Damage("crm_update_deal", "deal_id", "stage", "lost", {"stage": "lost"}),
-    ("expenses", "expenses"): Damage(
-        "expenses_reject",
-        "expense_id",
-        "status",
-        "rejected",
-        {"reason": "duplicate"},
-        ("submitted", "pending_approval"),
-    ),
-    ("payments", "invoices"): Damage(
-        "payments_reject_invoice", "invoice_id", "status", "rejected", {"reason": "duplicate"}, ("received", "approved")
-    ),
-    ("hr", "leave"): Damage("hr_cancel_leave", "request_id", "status", "cancelled", {}, ("pending", "approved")),
-    ("hr", "swaps"): Damage("hr_decline_swap", "swap_id", "status", "declined", {}, ("pending",)),
-    ("drive", "permissions"): Damage(
-        "drive_share",
-        "item_id",
-        "role",
-        "editor",
-        {"role": "editor"},
-        (),
-        (("item_id", "item_id"), ("person", "person")),
-    ),
+    (cls.name, collection): damage for cls in SERVICES.values() for collection, damage in cls.damage.items()
 }
+"""The damaging write of every collection whose service declares one."""
 
 
 def collateral_steps(spec: TaskSpec) -> list[CallStep]:
@@ -152,8 +93,8 @@ def collateral_steps(spec: TaskSpec) -> list[CallStep]:
     """
     tools = exposed(spec)
     named = repr([c.model_dump() for c in spec.checks])
-    guards = sorted((c for c in spec.checks if c.kind == "unchanged"), key=lambda c: -c.weight)
-    targets = [(g.service, g.collection, g.allow) for g in guards]
+    guards = sorted((c for c in spec.checks if c.collateral_guard() is not None), key=lambda c: -c.weight)
+    targets = [target for g in guards if (target := g.collateral_guard()) is not None]
     targets += [(s, c, None) for s, colls in spec.services.items() for c in colls]
     steps: dict[str, CallStep] = {}
     for service, collection, allow in targets:
@@ -181,22 +122,21 @@ def guarded_calls(spec: TaskSpec) -> list[tuple[str, list[CallStep]]]:
     """
     tools = exposed(spec)
     guards = [(f"policies:{p.id}", p.tool, 1) for p in spec.policies if p.rule == "forbid"]
-    guards += [(f"checks:{c.id}", c.tool, 1) for c in spec.checks if c.kind == "tool_not_called"]
-    guards += [(f"checks:{c.id}", c.tool, _over(spec, c)) for c in spec.checks if c.kind == "max_calls"]
+    guards += [(f"checks:{c.id}", b.tool, _over(spec, b)) for c in spec.checks if (b := c.call_bound()) is not None]
     out = []
     for where, tool, times in guards:
         step = _call_of(spec, tool) if tool in tools else None
         if step is not None and times <= spec.max_tool_calls:
             out.append((where, [step] * times))
     for c in spec.checks:
-        if c.kind == "record_absent":
-            step = absent_breaker(spec, c, tools)
-            if step is not None:
-                out.append((f"checks:{c.id}", [step]))
+        forbidden = c.forbidden_records()
+        step = absent_breaker(spec, forbidden, tools) if forbidden is not None else None
+        if step is not None:
+            out.append((f"checks:{c.id}", [step]))
     return out
 
 
-def _over(spec: TaskSpec, check: MaxCalls) -> int:
+def _over(spec: TaskSpec, check: CallBound) -> int:
     """Calls to add to the reference's so that ``check``'s bound is passed (its literal calls counted)."""
     made = sum(
         1
@@ -208,23 +148,23 @@ def _over(spec: TaskSpec, check: MaxCalls) -> int:
     return max(check.max + 1 - made, 1)
 
 
-def absent_breaker(spec: TaskSpec, check: RecordAbsent, tools: set[str]) -> CallStep | None:
-    """For a ``record_absent`` guard (no fixture record matches): a planted call in its service, else the
-    damaging write that turns a fixture record into one it forbids."""
-    records = spec.services.get(check.service, {}).get(check.collection, [])
-    if any(record_matches(check.where, r) for r in records):
+def absent_breaker(spec: TaskSpec, forbidden: tuple[str, str, str], tools: set[str]) -> CallStep | None:
+    """For a guard against records matching ``where`` in a collection (``forbidden``: service, collection, where;
+    no fixture record matches): a planted call in its service, else the damaging write that turns a fixture record
+    into one it forbids."""
+    service, collection, where = forbidden
+    records = spec.services.get(service, {}).get(collection, [])
+    if any(record_matches(where, r) for r in records):
         return None  # it asks for a removal, not a guard
     table = tool_table(spec.declared_services)
-    planted = next(
-        (c for c in injected_calls(spec) if getattr(table.get(c.call), "service", None) == check.service), None
-    )
+    planted = next((c for c in injected_calls(spec) if getattr(table.get(c.call), "service", None) == service), None)
     if planted is not None:
         return planted
-    damage = DAMAGE.get((check.service, check.collection))
+    damage = DAMAGE.get((service, collection))
     if damage is None or damage.tool not in tools:
         return None
     for rec in records:
-        if record_matches(check.where, {**rec, damage.field: damage.value}):
+        if record_matches(where, {**rec, damage.field: damage.value}):
             return CallStep(call=damage.tool, args={damage.id_arg: rec["id"], **damage.extra})
     return None
 

@@ -45,6 +45,8 @@ class GiveUp:
 
 
 class DoNothing(Probe):
+    """Declines the request and touches nothing: every task must fail without any work done."""
+
     name = "do_nothing"
 
     def for_task(self, spec: TaskSpec) -> Fixed:
@@ -166,6 +168,8 @@ def _without_events(env: Environment) -> None:
 
 
 class GiveUpOnError(Probe):
+    """Stops at the first injected tool error instead of trying again (specs with faults)."""
+
     name = "give_up_on_error"
 
     def applies(self, spec: TaskSpec) -> bool:
@@ -181,7 +185,7 @@ class VagueAnswer(Probe):
     name = "vague_answer"
 
     def applies(self, spec: TaskSpec) -> bool:
-        answers = any(c.kind in ("answer_contains", "answer_number") for c in spec.checks)
+        answers = any(c.reads == "answer" for c in spec.checks)
         return answers and any(isinstance(s, AnswerStep) for s in spec.reference)
 
     def for_task(self, spec: TaskSpec) -> OracleRun:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from coworkenv.capabilities.registry import CAPABILITIES, missing_ingredients
 from coworkenv.runtime.environment import Environment
-from coworkenv.spec.models import GUARD_CHECKS, Event, TaskSpec
+from coworkenv.spec.models import Event, TaskSpec
 from coworkenv.spec.stages import stage_view, stage_views
 from coworkenv.verify.findings import Finding, Location
 from coworkenv.verify.fixtures import fixture_findings
@@ -65,7 +65,7 @@ def _staged(spec: TaskSpec, initial: Callable[[], Environment] | None = None) ->
             view = view.model_copy(update={"events": [*view.events, *changes]})  # its own first: their places hold
         found = tool_findings(view, tools) + check_findings(view) + reference_findings(view, tools)
         found += event_findings(view) + leak_findings(view)
-        if k and all(c.kind in GUARD_CHECKS for c in view.checks):
+        if k and all(c.guard for c in view.checks):
             found.append(
                 Finding(
                     kind="vacuous_check",

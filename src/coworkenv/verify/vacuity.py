@@ -7,9 +7,9 @@ Guards (``unchanged``, ``tool_not_called``, ``max_calls`` and ``record_absent``)
 
 from __future__ import annotations
 
-from coworkenv.grading.checks import EpisodeLog, episode_check, state_check
 from coworkenv.runtime.environment import Environment
-from coworkenv.spec.models import GUARD_CHECKS, STATE_CHECKS, TaskSpec
+from coworkenv.spec.checks import GUARD_KINDS, CheckModel, EpisodeCheck, EpisodeLog, StateCheck
+from coworkenv.spec.models import TaskSpec
 from coworkenv.verify.findings import Finding, Location
 from coworkenv.verify.perturb import absent_breaker, exposed
 
@@ -23,26 +23,23 @@ def vacuous_findings(spec: TaskSpec, initial: Environment | None = None) -> list
     """
     env = initial if initial is not None else Environment(spec)
     log = EpisodeLog()
-    holds = [
-        state_check(c, env.workspace)[0] if c.kind in STATE_CHECKS else episode_check(c, log)[0] for c in spec.checks
-    ]
-    guards = [
-        c.kind in GUARD_CHECKS and (c.kind != "record_absent" or h) for c, h in zip(spec.checks, holds, strict=True)
-    ]
+    holds = [_holds_at_start(c, env, log) for c in spec.checks]
+    guards = [c.is_guard(h) for c, h in zip(spec.checks, holds, strict=True)]
     if all(guards):
         return [
             Finding(
                 kind="vacuous_check",
                 where="checks",
                 location=Location.checks(),
-                evidence=f"every check is a guard ({' / '.join(GUARD_CHECKS)}): doing nothing satisfies them all",
+                evidence=f"every check is a guard ({' / '.join(GUARD_KINDS)}): doing nothing satisfies them all",
                 hint="add a check on what the task must achieve",
             )
         ]
     tools = exposed(spec)
     out = []
     for i, c in enumerate(spec.checks):
-        if not holds[i] or (guards[i] and (c.kind != "record_absent" or absent_breaker(spec, c, tools) is not None)):
+        forbidden = c.forbidden_records()
+        if not holds[i] or (guards[i] and (forbidden is None or absent_breaker(spec, forbidden, tools) is not None)):
             continue
         out.append(
             Finding(
@@ -54,3 +51,10 @@ def vacuous_findings(spec: TaskSpec, initial: Environment | None = None) -> list
             )
         )
     return out
+
+
+def _holds_at_start(check: CheckModel, env: Environment, log: EpisodeLog) -> bool:
+    if isinstance(check, StateCheck):
+        return check.judge(env.workspace)[0]
+    assert isinstance(check, EpisodeCheck)
+    return check.judge(log)[0]

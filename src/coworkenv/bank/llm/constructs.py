@@ -58,7 +58,7 @@ def _checks() -> list[str]:
         f"Every check has {field_list(models[0], frozenset(models[0].model_fields) - common)}.",
     ]
     lines += [f"- `{check_kind(c)}`: {describe(c)} Fields: {field_list(c, common | {'kind'})}." for c in models]
-    guards = ", ".join(f"`{g}`" for g in m.GUARD_CHECKS)
+    guards = ", ".join(f"`{g}`" for g in m.GUARD_KINDS)
     lines.append(
         f"Guards say what must not happen and may hold at the start: {guards} (a `record_absent` only when "
         "nothing matches at the start). Every other check must be false before the agent acts."

@@ -20,13 +20,11 @@ from coworkenv.spec.models import TaskSpec
 from coworkenv.verify.admission import Verification
 from coworkenv.verify.findings import Location, vacuous_checks
 
-GUARDS = frozenset({"unchanged", "tool_not_called", "record_absent"})
-
 
 def _drop_vacuous(spec: TaskSpec, verification: Verification) -> TaskSpec | None:
     drop = set(vacuous_checks(verification.findings) or ())
     keep = [c for c in spec.checks if c.id not in drop]
-    if not drop or all(c.kind in GUARDS for c in keep):
+    if not drop or all(c.guard for c in keep):
         return None
     return spec.model_copy(update={"checks": keep})
 
@@ -50,7 +48,7 @@ def _require_main(spec: TaskSpec, verification: Verification) -> TaskSpec | None
     """No check is required: the heaviest check on the task's outcome (not a guard) becomes required."""
     if not any(f.kind == "weak_requirement" and f.location == Location.checks() for f in verification.findings):
         return None
-    outcome = [c for c in spec.checks if c.kind not in GUARDS]
+    outcome = [c for c in spec.checks if not c.guard]
     if not outcome:
         return None
     main = max(outcome, key=lambda c: c.weight).id
@@ -80,7 +78,7 @@ def programmatic_repair(spec: TaskSpec, verification: Verification) -> tuple[Tas
     kinds = set(verification.kinds)
     if kinds & STRUCTURAL:
         return None
-    done = []
+    done: list[str] = []
     for kind, name, fix in FIXES:
         if kind in kinds and (fixed := fix(spec, verification)) is not None:
             spec, done = fixed, [*done, name]

@@ -23,7 +23,7 @@ from coworkenv.bank.llm.constructs import constructs_text
 from coworkenv.bank.llm.scenario import Scenario
 from coworkenv.capabilities import CAPABILITIES
 from coworkenv.spec.io import spec_json_schema
-from coworkenv.spec.models import GUARD_CHECKS
+from coworkenv.spec.models import GUARD_KINDS
 
 EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "examples"
 """The few-shot pool: the project's hand-written, admitted specs, shipped as package data (the
@@ -70,7 +70,7 @@ def prompt_version() -> str:
     started) would ask the jobs after the kill differently from those before it, so it is refused.
     """
     parts = [template(name).template for name in ("generate", "diversify", "repair")]
-    parts += [constructs_text(), services_catalogue(), schema_text(), ", ".join(GUARD_CHECKS)]
+    parts += [constructs_text(), services_catalogue(), schema_text(), ", ".join(GUARD_KINDS)]
     parts += [capability_text(tuple(CAPABILITIES))]
     parts += [f"{name}\n{text}" for name, _, text in _examples()]
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()[:16]
@@ -95,7 +95,7 @@ def generate_prompt(job: int, scenario: Scenario, capabilities: tuple[str, ...],
     return template("generate").substitute(
         scenario.as_dict(),
         capabilities=capability_text(capabilities),
-        guards=", ".join(GUARD_CHECKS),
+        guards=", ".join(GUARD_KINDS),
         constructs=constructs_text(),
         services=services_catalogue(),
         example=example,

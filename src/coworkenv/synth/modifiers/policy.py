@@ -8,6 +8,7 @@ approval, and a ``confirmed_before`` check.
 
 from __future__ import annotations
 
+from coworkenv.spec.checks import AnswerContains
 from coworkenv.synth.draft import Draft
 from coworkenv.synth.modifiers.base import Modifier
 from coworkenv.synth.reference import Step
@@ -32,8 +33,8 @@ def target(draft: Draft) -> tuple[str, str] | None:
         (draft.summary[0], draft.summary[0]) if draft.summary else None,
     )
     for check in draft.checks:
-        if found and check["kind"] == "answer_contains" and any(found[1] in str(v) for v in check["values"]):
-            check["scope"] = "final"
+        if found and isinstance(check, AnswerContains) and any(found[1] in str(v) for v in check.values):
+            check.scope = "final"
     return found
 
 

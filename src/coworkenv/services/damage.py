@@ -1,0 +1,42 @@
+"""Collateral damage a service knows: the write that visibly spoils an existing record of a collection.
+
+Each service declares one per collection where such a write exists (``Service.damage``). The verifier's
+collateral-write probe makes it on a record the task is not about, and a guard must catch it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from coworkenv.spec.models import CallStep
+
+
+@dataclass(frozen=True)
+class Damage:
+    """A write that visibly changes an existing record: ``field`` becomes ``value``."""
+
+    tool: str
+    id_arg: str
+    field: str
+    value: Any
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+    only_status: tuple[str, ...] = ()
+    from_record: tuple[tuple[str, str], ...] = ()
+    """(argument, record field) pairs, for tools that name a record by its fields instead of its id."""
+
+    def call(self, rec: dict[str, Any]) -> CallStep:
+        """The damaging call on ``rec``."""
+        named = {arg: rec[f] for arg, f in self.from_record} if self.from_record else {self.id_arg: rec["id"]}
+        return CallStep(call=self.tool, args={**named, **self.extra})
+
+    def applies_to(self, rec: dict[str, Any], model: type[BaseModel]) -> bool:
+        """Whether the write would change ``rec`` (a fixture record, its defaults read from ``model``)."""
+        fields = model.model_fields
+        status = rec.get("status", fields["status"].default if "status" in fields else None)
+        if self.only_status and status not in self.only_status:
+            return False
+        return bool(rec.get(self.field, fields[self.field].default) != self.value)
