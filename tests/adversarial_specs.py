@@ -81,7 +81,7 @@ def adversarial_texts() -> dict[str, str | bytes]:
             text, "title: ", "notes: &mb " + "m" * 1_000_000 + "\nmore: [" + ", ".join(["*mb"] * 300) + "]\ntitle: "
         ),
         "template300.yaml": _replace(
-            text, "  - {answer: 'Done: I told", "  - {answer: '" + "${\"a\"*999999}" * 300 + " I told"
+            text, "  - {answer: 'Done: I told", "  - {answer: '" + '${"a"*999999}' * 300 + " I told"
         ),
         "reference10k.yaml": _reference(10_000),
         "weights1e308.yaml": _replace(

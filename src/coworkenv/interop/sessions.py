@@ -46,7 +46,7 @@ MAX_BODY = 1_000_000
 
 A step runs on a worker thread, but one call into C (a regular expression over a turn's text) holds the
 interpreter lock while it runs, and the event loop waits for it: the body limit is also what bounds that
-wait. With a megabyte, ``/health`` answered within 100 ms while such steps ran."""
+wait (see :mod:`coworkenv.interop.cancel`)."""
 
 
 @dataclass(frozen=True)
