@@ -3,14 +3,15 @@
 A timed-out ``wait_for`` only stops waiting: the thread goes on running the step, holding a pool
 worker that the next sessions queue behind. Here an overrun raises :class:`Cancelled` inside the
 worker thread (``PyThreadState_SetAsyncExc``: the interpreter raises it at the thread's next
-bytecode), so the step unwinds and the worker is free again. This is cooperative cancellation by
-the interpreter rather than a worker process per session: most steps cost microseconds, and a process
+bytecode), so the step unwinds and the worker is free again. This is cooperative cancellation by the
+interpreter rather than a worker process per session: most steps cost microseconds, and a process
 per session (an interpreter with its imports for each of up to hundreds of sessions, every turn and
 observation crossing a pipe) would cost more than the steps it guards. The price is the interpreter
 lock: steps share it with the event loop, so while several CPU-heavy steps run, ``/health`` and the
 other sessions' requests wait for it (tens of milliseconds typically, occasionally hundreds on a
-loaded machine) until each heavy step ends or is stopped; and an interrupt cannot reach into a single long call into C (a regular expression over a
-long text), which the body size limit and the expression budget (:mod:`coworkenv.expr_budget`) bound.
+loaded machine) until each heavy step ends or is stopped; and an interrupt cannot reach into a
+single long call into C (a regular expression over a long text), which the body size limit and the
+expression budget (:mod:`coworkenv.expr_budget`) bound.
 
 The time limit counts from when the work starts on a worker, not from when it was queued: a
 session waiting behind others' steps does not lose its own step's time to them.
