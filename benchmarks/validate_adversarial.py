@@ -1,7 +1,9 @@
 """Worst-case time and memory of `coworkenv validate` on adversarial spec files.
 
 Each file (see ``tests/adversarial_specs.py``: invalid UTF-8, 5,000-digit integers, 10k/100k-deep
-YAML/JSON, a billion-laughs alias bomb, a 6 MB spec, hostile expressions) is validated in a fresh
+YAML/JSON, a billion-laughs alias bomb, a megabyte of text aliased 300 times, a 6 MB spec, hostile
+expressions and expressions hiding their size, a 10,000-step reference, overflowing weights, a key
+given twice) is validated in a fresh
 process, ``--repeat`` times; the script prints the median and worst wall time and peak RSS per
 file, and the same for a plain example as the baseline (interpreter and import cost).
 

@@ -41,6 +41,14 @@ def _big() -> str:
     return yaml.safe_dump(data, sort_keys=False, width=100)
 
 
+def _reference(steps: int) -> str:
+    """The example with its first reference step repeated ``steps`` times (as JSON, which is YAML too: fast to
+    write)."""
+    data = yaml.safe_load(EXAMPLE.read_text())
+    data["reference"] = [data["reference"][0]] * steps + data["reference"]
+    return json.dumps(data)
+
+
 def adversarial_texts() -> dict[str, str | bytes]:
     """File name -> content of every adversarial spec."""
     text = EXAMPLE.read_text()
@@ -67,6 +75,21 @@ def adversarial_texts() -> dict[str, str | bytes]:
         "printf_key.yaml": _when("'%(zz)s' % args == 'x'"),
         "printf_width.yaml": _where("'%0999999999d' % 1 == 'x'"),
         "repeat1e9.yaml": _where("'a' * 1000000000 == r.email"),
+        "hidden_size.yaml": _where("len(str([[1]*999999]*999999)) > 0 and r.email == 'x'"),
+        "eq_chain.yaml": _where(" and ".join(["[1]*999999 == [1]*999999"] * 130)),
+        "aliased_text.yaml": _replace(
+            text, "title: ", "notes: &mb " + "m" * 1_000_000 + "\nmore: [" + ", ".join(["*mb"] * 300) + "]\ntitle: "
+        ),
+        "template300.yaml": _replace(
+            text, "  - {answer: 'Done: I told", "  - {answer: '" + '${"a"*999999}' * 300 + " I told"
+        ),
+        "reference10k.yaml": _reference(10_000),
+        "weights1e308.yaml": _replace(
+            text,
+            "- {id: asked_email, kind: asked_user, slot: email}",
+            "- {id: asked_email, kind: asked_user, slot: email, weight: 1.0e+308}",
+        ),
+        "duplicate_key.yaml": text + "\ntitle: again\n",
     }
 
 

@@ -151,6 +151,14 @@ HOSTILE = [
     "sorted([deep, deep2])",
     "join([args.s, args.s, args.s], args.s)",
     " + ".join(["args.s"] * 300),
+    "[[1]*999999]*999999",
+    "[[1]*999999]*999999 == [[1]*999999]*999999",
+    "sorted([[1]*999]*999 * 999)",
+    "str([args.s] * 100)",
+    "lower([args.s, args.s, args.s])",
+    "'x' in [args.s] * 3",
+    "len([[1] * 1000] * 1000 + [[1] * 1000] * 1000)",
+    " and ".join(["[1]*999999 == [1]*999999"] * 130),
 ]
 
 
@@ -174,6 +182,26 @@ def test_hostile_expressions_are_bounded_expr_errors(src: str) -> None:
     finally:
         gc.enable()
     assert elapsed < 1.0
+
+
+def test_the_budget_counts_expanded_sizes_and_leaves_ordinary_values_alone() -> None:
+    assert evaluate("len([[1] * 900] * 1000)", {}) == 1000
+    assert evaluate("len(str([[1] * 300] * 300))", {}) == 300 * (300 * 3 + 2)
+    assert evaluate("len(r * 3)", {"r": ["y" * 300_000]}) == 3  # a context list of one 300k string, three times
+    with pytest.raises(ExprError, match="repetition"):
+        evaluate("r * 4", {"r": ["y" * 300_000]})
+    assert evaluate("len([1] * 999999)", {}) == 999999
+    with pytest.raises(ExprError, match="at most 1000000"):  # one million items, twice: over one evaluation's budget
+        evaluate("[1] * 999999 == [1] * 999999", {})
+
+
+def test_a_template_renders_under_one_budget_for_all_its_references() -> None:
+    one = "${'a' * 999999}"
+    assert len(render(one, {})) == 999999
+    with pytest.raises(ExprError, match="at most 1000000 an evaluation"):
+        render(one * 300, {})
+    with pytest.raises(ExprError):
+        render(["${str(r)} ${str(r)}"], {"r": ["y" * 600_000]})
 
 
 def test_long_chains_evaluate_in_a_loop_not_nested_closures() -> None:

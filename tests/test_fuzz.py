@@ -86,9 +86,16 @@ def plausible_args(draw: st.DrawFn, name: str) -> dict[str, Any]:
     return {k: draw(plausible | plausible | plausible | json_values) for k in keys}
 
 
+far_off_days = st.builds(
+    lambda n, unit, tail: f"Should I cancel the meetings in {n} {unit}{tail}",
+    st.integers(0, 10**12),
+    st.sampled_from(["days", "weeks", "day"]),
+    st.sampled_from(["?", " ago?", ", tomorrow or next Friday?"]),
+)
 hostile_texts = st.sampled_from(sorted(ARGUMENT_TEXTS.values()))
 """5,000-digit numbers, 100k-deep nesting, lone surrogates, … (see test_hostile_input.py)."""
-contents = st.text(max_size=60) | st.sampled_from(sorted(CONTENTS.values())) | st.just("\ud800")
+contents = st.text(max_size=60) | st.sampled_from(sorted(CONTENTS.values())) | st.just("\ud800") | far_off_days
+"""Random text, hostile texts, and far-off days that the user's date reading must take as plain text."""
 
 
 @st.composite
@@ -148,15 +155,22 @@ def turns(draw: st.DrawFn) -> Any:
 @given(st.lists(turns(), min_size=1, max_size=5))
 def test_step_never_raises(sequence: list[Any]) -> None:
     obs = ENV.reset()
+    taken = 0
     for turn in sequence:
         obs = ENV.step(turn)
+        taken += 1
         assert all(isinstance(m.get("content"), str) for m in obs.messages)
         if obs.done:
             break
     grade = ENV.grade()
     assert 0.0 <= grade.score <= 1.0
     ENV.workspace.state_hash()
-    line = Encoded.of(episode_record(EpisodeTask({"id": "fuzz"}, 0, 0), "fuzz", ENV.trajectory(), None)).line
+    trajectory = ENV.trajectory()
+    assistant = [m for m in trajectory.messages if m["role"] == "assistant"]
+    assert len(trajectory.steps) == len(assistant) == taken  # every step applied whole: its turn, its count
+    record = episode_record(EpisodeTask({"id": "fuzz"}, 0, 0), "fuzz", trajectory, None)
+    assert json.loads(record.model_dump_json())["trajectory"]["spec_id"] == trajectory.spec_id  # it serialises
+    line = Encoded.of(record).line
     assert json.loads(line.encode("utf-8"))["status"] in ("ok", "error")  # the store writes UTF-8
 
 

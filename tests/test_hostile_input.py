@@ -99,7 +99,9 @@ def test_hostile_turns_pass_step_serialisation_and_the_store(tmp_path: Path, spe
             obs = env.step(turn)
             assert all(isinstance(m.get("content"), str) for m in obs.messages)
             task = EpisodeTask(spec={"id": EXAMPLE.id}, sample=i, seed=0)
-            encoded.append(Encoded.of(episode_record(task, "hostile", env.trajectory(), None)))
+            record = episode_record(task, "hostile", env.trajectory(), None)
+            assert json.loads(record.model_dump_json())["trajectory"]["messages"]  # the public model serialises
+            encoded.append(Encoded.of(record))
         except Exception as exc:  # counted: the assertion below names every escape
             escaped.append(f"{label}: {type(exc).__name__}: {str(exc)[:80]}")
     assert escaped == []
@@ -160,3 +162,132 @@ def test_a_killed_writers_temporary_file_is_removed_by_the_next_write(tmp_path: 
     atomic_write_json(tmp_path / "manifest.json", {"ok": True})
     assert not orphan.exists() and live.exists()
     assert json.loads((tmp_path / "manifest.json").read_text()) == {"ok": True}
+
+
+FAR_OFF = "Should I cancel the meetings in 9999999 days?"
+
+
+def test_a_far_off_day_in_plain_text_is_read_as_text_and_the_step_applies_whole() -> None:
+    env = Environment(load_spec(EXAMPLES / "thursday_afternoon_narrowed_cancel.yaml"))
+    env.reset()
+    env.step({"role": "assistant", "content": FAR_OFF})
+    messages = env.trajectory().messages
+    assert [m["role"] for m in messages[-2:]] == ["assistant", "user"] and messages[-2]["content"] == FAR_OFF
+
+
+def _far_off_spec(tmp_path: Path, example: str, old: str, new: str) -> Path:
+    text = (EXAMPLES / example).read_text()
+    assert old in text
+    path = tmp_path / example
+    path.write_text(text.replace(old, new))
+    return path
+
+
+def test_a_hidden_fact_reply_naming_a_far_off_day_validates_and_verifies(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+
+    reply = "only the ones after 2pm."
+    path = _far_off_spec(tmp_path, "thursday_afternoon_narrowed_cancel.yaml", reply, reply + " Or in 9999999 days.")
+    for command in ("validate", "verify"):
+        result = CliRunner().invoke(app, [command, str(path)])
+        assert result.exit_code == 0 and result.exception is None, result.output
+
+
+def test_a_clock_at_the_calendars_end_with_a_stage_advance_is_refused_by_validation(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+
+    path = _far_off_spec(
+        tmp_path, "printer_fix_followup_two_days.yaml", "clock: 2025-03-10T16:00", "clock: 9999-12-31T09:00"
+    )
+    result = CliRunner().invoke(app, ["validate", str(path)])
+    assert result.exit_code == 1 and not isinstance(result.exception, OverflowError)
+    assert "stages[0].advance" in result.output and "year 9999" in result.output
+
+
+TEXT_FORMAT_ARGUMENTS = {
+    **{k: ARGUMENT_TEXTS[k] for k in ("5000-digit integer", "2k-deep objects", "500-deep objects", "truncated")},
+    "995-deep lists": '{"x": ' + _nested_list(995) + "}",
+}
+
+
+@pytest.mark.parametrize("label", sorted(TEXT_FORMAT_ARGUMENTS))
+def test_the_text_format_parser_never_raises_and_the_step_is_an_error_observation(label: str) -> None:
+    """A model's text through ``chat_format`` (the Gymnasium env and local models): hostile arguments become a
+    call the environment refuses in words, with the step whole (its assistant message and its observation)."""
+    from coworkenv.agents.chat_format import parse_assistant_text
+
+    arguments = TEXT_FORMAT_ARGUMENTS[label]
+    text = f'Filing it.<tool_call>{{"name": "expenses_create", "arguments": {arguments}}}</tool_call>'
+    env = Environment(EXAMPLE)
+    env.reset()
+    env.step(parse_assistant_text(text, 0))
+    trajectory = env.trajectory()
+    assert len(trajectory.steps) == 1 and trajectory.messages[-2]["role"] == "assistant"
+    assert not trajectory.calls[-1].ok and "expenses_create" in json.loads(trajectory.messages[-1]["content"])["error"]
+
+
+def test_check_weights_that_would_overflow_their_total_are_refused_at_load(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from coworkenv.cli import app
+
+    path = _far_off_spec(tmp_path, "expense_over_limit_approval.yaml", "    weight: 2\n", "    weight: 1e308\n")
+    result = CliRunner().invoke(app, ["validate", str(path)])
+    assert result.exit_code == 1 and "weight" in result.output and "1000000" in result.output, result.output
+
+
+def test_a_key_given_twice_and_text_expanded_by_aliases_are_refused_with_the_place(tmp_path: Path) -> None:
+    from coworkenv.spec import SpecError
+    from coworkenv.spec.io import MAX_TEXT
+
+    twice = tmp_path / "twice.yaml"
+    twice.write_text((EXAMPLES / "expense_over_limit_approval.yaml").read_text() + "\nid: another_id\n")
+    with pytest.raises(SpecError, match="'id' given twice"):
+        load_spec(twice)
+    aliased = tmp_path / "aliased.yaml"
+    text = "x" * (MAX_TEXT // 10 + 1)
+    aliased.write_text(f"id: a\nnotes: &t {text}\nmore: [{', '.join(['*t'] * 10)}]\n")
+    with pytest.raises(SpecError, match=f"more: the document expands to more than {MAX_TEXT} characters"):
+        load_spec(aliased)
+
+
+@pytest.mark.parametrize("label", ["1000-deep object", "5000-digit integer"])
+def test_a_policy_built_call_that_json_cannot_write_is_refused_and_the_step_stays_whole(label: str) -> None:
+    from coworkenv.runtime.turn import AssistantTurn, ToolCall
+
+    arguments: dict[str, Any] = {"amount": 10**5000} if label == "5000-digit integer" else {}
+    if label == "1000-deep object":
+        for _ in range(1000):
+            arguments = {"a": arguments}
+    env = Environment(EXAMPLE)
+    env.reset()
+    tool = "mail_read"  # its arguments are refused by validation, after they decode: the call is recorded whole
+    env.step(AssistantTurn(content="x", tool_calls=[ToolCall(id="c", name=tool, arguments=arguments)]))
+    env.step("And now?")
+    trajectory = env.trajectory()
+    assert len(trajectory.steps) == 2 and [m["role"] for m in trajectory.messages].count("assistant") == 2
+    assert not trajectory.calls[0].ok and json.loads(trajectory.messages[2]["tool_calls"][0]["function"]["arguments"])
+    record = episode_record(EpisodeTask(spec={"id": EXAMPLE.id}, sample=0, seed=0), "p", trajectory, None)
+    assert json.loads(Encoded.of(record).line)["trajectory"]["calls"][0]["args"] is None  # the store can write it
+    assert json.loads(record.model_dump_json())["trajectory"]["steps"]
+
+
+def test_a_reference_of_ten_thousand_steps_is_refused_at_load_not_run() -> None:
+    import time
+
+    from coworkenv.spec import SpecError, spec_from_data
+    from coworkenv.spec.models import MAX_REFERENCE_STEPS
+
+    data = EXAMPLE.model_dump(mode="json", exclude_none=True)
+    data["reference"] = [data["reference"][0]] * 10_000 + [data["reference"][-1]]
+    data["max_tool_calls"] = 10**9
+    start = time.process_time()
+    with pytest.raises(SpecError) as err:
+        spec_from_data(data, "big.yaml")
+    assert time.process_time() - start < 5.0
+    assert f"reference: List should have at most {MAX_REFERENCE_STEPS} items" in str(err.value)
+    assert "max_tool_calls: Input should be less than or equal to 1000" in str(err.value)

@@ -190,7 +190,7 @@ def test_cli_serves_until_stopped_and_refuses_open_binding_without_token() -> No
         port = s.getsockname()[1]
     cmd = [sys.executable, "-c", "from coworkenv.cli import main; main()", "serve", "http", str(EXAMPLES)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    proc = subprocess.Popen([*cmd, "--port", str(port)], env=env, stderr=subprocess.PIPE)
+    proc = subprocess.Popen([*cmd, "--port", str(port), "--max-body", "20000"], env=env, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -200,6 +200,10 @@ def test_cli_serves_until_stopped_and_refuses_open_binding_without_token() -> No
             except OSError:
                 assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.stderr else ""
                 time.sleep(0.2)
+        session = EnvClient(f"http://127.0.0.1:{port}").make(EXTERNAL)
+        with pytest.raises(RemoteError) as err:
+            session.step("x" * 30_000)  # past --max-body
+        assert err.value.status == 413
     finally:
         proc.terminate()
         proc.wait(timeout=30)

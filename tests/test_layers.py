@@ -16,7 +16,8 @@ ROOT = Path(coworkenv.__file__).parent
 
 # Lower rank = lower layer; a module may import its own stage, shared leaves and lower ranks.
 ORDER: list[tuple[str, ...]] = [
-    ("storage", "expr_ops", "values", "patterns", "trajectory", "provenance"),  # shared leaves
+    ("storage", "expr_budget", "values", "patterns", "trajectory", "provenance"),  # shared leaves
+    ("expr_ops",),
     ("transcript",),
     ("expr_parse",),  # the expression language: parse, the reference evaluator, then what builds on it
     ("expr_eval",),

@@ -62,3 +62,11 @@ def test_clock_reads_the_context() -> None:
 
 def test_free_text_has_no_value_forms() -> None:
     assert forms("the usual one") == [] and forms(True) == []
+
+
+@pytest.mark.parametrize("today", [date(9999, 12, 31), date(1, 1, 1), date(2025, 3, 3)])
+def test_a_far_off_relative_date_is_just_text(today: date) -> None:
+    text = "Cancel them in 9999999 days, or 99999999 weeks ago; tomorrow, yesterday, next Friday or last Monday."
+    dates = {k for k in mentions(text, today) if k[0] == "date"}
+    assert all(date.fromisoformat(d) for _, d in dates)  # only days the calendar has
+    assert ("num", 9999999.0) in mentions(text, today)

@@ -4,14 +4,14 @@ Specs are data: checks, policies, events and reference solutions need predicates
 (``args.amount > 500``) and value references (``${r1.items[0].id}``), but spec content is
 never handed to ``eval``/``exec``. The expression is tokenized and parsed here
 (:mod:`coworkenv.expr_parse`) and compiled into closures over a context dict
-(:mod:`coworkenv.expr_eval`; :mod:`coworkenv.expr_fast` for predicates over one record,
-:mod:`coworkenv.expr_template` for ``${expr}`` templates); this module is their front. Only the operators below and the
+(:mod:`coworkenv.expr_eval`; :mod:`coworkenv.expr_template` for ``${expr}`` templates); this
+module is their front. Only the operators below and the
 functions in :data:`FUNCTIONS` exist; attribute access reads dict keys, never Python
 attributes; ``%`` is the numeric remainder only (no printf-style string formatting).
 
 Expressions come from spec files and are evaluated against model output, so every cost is
-bounded: source length, literal digits and nesting depth at parse time; the size of a
-string or list an operator or function builds at run time. Anything over a bound is an
+bounded: source length, literal digits and nesting depth at parse time; at run time, what
+one evaluation builds, counted at its expanded size (:mod:`coworkenv.expr_budget`). Anything over a bound is an
 :class:`ExprError`, never a hang, a crash or a RecursionError.
 
 Grammar (lowest precedence first)::

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+from coworkenv.expr_budget import budgeted, built, charge, charged
 from coworkenv.expr_ops import COMPARE, FUNCTIONS, ExprError, arith, get_item
 from coworkenv.expr_parse import Node, parse, show
 
@@ -21,8 +22,8 @@ Compiled = Callable[[Context], Any]
 
 @lru_cache(maxsize=4096)
 def compile_expr(src: str) -> Compiled:
-    """Parse ``src`` once; the result is a function of a context dict."""
-    return build(parse(src))
+    """Parse ``src`` once; the result is a function of a context dict, run under its own size budget."""
+    return budgeted(build(parse(src)))
 
 
 def evaluate(src: str, ctx: Context) -> Any:
@@ -57,7 +58,7 @@ def build(node: Node) -> Compiled:
         return lambda c: c.get(name)
     if kind == "list":
         items = [build(n) for n in node[1]]
-        return lambda c: [item(c) for item in items]
+        return lambda c: _literal([item(c) for item in items])
     if kind == "call":
         return _call(node[1], [build(n) for n in node[2]])
     if kind == "path":
@@ -78,6 +79,11 @@ def build(node: Node) -> Compiled:
     if kind == "and":
         return lambda c: all(bool(p(c)) for p in parts)
     return lambda c: any(bool(p(c)) for p in parts)
+
+
+def _literal(items: list[Any]) -> list[Any]:
+    """A list literal, charged at its expanded size (``[x, x, x]`` holds ``x`` three times)."""
+    return built(items, charged(items, "a list"))
 
 
 def _chain(first: Compiled, rest: list[tuple[Callable[[Any, Any], Any], Compiled]]) -> Compiled:
@@ -117,5 +123,6 @@ def walk(value: Any, steps: list[tuple[str, Any]], ctx: Any) -> Any:
             rest = steps[pos + 1 :]
             if value is not None and not isinstance(value, list):
                 raise ExprError(f"[*] needs a list, got {type(value).__name__}")
+            charge(len(value or []), "[*]")  # its items are values that exist already
             return [walk(item, rest, ctx) for item in (value or [])]
     return value

@@ -1,9 +1,10 @@
-"""The values side of the expression language: operators, functions and their size bounds.
+"""The values side of the expression language: operators and functions, each charged for what it builds.
 
 Operands come from specs and from model output, so every operation that can build a large
-value checks the size first (:data:`MAX_RESULT`), ``%`` is the numeric remainder only (a
-string on its left would be printf-style formatting, which reads keys, width and precision
-from the data), and any failure is an :class:`ExprError`.
+value charges its expanded size to the evaluation's budget before building it
+(:mod:`coworkenv.expr_budget`), ``%`` is the numeric remainder only (a string on its left
+would be printf-style formatting, which reads keys, width and precision from the data), and
+any failure is an :class:`ExprError`.
 """
 
 from __future__ import annotations
@@ -11,13 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from coworkenv.expr_budget import ExprError, built, charge, charged, left, size
 
-class ExprError(ValueError):
-    """A syntax or evaluation error in a spec expression."""
-
-
-MAX_RESULT = 1_000_000
-"""Characters or items of a string or list built by ``+``, ``*`` or ``join``."""
+__all__ = ["COMPARE", "FUNCTIONS", "ExprError", "arith", "brief", "get_item", "text_of"]
 
 
 def _safe_cmp(fn: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
@@ -30,11 +27,19 @@ def _safe_cmp(fn: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
     return cmp
 
 
+def text_of(value: Any) -> str:
+    """``str(value)``, charged first: the text of a list is as long as everything it holds."""
+    if isinstance(value, str):
+        return value
+    charged(value, "text of a value")
+    return str(value)
+
+
 def _contains(container: Any, item: Any) -> bool:
     if container is None:
         return False
     if isinstance(container, str):
-        return str(item).lower() in container.lower()
+        return text_of(item).lower() in container.lower()
     try:
         return item in container
     except TypeError:
@@ -53,13 +58,6 @@ COMPARE: dict[str, Callable[[Any, Any], bool]] = {
 }
 
 
-def _sized(value: Any) -> Any:
-    """``value`` if it is not a string or list over :data:`MAX_RESULT`."""
-    if isinstance(value, str | list) and len(value) > MAX_RESULT:
-        raise ExprError(f"result of {len(value)} characters or items is larger than {MAX_RESULT}")
-    return value
-
-
 def brief(value: Any) -> str:
     """A short, always-computable description of an operand for error messages."""
     if isinstance(value, int) and abs(value) >= 10**30:
@@ -71,11 +69,23 @@ def brief(value: Any) -> str:
 
 
 def _repeat(a: Any, b: Any) -> Any:
-    """``*`` with the size of a repeated string or list checked before it is built."""
+    """``*``, with a repeated string or list charged at its expanded size before it is built."""
     seq, n = (a, b) if isinstance(a, str | list) else (b, a)
-    if isinstance(seq, str | list) and isinstance(n, int) and len(seq) * max(n, 0) > MAX_RESULT:
-        raise ExprError(f"repetition would build {len(seq) * n} characters or items (at most {MAX_RESULT})")
-    return a * b
+    if not isinstance(seq, str | list) or not isinstance(n, int):
+        return a * b
+    amount = size(seq, left()) * max(n, 0)
+    charge(amount, "repetition")
+    return built(a * b, amount)
+
+
+def _concat(a: Any, b: Any) -> Any:
+    """``+``, with two strings or lists charged at their expanded size before they are joined."""
+    if not (isinstance(a, str | list) and isinstance(b, str | list)):
+        return a + b
+    amount = size(a, left()) + size(b, left())
+    charge(amount, "'+'")
+    joined: Any = a
+    return built(joined + b, amount)
 
 
 def _remainder(a: Any, b: Any) -> Any:
@@ -85,7 +95,7 @@ def _remainder(a: Any, b: Any) -> Any:
 
 
 _ARITH: dict[str, Callable[[Any, Any], Any]] = {
-    "+": lambda a, b: _sized(a + b),
+    "+": _concat,
     "-": lambda a, b: a - b,
     "*": _repeat,
     "/": lambda a, b: a / b,
@@ -113,6 +123,23 @@ def _round(x: Any, ndigits: int = 0) -> Any:
     return round(x, int(ndigits)) if ndigits else round(x)
 
 
+def _join(xs: Any, sep: Any = ", ") -> str:
+    items = xs or []
+    sep = text_of(sep)
+    charge(size(items, left()) + len(sep) * len(items), "join()")
+    return str(sep.join(text_of(x) for x in items))
+
+
+def _whole(fn: Callable[[Any], Any], what: str) -> Callable[[Any], Any]:
+    """``fn`` over a list, charged at the list's expanded size first (sorting or hashing reads all of it)."""
+
+    def apply(xs: Any) -> Any:
+        items = xs or []
+        return built(fn(items), charged(items, what))
+
+    return apply
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "len": lambda x: len(x) if x is not None else 0,
     "sum": lambda xs: sum(_numbers(xs)),
@@ -120,22 +147,22 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "max": lambda xs: max(_numbers(xs), default=None),
     "round": _round,
     "abs": abs,
-    "lower": lambda s: str(s).lower() if s is not None else "",
-    "upper": lambda s: str(s).upper() if s is not None else "",
-    "str": lambda x: "" if x is None else str(x),
+    "lower": lambda s: text_of(s).lower() if s is not None else "",
+    "upper": lambda s: text_of(s).upper() if s is not None else "",
+    "str": lambda x: "" if x is None else text_of(x),
     "int": int,
     "float": float,
     "contains": _contains,
-    "startswith": lambda s, p: isinstance(s, str) and s.lower().startswith(str(p).lower()),
-    "endswith": lambda s, p: isinstance(s, str) and s.lower().endswith(str(p).lower()),
+    "startswith": lambda s, p: isinstance(s, str) and s.lower().startswith(text_of(p).lower()),
+    "endswith": lambda s, p: isinstance(s, str) and s.lower().endswith(text_of(p).lower()),
     "any": lambda xs: any(xs or []),
     "all": lambda xs: all(xs or []),
     "first": lambda xs: xs[0] if xs else None,
     "last": lambda xs: xs[-1] if xs else None,
-    "join": lambda xs, sep=", ": _sized(str(sep).join(str(x) for x in (xs or []))),
-    "sorted": lambda xs: sorted(xs or []),
-    "unique": lambda xs: list(dict.fromkeys(xs or [])),
-    "date": lambda s: str(s)[:10] if s else "",
+    "join": _join,
+    "sorted": _whole(sorted, "sorted()"),
+    "unique": _whole(lambda xs: list(dict.fromkeys(xs)), "unique()"),
+    "date": lambda s: text_of(s)[:10] if s else "",
 }
 
 

@@ -1,7 +1,10 @@
 """Templates: ``${expr}`` references inside strings, lists and dicts, resolved against a context.
 
 A string that is exactly one reference keeps the referenced value's type; a reference
-inside longer text is formatted into it (:func:`format_value`).
+inside longer text is formatted into it (:func:`format_value`). A template renders under one
+size budget for all its references (:mod:`coworkenv.expr_budget`), the text it formats charged
+with them: three hundred references of a million characters each are one over-budget render,
+not three hundred evaluations within bounds.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from coworkenv.expr_budget import budgeted, charged
 from coworkenv.expr_eval import Compiled, Context, evaluate
 from coworkenv.expr_ops import ExprError, brief
 
@@ -35,6 +39,15 @@ def render(template: Any, ctx: Context) -> Any:
 def compile_template(template: Any) -> Compiled:
     """``render(template, ctx)`` as a function of ``ctx``: the template is read once, for a caller that renders
     it many times. Each call builds new lists and dicts and evaluates the references in the same order."""
+    return budgeted(_compile(template))
+
+
+def _formatted(value: Any) -> str:
+    charged(value, "a template's text")
+    return format_value(value)
+
+
+def _compile(template: Any) -> Compiled:
     if isinstance(template, str):
         whole = _TEMPLATE.fullmatch(template)
         if whole:
@@ -42,12 +55,12 @@ def compile_template(template: Any) -> Compiled:
             return lambda c: evaluate(src, c)
         if "${" not in template:
             return lambda c: template
-        return lambda c: _TEMPLATE.sub(lambda m: format_value(evaluate(m.group(1), c)), template)
+        return lambda c: _TEMPLATE.sub(lambda m: _formatted(evaluate(m.group(1), c)), template)
     if isinstance(template, list):
-        items = [compile_template(v) for v in template]
+        items = [_compile(v) for v in template]
         return lambda c: [item(c) for item in items]
     if isinstance(template, dict):
-        fields = [(k, compile_template(v)) for k, v in template.items()]
+        fields = [(k, _compile(v)) for k, v in template.items()]
         return lambda c: {k: field(c) for k, field in fields}
     return lambda c: template
 

@@ -7,9 +7,12 @@ an :class:`EpisodeRecord` per episode; data/ and eval/ read it back only through
 
 from __future__ import annotations
 
+import json
+import math
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic_core import PydanticSerializationError
 
 M = TypeVar("M", bound=BaseModel)
 _new = object.__new__
@@ -27,6 +30,41 @@ def trusted(cls: type[M], values: dict[str, Any], given: set[str]) -> M:
     _set(obj, "__pydantic_extra__", None)
     _set(obj, "__pydantic_private__", None)
     return obj
+
+
+class PublicModel(BaseModel):
+    """A model whose JSON never fails on model text.
+
+    Text from models can hold lone surrogates (``"\\ud800"``), which UTF-8 cannot encode and pydantic's JSON
+    writer refuses; such a document is written with JSON escapes instead (as the rollout store writes it), with
+    the numbers ``json`` cannot write as null (pydantic writes non-finite ones so too). Every other document is
+    pydantic's own JSON."""
+
+    def model_dump_json(self, *, indent: int | None = None, **kwargs: Any) -> str:
+        try:
+            return super().model_dump_json(indent=indent, **kwargs)
+        except PydanticSerializationError:
+            data = _finite(self.model_dump(mode="json", **kwargs))
+            separators = (",", ":") if indent is None else None
+            return json.dumps(data, ensure_ascii=True, indent=indent, separators=separators, allow_nan=False)
+
+
+_DIGIT_BITS = 14_000
+"""Bits of an integer ``str()`` still writes (Python's limit is 4,300 digits, about 14,280 bits)."""
+
+
+def _finite(value: Any) -> Any:
+    """``value`` (plain JSON data) with the numbers ``json`` cannot write (NaN, infinities, integers past Python's
+    digit limit) as None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, int):
+        return value if value.bit_length() <= _DIGIT_BITS else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
 
 
 class ToolCallRecord(BaseModel):
@@ -74,7 +112,7 @@ class CheckResult(BaseModel):
     detail: str = ""
 
 
-class Grade(BaseModel):
+class Grade(PublicModel):
     score: float
     completion: float
     robustness: float
@@ -99,7 +137,7 @@ class StageMark(BaseModel):
     clock: str | None = None
 
 
-class Trajectory(BaseModel):
+class Trajectory(PublicModel):
     spec_id: str
     seed: int = 0
     policy: str = ""
@@ -124,7 +162,7 @@ class Trajectory(BaseModel):
 EpisodeStatus = Literal["ok", "error", "timeout"]
 
 
-class EpisodeRecord(BaseModel):
+class EpisodeRecord(PublicModel):
     """One line of a rollout run's ``episodes.jsonl``: an episode, how it ended and its trajectory.
 
     ``trajectory`` is None only when the episode could not be played at all (a spec that does

@@ -180,27 +180,35 @@ def _relative_dates(low: str, today: date) -> set[Key]:
             days |= _weekday(today, _WEEKDAYS.index(word), which or "")
         elif not label:
             offset = {"yesterday": -1, "tomorrow": 1}.get(word, 0) + (1 if after and word == "tomorrow" else 0)
-            days.add(today + timedelta(days=offset))
+            days |= _shifted(today, offset)
     for m in _SPAN.finditer(low):
         count = _COUNT.search(low, max(0, m.start() - 12), m.start())
         if count is None or not (m.group(2) or count.group(1)):
             continue  # "in 3 days" and "3 days ago" are dates; "3 days" alone is a length
         n = int(_SMALL.get(count.group(2)) or int(count.group(2)))
-        days.add(today + timedelta(days=(-1 if m.group(2) else 1) * n * (7 if m.group(1) == "week" else 1)))
+        days |= _shifted(today, (-1 if m.group(2) else 1) * n * (7 if m.group(1) == "week" else 1))
     return {("date", d.isoformat()) for d in days} | {("md", d.strftime("%m-%d")) for d in days}
 
 
 _NO_QUALIFIER = re.compile(r"()()()").match("")
 
 
+def _shifted(today: date, days: int) -> set[date]:
+    """The day ``days`` from ``today``, or none past the calendar's ends: "in 9999999 days" is just text."""
+    try:
+        return {today + timedelta(days=days)}
+    except OverflowError:
+        return set()
+
+
 def _weekday(today: date, weekday: int, which: str) -> set[date]:
     """The day a weekday names: "Friday" and "this Friday" the coming one; "next Friday" that or the one after."""
     ahead = (weekday - today.weekday()) % 7
     if which == "last":
-        return {today - timedelta(days=(7 - ahead) or 7)}
-    days = {today + timedelta(days=ahead)}
+        return _shifted(today, -((7 - ahead) or 7))
+    days = _shifted(today, ahead)
     if which in ("next", "") or ahead == 0:
-        days.add(today + timedelta(days=ahead + 7))
+        days |= _shifted(today, ahead + 7)
     return days
 
 

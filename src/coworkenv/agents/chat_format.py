@@ -24,6 +24,7 @@ import json
 import re
 from typing import Any
 
+from coworkenv.runtime.router import MAX_ARG_DEPTH, nesting_exceeds
 from coworkenv.runtime.turn import AssistantTurn, ToolCall
 
 END_OF_TURN = "<end_of_turn>"
@@ -66,13 +67,15 @@ _NAME = re.compile(r'"name"\s*:\s*"([^"]+)"')
 
 
 def _decode_call(body: str) -> tuple[str | None, str | dict[str, Any]]:
-    """Name and arguments from a tool-call body; arguments stay raw text when not JSON."""
+    """Name and arguments from a tool-call body; arguments stay raw text when not JSON, or JSON the environment
+    refuses (a number past Python's digit limit, nesting past the router's depth), so it answers with an error
+    observation."""
     body = body.strip().removeprefix("```json").removeprefix("```").removesuffix("```").strip()
     try:
         obj = json.loads(body)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # broken JSON, a huge integer, nesting past the decoder's stack
         obj = None
-    if isinstance(obj, dict) and isinstance(obj.get("name"), str):
+    if isinstance(obj, dict) and isinstance(obj.get("name"), str) and not nesting_exceeds(obj, MAX_ARG_DEPTH + 1):
         args = obj.get("arguments", {})
         return obj["name"], args if isinstance(args, dict | str) else json.dumps(args)
     m = _NAME.search(body)

@@ -41,6 +41,7 @@ def serve_http(
     max_sessions: int = typer.Option(256, "--max-sessions", min=1, help="open sessions at most"),
     idle_ttl: float = typer.Option(600.0, "--idle-ttl", min=0.01, help="seconds before an idle session expires"),
     step_timeout: float = typer.Option(10.0, "--step-timeout", min=0.001, help="time limit of one step (s)"),
+    max_body: int = typer.Option(1_000_000, "--max-body", min=1, help="bytes of one request body at most (413)"),
     no_inline: bool = typer.Option(False, "--no-inline-specs", help="only serve the loaded environments"),
 ) -> None:
     """Serve environments over HTTP (OpenAPI docs at /docs)."""
@@ -53,7 +54,7 @@ def serve_http(
         console.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from None
     catalog = _catalog(bank, specs, split)
-    limits = Limits(max_sessions=max_sessions, idle_ttl=idle_ttl, step_timeout=step_timeout)
+    limits = Limits(max_sessions=max_sessions, idle_ttl=idle_ttl, step_timeout=step_timeout, max_body=max_body)
     app = create_app(catalog, limits, token=token, allow_inline=not no_inline)
     console.print(f"serving {len(catalog)} environments on http://{host}:{port} (docs: /docs)")
     serve(app, host=host, port=port, token=token)

@@ -5,7 +5,13 @@ and returns the first observation; ``POST /sessions/{id}/step`` applies one assi
 (the project's format or an OpenAI assistant message) and returns the observation with the
 reward so far, ``done`` and ``info``. State, grade, trajectory, reset, end and delete complete
 the interface the client needs to stand in for a local environment. Interactive OpenAPI docs
-are at ``/docs``. It binds to loopback by default; anywhere else a bearer token is required.
+are at ``/docs`` (behind the token when one is set). It binds to loopback by default; anywhere
+else a bearer token is required.
+
+Whatever one client sends, the event loop keeps answering the others: bodies are size-limited
+and parsed off the loop (:mod:`coworkenv.interop.http_body`), an inline spec is checked on a
+worker within the step time limit, and a step past its limit is stopped
+(:mod:`coworkenv.interop.cancel`).
 """
 
 from __future__ import annotations
@@ -15,17 +21,23 @@ import hmac
 import ipaddress
 import time
 from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 from fastapi import Depends, FastAPI, Header, HTTPException, Request
-from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse
+from pydantic import BaseModel, Field, RootModel
 
+from coworkenv.interop.cancel import Overrun, run_limited
 from coworkenv.interop.catalog import Catalog
 from coworkenv.interop.env import Env, Observation
+from coworkenv.interop.http_body import body_schema, read_body, without_lone_surrogates
 from coworkenv.interop.sessions import Limits, SessionError, SessionStore, describe
 from coworkenv.spec import SpecError, spec_from_data
+from coworkenv.storage import json_text
 from coworkenv.trajectory import Grade
 
 TOKEN_ENV = "COWORKENV_TOKEN"
@@ -56,6 +68,19 @@ class EndRequest(BaseModel):
     reason: str = "client_ended"
 
 
+class ToolArguments(RootModel[dict[str, Any] | None]):
+    """The arguments of one tool call (absent or null: none)."""
+
+    root: dict[str, Any] | None = None
+
+
+class SafeJSONResponse(JSONResponse):
+    """JSON that escapes lone surrogates instead of failing (text from a catalog's files can hold them)."""
+
+    def render(self, content: Any) -> bytes:
+        return json_text(content, sort_keys=False).encode("utf-8")
+
+
 def is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
@@ -69,8 +94,8 @@ def _auth(token: str | None):
     def check(authorization: str | None = Header(None)) -> None:
         if token is None:
             return
-        given = (authorization or "").removeprefix("Bearer ").strip()
-        if not hmac.compare_digest(given.encode(), token.encode()):
+        scheme, _, given = (authorization or "").partition(" ")
+        if scheme != "Bearer" or not hmac.compare_digest(given.strip().encode(), token.encode()):
             raise HTTPException(401, "missing or wrong bearer token", headers={"WWW-Authenticate": "Bearer"})
 
     return check
@@ -81,6 +106,7 @@ def create_app(
 ) -> FastAPI:
     """The app; ``token`` (if set) is required as ``Authorization: Bearer …`` on every route but /health."""
     store = SessionStore(limits)
+    parsing = ThreadPoolExecutor(max_workers=2, thread_name_prefix="coworkenv-parse")
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -88,14 +114,31 @@ def create_app(
         yield
         sweeper.cancel()
         store.shutdown()
+        parsing.shutdown(wait=False, cancel_futures=True)
 
-    app = FastAPI(title="coworkenv environment server", lifespan=lifespan)
+    open_docs = token is None
+    app = FastAPI(
+        title="coworkenv environment server",
+        lifespan=lifespan,
+        default_response_class=SafeJSONResponse,
+        docs_url="/docs" if open_docs else None,
+        redoc_url="/redoc" if open_docs else None,
+        openapi_url="/openapi.json" if open_docs else None,
+    )
     app.state.store = store
     auth = [Depends(_auth(token))]
+    if not open_docs:
+        _add_guarded_docs(app, auth)
 
     @app.exception_handler(SessionError)
     async def _session_error(request: Request, exc: SessionError) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        """Where each error is and what it is, without echoing the input (a NaN or surrogate is no JSON)."""
+        parts = [f"{'.'.join(map(str, e.get('loc', ())))}: {e.get('msg', '')}" for e in exc.errors()]
+        return JSONResponse({"detail": "; ".join(parts[:5])}, status_code=422)
 
     @app.get("/health")
     async def health() -> dict[str, Any]:
@@ -113,25 +156,46 @@ def create_app(
         except KeyError as exc:
             raise HTTPException(404, str(exc.args[0])) from None
 
-    _add_session_routes(app, catalog, store, auth, allow_inline)
-    _add_tool_endpoints(app, catalog, store, auth)
+    _add_session_routes(app, catalog, store, auth, allow_inline, parsing)
+    _add_tool_endpoints(app, catalog, store, auth, parsing)
     return app
 
 
+def _add_guarded_docs(app: FastAPI, auth: list[Any]) -> None:
+    """The OpenAPI schema and its two viewers, behind the token like every other route."""
+
+    @app.get("/openapi.json", dependencies=auth, include_in_schema=False)
+    async def openapi() -> dict[str, Any]:
+        return app.openapi()
+
+    @app.get("/docs", dependencies=auth, include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        return get_swagger_ui_html(openapi_url="/openapi.json", title=app.title)
+
+    @app.get("/redoc", dependencies=auth, include_in_schema=False)
+    async def redoc() -> HTMLResponse:
+        return get_redoc_html(openapi_url="/openapi.json", title=app.title)
+
+
 def _add_session_routes(
-    app: FastAPI, catalog: Catalog, store: SessionStore, auth: list[Any], allow_inline: bool
+    app: FastAPI, catalog: Catalog, store: SessionStore, auth: list[Any], allow_inline: bool, parsing: Executor
 ) -> None:
     """One episode per session: open, step, inspect, grade, close."""
 
-    @app.post("/sessions", dependencies=auth)
-    async def create(body: CreateSession) -> SessionOut:
-        env = _new_env(catalog, body, allow_inline)
+    @app.post("/sessions", dependencies=auth, openapi_extra=body_schema(CreateSession))
+    async def create(request: Request) -> SessionOut:
+        body = await read_body(request, CreateSession, parsing, store.limits.max_body)
+        try:
+            env = await run_limited(parsing, lambda: _new_env(catalog, body, allow_inline), store.limits.step_timeout)
+        except Overrun:
+            raise HTTPException(422, f"request.spec: checking it took over {store.limits.step_timeout:g}s") from None
         session = store.open(env)
         obs = await store.run(session.id, lambda e: e.reset())
         return SessionOut(**describe(session), observation=obs)
 
-    @app.post("/sessions/{sid}/step", dependencies=auth)
-    async def step(sid: str, body: StepRequest) -> Observation:
+    @app.post("/sessions/{sid}/step", dependencies=auth, openapi_extra=body_schema(StepRequest))
+    async def step(sid: str, request: Request) -> Observation:
+        body = await read_body(request, StepRequest, parsing, store.limits.max_body)
         return await store.run(sid, lambda e: e.step(body.turn))
 
     @app.post("/sessions/{sid}/reset", dependencies=auth)
@@ -146,8 +210,9 @@ def _add_session_routes(
     async def grade(sid: str) -> Grade:
         return await store.run(sid, lambda e: e.grade())
 
-    @app.post("/sessions/{sid}/end", dependencies=auth)
-    async def end(sid: str, body: EndRequest) -> dict[str, Any]:
+    @app.post("/sessions/{sid}/end", dependencies=auth, openapi_extra=body_schema(EndRequest))
+    async def end(sid: str, request: Request) -> dict[str, Any]:
+        body = await read_body(request, EndRequest, parsing, store.limits.max_body)
         await store.run(sid, lambda e: e.end(body.reason))
         return {"session_id": sid, "done": True, "done_reason": body.reason}
 
@@ -162,7 +227,9 @@ def _add_session_routes(
         return {"session_id": sid, "closed": True}
 
 
-def _add_tool_endpoints(app: FastAPI, catalog: Catalog, store: SessionStore, auth: list[Any]) -> None:
+def _add_tool_endpoints(
+    app: FastAPI, catalog: Catalog, store: SessionStore, auth: list[Any], parsing: Executor
+) -> None:
     """Per-tool endpoints on one standing session per environment, in the way Claw-Eval's mock
     services work: ``tool_endpoints`` POST the arguments, ``reset_endpoint`` starts over."""
     standing: dict[str, str] = {}
@@ -179,9 +246,11 @@ def _add_tool_endpoints(app: FastAPI, catalog: Catalog, store: SessionStore, aut
             sid = standing[env_id] = store.open(Env(spec)).id
         return sid
 
-    @app.post("/environments/{env_id}/tools/{tool}", dependencies=auth)
-    async def call_tool(env_id: str, tool: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
-        call = {"id": f"http_{tool}", "name": tool, "arguments": args or {}}
+    @app.post("/environments/{env_id}/tools/{tool}", dependencies=auth, openapi_extra=body_schema(ToolArguments))
+    async def call_tool(env_id: str, tool: str, request: Request) -> dict[str, Any]:
+        args = (await read_body(request, ToolArguments, parsing, store.limits.max_body)).root
+        name = without_lone_surrogates(tool)  # a path segment can spell a surrogate too (%ED%A0%80 decodes to one)
+        call = {"id": f"http_{name}", "name": name, "arguments": args or {}}
         obs = await store.run(session_of(env_id), lambda e: e.step({"tool_calls": [call]}))
         return {"content": obs.messages[0]["content"] if obs.messages else "", "done": obs.done}
 

@@ -2,9 +2,11 @@
 
 Every session owns its own :class:`~coworkenv.interop.env.Env` (its own workspace, user and
 logs); only the immutable specs are shared. Requests on one session are serialised by its
-lock; different sessions run in parallel on a small thread pool, which is also what lets a
-step be abandoned when it overruns its time limit (the session is then closed, because its
-state is no longer trustworthy).
+lock; different sessions run in parallel on a small thread pool. A step that overruns its
+time limit is interrupted on its worker (:mod:`coworkenv.interop.cancel`) and its session
+closed, because its state is no longer trustworthy. An ended episode keeps its session for
+reading (grade, trajectory) but no longer holds a slot: a new session takes the place of the
+longest-idle ended one.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from coworkenv.interop.cancel import Overrun, run_limited
 from coworkenv.interop.env import Env
 
 T = TypeVar("T")
@@ -38,12 +41,21 @@ class Session:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
+MAX_BODY = 1_000_000
+"""Bytes of one request body, by default.
+
+A step runs on a worker thread, but one call into C (a regular expression over a turn's text) holds the
+interpreter lock while it runs, and the event loop waits for it: the body limit is also what bounds that
+wait (see :mod:`coworkenv.interop.cancel`)."""
+
+
 @dataclass(frozen=True)
 class Limits:
     max_sessions: int = 256
     idle_ttl: float = 600.0
     step_timeout: float = 10.0
     workers: int = 8
+    max_body: int = MAX_BODY
 
 
 class SessionStore:
@@ -67,10 +79,18 @@ class SessionStore:
     def open(self, env: Env) -> Session:
         self.expire()
         if len(self.sessions) >= self.limits.max_sessions:
+            self._drop_ended()
+        if len(self.sessions) >= self.limits.max_sessions:
             raise SessionError(503, f"session limit reached ({self.limits.max_sessions}); close one or retry later")
         session = Session(id=secrets.token_urlsafe(16), env=env, last_used=self.clock())
         self.sessions[session.id] = session
         return session
+
+    def _drop_ended(self) -> None:
+        """Free the slot of the longest-idle session whose episode has ended (and that no request is using)."""
+        ended = [s for s in self.sessions.values() if s.env.done and not s.lock.locked()]
+        if ended:
+            del self.sessions[min(ended, key=lambda s: s.last_used).id]
 
     def get(self, sid: str) -> Session:
         session = self.sessions.get(sid)
@@ -84,15 +104,15 @@ class SessionStore:
         del self.sessions[sid]
 
     async def run(self, sid: str, work: Callable[[Env], T], timed: bool = True) -> T:
-        """Run ``work(env)`` under the session's lock, on the pool, within the step time limit."""
+        """Run ``work(env)`` under the session's lock, on the pool, stopped past the step time limit."""
         session = self.get(sid)
         async with session.lock:
             session.last_used = self.clock()
-            loop = asyncio.get_running_loop()
-            future = loop.run_in_executor(self.pool, work, session.env)
             try:
-                result = await asyncio.wait_for(future, self.limits.step_timeout if timed else None)
-            except TimeoutError:
+                result = await run_limited(
+                    self.pool, lambda: work(session.env), self.limits.step_timeout if timed else None
+                )
+            except Overrun:
                 self.sessions.pop(sid, None)
                 raise SessionError(
                     504, f"step exceeded the {self.limits.step_timeout:g}s time limit; the session is closed"

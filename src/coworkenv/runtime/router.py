@@ -41,6 +41,20 @@ def nesting_exceeds(value: Any, limit: int) -> bool:
     return False
 
 
+def _long_integer(args: dict[str, Any]) -> bool:
+    """Whether an object a policy built (nested at most :data:`MAX_ARG_DEPTH`) holds an integer past Python's digit
+    limit for ``str()``, which no record of the call could be written with."""
+    stack: list[Any] = [args]
+    while stack:
+        node = stack.pop()
+        for child in node.values() if isinstance(node, dict) else node:
+            if isinstance(child, int) and child.bit_length() > 14_000:
+                return True
+            if isinstance(child, dict | list):
+                stack.append(child)
+    return False
+
+
 @dataclass
 class CallResult:
     ok: bool
@@ -142,6 +156,8 @@ class ToolRouter:
             return info, None, f"arguments for {name} must be a JSON object, got {type(args).__name__}"
         if nesting_exceeds(args, MAX_ARG_DEPTH):
             return info, None, f"arguments for {name} are nested deeper than {MAX_ARG_DEPTH} levels"
+        if isinstance(raw, dict) and _long_integer(args):  # decoded text cannot hold one: json.loads refuses it
+            return info, None, f"arguments for {name} hold an integer too long to write as JSON"
         return info, args, ""
 
     def _table(self, info: ToolInfo) -> Arguments:

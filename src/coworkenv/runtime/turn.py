@@ -21,11 +21,18 @@ class ToolCall(BaseModel):
         """The arguments as JSON text: the model's own text, or an object encoded with sorted keys."""
         if isinstance(self.arguments, str):
             return self.arguments
-        return json.dumps(self.arguments, ensure_ascii=False, sort_keys=True)
+        try:
+            return json.dumps(self.arguments, ensure_ascii=False, sort_keys=True)
+        except (RecursionError, ValueError):  # nesting past the encoder's stack; an integer past the digit limit
+            return UNENCODABLE
 
     def message(self) -> dict[str, Any]:
         """The OpenAI-format tool call, arguments as the model gave them (text kept, an object encoded)."""
         return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": self.arguments_text()}}
+
+
+UNENCODABLE = '{"unencodable": "the arguments nest too deeply or hold a number too long to write as JSON"}'
+"""The text logged for an object a policy built that JSON cannot write (the router refuses the call itself)."""
 
 
 class AssistantTurn(BaseModel):

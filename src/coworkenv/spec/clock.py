@@ -40,10 +40,13 @@ class Advance(_Model):
         return self
 
     def apply(self, now: datetime) -> datetime:
-        """The time after this advance from ``now``."""
+        """The time after this advance from ``now``; ValueError when it would pass the calendar's last day."""
         if self.to is not None:
             return parse_clock(self.to)
-        moved = now + timedelta(days=self.days, hours=self.hours)
+        try:
+            moved = now + timedelta(days=self.days, hours=self.hours)
+        except OverflowError:
+            raise ValueError(f"advancing from {now:%Y-%m-%dT%H:%M} would pass the year 9999") from None
         if self.at is not None:
             hour, minute = (int(x) for x in self.at.split(":"))
             moved = moved.replace(hour=hour, minute=minute)

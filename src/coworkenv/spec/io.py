@@ -1,10 +1,11 @@
 """Loading and saving specs (YAML or JSON) with errors that name the file and the field.
 
 A spec file is untrusted data, so loading is bounded: bytes that are not UTF-8, integers
-past Python's digit limit, nesting past :data:`MAX_DEPTH` and YAML aliases that expand
-past :data:`MAX_NODES` values (a "billion laughs") are all a :class:`SpecError`, never a
-traceback or a hang. YAML is parsed by libyaml when it is installed (the pure-Python
-loader takes a minute on a few megabytes).
+past Python's digit limit, nesting past :data:`MAX_DEPTH`, YAML aliases that expand past
+:data:`MAX_NODES` values (a "billion laughs") or :data:`MAX_TEXT` characters (one long text
+referenced many times) and a key given twice in one mapping (YAML would keep the last one
+silently) are all a :class:`SpecError`, never a traceback or a hang. YAML is parsed by libyaml
+when it is installed (the pure-Python loader takes a minute on a few megabytes).
 """
 
 from __future__ import annotations
@@ -24,7 +25,27 @@ MAX_DEPTH = 64
 """Nesting of mappings and lists in a spec document (the examples nest at most 8 deep)."""
 MAX_NODES = 500_000
 """Values in a document once YAML aliases are expanded (the largest bank spec has ~3,000)."""
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+MAX_TEXT = 16_000_000
+"""Characters of text in a document once YAML aliases are expanded."""
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """The safe loader, refusing a key given twice in one mapping."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        if isinstance(node, yaml.MappingNode):
+            seen: set[tuple[str, str]] = set()
+            for key, _ in node.value:
+                if isinstance(key, yaml.ScalarNode) and key.tag != _MERGE:
+                    if (key.tag, key.value) in seen:
+                        problem = f"key {key.value!r} given twice"
+                        raise yaml.constructor.ConstructorError(None, None, problem, key.start_mark)
+                    seen.add((key.tag, key.value))
+        return super().construct_mapping(node, deep)  # type: ignore[no-any-return]
+
+
+_YAML_LOADER = _Loader
 
 
 class SpecError(ValueError):
@@ -69,14 +90,16 @@ def _child(where: str, key: Any, depth: int, in_list: bool) -> str:
     return f"{where}[{key}]" if in_list else f"{where}.{key}"
 
 
-def oversized(data: Any, max_depth: int = MAX_DEPTH, max_nodes: int = MAX_NODES) -> str | None:
+def oversized(
+    data: Any, max_depth: int = MAX_DEPTH, max_nodes: int = MAX_NODES, max_text: int = MAX_TEXT
+) -> str | None:
     """Why ``data`` is too deep or too large, or None; walks without recursion and stops at the bound.
 
     Shared YAML aliases are walked once per reference, which is what every later stage
-    (validation, hashing, rendering) would do, so the count is the expanded size.
+    (validation, hashing, rendering) would do, so the counts are the expanded size.
     """
     stack: list[tuple[Any, str, int]] = [(data, "<root>", 0)] if isinstance(data, dict | list) else []
-    nodes = 1
+    nodes, text = 1, 0
     while stack:
         node, where, depth = stack.pop()
         items = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
@@ -86,7 +109,11 @@ def oversized(data: Any, max_depth: int = MAX_DEPTH, max_nodes: int = MAX_NODES)
         if depth >= max_depth:
             return f"{where}: nested deeper than {max_depth} levels"
         for key, value in items:
-            if isinstance(value, dict | list):
+            if isinstance(value, str):
+                text += len(value)
+                if text > max_text:
+                    return f"{where}: the document expands to more than {max_text} characters of text (YAML aliases?)"
+            elif isinstance(value, dict | list):
                 stack.append((value, _child(where, key, depth, isinstance(node, list)), depth + 1))
     return None
 

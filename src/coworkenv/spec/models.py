@@ -44,6 +44,14 @@ from coworkenv.spec.reference import AnswerStep, AskStep, CallStep, ConfirmStep,
 from coworkenv.spec.rules import Rule
 from coworkenv.spec.user import HiddenFact, Request, UserScript
 
+MAX_REFERENCE_STEPS = 200
+"""Steps of one reference solution (the spec's or a stage's); the verifier runs each many times (the largest in
+the banks has 11)."""
+MAX_TURNS = 500
+"""A spec's turn limit (the largest in the banks is 50)."""
+MAX_TOOL_CALLS = 1000
+"""A spec's tool-call limit (the largest in the banks is 60)."""
+
 __all__ = [
     "CLOCK_FORMAT",
     "CLOCK_PATTERN",
@@ -125,7 +133,7 @@ class Stage(_Model):
         None, description="faults of this stage only: 'on_call' counts the calls made during it"
     )
     checks: list[Check] = Field(min_length=1)
-    reference: list[ReferenceStep] = Field(min_length=1)
+    reference: list[ReferenceStep] = Field(min_length=1, max_length=MAX_REFERENCE_STEPS)
 
     @model_validator(mode="after")
     def _notes_path(self) -> Stage:
@@ -170,11 +178,11 @@ class TaskSpec(_Model):
     events: list[Event] = Field(default_factory=list)
     faults: list[Fault] = Field(default_factory=list)
     checks: list[Check] = Field(min_length=1)
-    reference: list[ReferenceStep] = Field(min_length=1)
+    reference: list[ReferenceStep] = Field(min_length=1, max_length=MAX_REFERENCE_STEPS)
     capabilities: list[str] = Field(default_factory=list)
     difficulty: Literal["easy", "medium", "hard"] = "medium"
-    max_turns: int = Field(30, ge=1)
-    max_tool_calls: int = Field(40, ge=1)
+    max_turns: int = Field(30, ge=1, le=MAX_TURNS)
+    max_tool_calls: int = Field(40, ge=1, le=MAX_TOOL_CALLS)
     clock: str | None = Field(None, pattern=CLOCK_PATTERN, description="the workspace time at the start")
     stages: list[Stage] | None = Field(
         None, min_length=1, description="later stages (days); the spec's own request, checks, reference: the first"
@@ -217,7 +225,10 @@ class TaskSpec(_Model):
         if not isinstance(self.reference[-1], AnswerStep):
             raise ValueError("reference: with stages, the first stage's reference ends with an answer (its report)")
         for i, stage in enumerate(stages):
-            later = stage.advance.apply(now)
+            try:
+                later = stage.advance.apply(now)
+            except ValueError as exc:
+                raise ValueError(f"stages[{i}].advance: {exc}") from None
             if later <= now:
                 raise ValueError(f"stages[{i}].advance: the clock must move forward (from {now:%Y-%m-%dT%H:%M})")
             now = later

@@ -35,7 +35,7 @@ def guess(value: Any) -> Any:
     for fmt, step in _SHIFTS:
         try:
             return (datetime.strptime(value, fmt) + step).strftime(fmt)
-        except ValueError:
+        except (ValueError, OverflowError):  # not of this form, or the calendar's last day
             continue
     if value.count("@") == 1:
         local, domain = value.split("@")

@@ -92,7 +92,7 @@ class CheckModel(SpecModel):
     """The fields every check has. Subclasses set ``kind`` to a literal, which registers them."""
 
     id: str
-    weight: float = Field(1.0, gt=0, allow_inf_nan=False)
+    weight: float = Field(1.0, gt=0, le=1_000_000, allow_inf_nan=False)  # bounded: weights are summed
     description: str = ""
     required: bool = Field(
         False, description="the task fails when this check fails, whatever the rest (score capped below the pass mark)"

@@ -1,0 +1,118 @@
+"""Work on a thread pool within a time limit that really stops it: an overrun is interrupted, not abandoned.
+
+A timed-out ``wait_for`` only stops waiting: the thread goes on running the step, holding a pool
+worker that the next sessions queue behind. Here an overrun raises :class:`Cancelled` inside the
+worker thread (``PyThreadState_SetAsyncExc``: the interpreter raises it at the thread's next
+bytecode), so the step unwinds and the worker is free again. This is cooperative cancellation by the
+interpreter rather than a worker process per session: most steps cost microseconds, and a process
+per session (an interpreter with its imports for each of up to hundreds of sessions, every turn and
+observation crossing a pipe) would cost more than the steps it guards. The price is the interpreter
+lock: steps share it with the event loop, so while several CPU-heavy steps run, ``/health`` and the
+other sessions' requests wait for it (tens of milliseconds typically, occasionally hundreds on a
+loaded machine) until each heavy step ends or is stopped; and an interrupt cannot reach into a
+single long call into C (a regular expression over a long text), which the body size limit and the
+expression budget (:mod:`coworkenv.expr_budget`) bound.
+
+The time limit counts from when the work starts on a worker, not from when it was queued: a
+session waiting behind others' steps does not lose its own step's time to them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import threading
+from collections.abc import Callable
+from concurrent.futures import Executor
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class Cancelled(BaseException):
+    """Raised inside a worker thread whose work overran its time limit (a BaseException: no ``except
+    Exception`` in the work swallows it)."""
+
+
+class Overrun(Exception):
+    """The work ran past its time limit and was stopped."""
+
+
+class _Job(Generic[T]):
+    """One piece of work and the thread running it; the lock orders its start and end against a cancel."""
+
+    def __init__(self, work: Callable[[], T], started: Callable[[], None]) -> None:
+        self.work = work
+        self.started = started
+        self.lock = threading.Lock()
+        self.thread: int | None = None
+        self.state = "queued"  # then "running" and "finished", or "cancelled"
+
+    def __call__(self) -> T:
+        with self.lock:
+            if self.state == "cancelled":
+                raise Cancelled
+            self.state, self.thread = "running", threading.get_ident()
+        self.started()
+        try:
+            return self.work()
+        finally:
+            with self.lock:
+                self.state = "finished"
+
+    def cancel(self) -> bool:
+        """Stop the work: before it starts, it never runs; while it runs, it is interrupted. Whether it was
+        still running (an interrupt that lands inside a callback the interpreter runs for it, a weakref's or
+        a finaliser's, is swallowed there: the caller sends another)."""
+        with self.lock:
+            if self.state == "queued":
+                self.state = "cancelled"
+            elif self.state == "running" and self.thread is not None:
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.thread), ctypes.py_object(Cancelled))
+                return True
+            return False
+
+
+_STOPPING: set[asyncio.Task[None]] = set()
+"""The interrupts still being sent (held: the loop keeps only weak references to its tasks)."""
+
+RETRY = 0.02
+"""Seconds between interrupts of work that is still running."""
+
+
+async def _stop(job: _Job[Any]) -> None:
+    """Interrupt ``job`` until it stops running (at most a hundred times)."""
+    for _ in range(100):
+        if not job.cancel():
+            return
+        await asyncio.sleep(RETRY)
+
+
+async def run_limited(pool: Executor, work: Callable[[], T], limit: float | None) -> T:
+    """``work()`` on ``pool``, stopped with :class:`Overrun` when it runs longer than ``limit`` seconds."""
+    loop = asyncio.get_running_loop()
+    began = asyncio.Event()
+
+    def started() -> None:
+        loop.call_soon_threadsafe(began.set)
+
+    job = _Job(work, started)
+    future: asyncio.Future[T] = loop.run_in_executor(pool, job)
+    if limit is None:
+        return await future
+    waiting: asyncio.Future[Any] = asyncio.ensure_future(began.wait())
+    try:
+        await asyncio.wait({future, waiting}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiting.cancel()
+    done, _ = await asyncio.wait({future}, timeout=limit)
+    if not done:
+        task = asyncio.ensure_future(_stop(job))
+        _STOPPING.add(task)
+        task.add_done_callback(_STOPPING.discard)
+        future.cancel()
+        raise Overrun(limit)
+    try:
+        return future.result()
+    except Cancelled:  # the interrupt landed as the work was finishing on its own
+        raise Overrun(limit) from None
