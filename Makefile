@@ -18,7 +18,7 @@ $(VENV)/.core: pyproject.toml | $(BIN)/python
 # torch first, pinned to the CPU build on this machine's disk, so no CUDA build is pulled.
 $(VENV)/.full: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[all,embedded,test,docs]"
+	$(BIN)/pip install -q -e ".[all,embedded,test,docs,openenv]"
 	touch $@ $(VENV)/.core
 
 quickstart: $(VENV)/.core
