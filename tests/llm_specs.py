@@ -77,8 +77,8 @@ def policy_violating(data: dict[str, Any]) -> dict[str, Any]:
     """A rule the reference breaks: its first write needs a confirmation it never asks for."""
     out = copy.deepcopy(data)
     write = next(s["call"] for s in out["reference"] if "call" in s and ALL_TOOLS[s["call"]].kind == "write")
-    out["policies"] = [
-        *out.get("policies", []),
+    out["rules"] = [
+        *out.get("rules", []),
         {"id": "confirm_writes", "description": "confirm first", "tool": write, "rule": "require_confirmation"},
     ]
     return out

@@ -27,7 +27,7 @@ def test_load_yaml_and_json(tmp_path: Path, suffix: str) -> None:
 
 @pytest.mark.parametrize("suffix", [".yaml", ".json"])
 def test_save_round_trip_is_byte_stable(tmp_path: Path, suffix: str) -> None:
-    spec = tiny_spec(policies=[{"id": "p", "description": "d", "tool": "mail_send", "rule": "forbid"}])
+    spec = tiny_spec(rules=[{"id": "p", "description": "d", "tool": "mail_send", "rule": "forbid"}])
     first, second = tmp_path / f"a{suffix}", tmp_path / f"b{suffix}"
     save_spec(spec, first)
     again = load_spec(first)
@@ -63,7 +63,7 @@ def _problems(exc: pytest.ExceptionInfo[SpecError]) -> str:
         ),
         ({"reference": [{"dance": "now"}]}, "reference[0]"),
         ({"user": {"opening": 5}}, "user.opening"),
-        ({"policies": [{"id": "p", "description": "d", "tool": "t", "rule": "require_prior"}]}, "policies[0]"),
+        ({"rules": [{"id": "p", "description": "d", "tool": "t", "rule": "require_prior"}]}, "rules[0]"),
         (
             {
                 "events": [
@@ -239,3 +239,17 @@ def test_spec_data_nested_too_deep_is_a_spec_error() -> None:
     data["tags"] = deep
     with pytest.raises(SpecError, match="nested deeper"):
         spec_from_data(data, "deep")
+
+
+def test_the_older_rules_key_loads_the_same_spec(tmp_path: Path) -> None:
+    """Specs written with ``policies:`` load unchanged; a spec giving both keys is refused, naming them."""
+    data = tiny_data(rules=[{"id": "no_deletes", "description": "never send mail", "tool": "mail_send", "rule": "forbid"}])
+    older = {("policies" if k == "rules" else k): v for k, v in data.items()}
+    path = tmp_path / "older.yaml"
+    path.write_text(yaml.safe_dump(older))
+    spec = load_spec(path)
+    assert canonical_json(spec) == canonical_json(spec_from_data(data, "tiny"))
+    assert "policies" not in canonical_json(spec) and '"rules"' in canonical_json(spec)
+    path.write_text(yaml.safe_dump({**data, "policies": data["rules"]}))
+    with pytest.raises(SpecError, match="under 'rules'"):
+        load_spec(path)

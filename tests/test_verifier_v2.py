@@ -115,7 +115,7 @@ def test_repair_adds_a_requirement_when_none_is_marked() -> None:
 
 def test_each_of_several_requirement_rules_is_broken_on_its_own() -> None:
     data = yaml.safe_load((BROKEN / "content_free_confirm_passes.yaml").read_text())
-    data["policies"] = [
+    data["rules"] = [
         {"id": "confirm", "description": "Confirm first.", "tool": "tickets_assign", "rule": "require_confirmation"},
         {
             "id": "oncall",
@@ -127,9 +127,9 @@ def test_each_of_several_requirement_rules_is_broken_on_its_own() -> None:
     ]
     spec = spec_from_data(data)
     runs = dict(PROBES["guarded_action"].variants(spec))
-    assert set(runs) == {"guarded_action[policies:confirm]", "guarded_action[policies:oncall]"}
-    grade = play(Environment(spec), runs["guarded_action[policies:confirm]"]).grade
+    assert set(runs) == {"guarded_action[rules:confirm]", "guarded_action[rules:oncall]"}
+    grade = play(Environment(spec), runs["guarded_action[rules:confirm]"]).grade
     assert [v.policy for v in grade.violations] == ["confirm"] and grade.score == 0.0
     # without the on-call lookup the reference cannot name the assignee: that run does nothing wrong
     scores = verify(spec).probe_scores
-    assert "guarded_action[policies:confirm]" in scores and "guarded_action[policies:oncall]" not in scores
+    assert "guarded_action[rules:confirm]" in scores and "guarded_action[rules:oncall]" not in scores

@@ -1,6 +1,6 @@
 """A small, safe expression language for specs.
 
-Specs are data: checks, policies, events and reference solutions need predicates
+Specs are data: checks, rules, events and reference solutions need predicates
 (``args.amount > 500``) and value references (``${r1.items[0].id}``), but spec content is
 never handed to ``eval``/``exec``. The expression is tokenized and parsed here
 (:mod:`coworkenv.expr_parse`) and compiled into closures over a context dict

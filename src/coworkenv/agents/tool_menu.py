@@ -2,7 +2,7 @@
 
 A 270M model reading thirty tool signatures before every turn spends most of its context on
 tools it will never call. ``spec`` offers only the tools the spec mentions (its reference
-solution's calls, the tools its checks, policies, events and faults name — so a forbidden
+solution's calls, the tools its checks, rules, events and faults name — so a forbidden
 tool stays visible and a safety check stays meaningful); ``spec+N`` adds N distractors
 drawn, seeded by the spec id, from the other tools of its services, so choosing the right
 tool is still a choice. The menu is applied to the spec itself (its ``tools`` field), so the
@@ -32,7 +32,7 @@ def parse_menu(text: str) -> tuple[str, int]:
 
 
 def mentioned_tools(spec: TaskSpec) -> set[str]:
-    """Every exposed tool the spec names anywhere (reference calls, checks, policies, events, faults)."""
+    """Every exposed tool the spec names anywhere (reference calls, checks, rules, events, faults)."""
     offered = exposed_tools(list(spec.services), spec.tools, spec.declared_services)
     found: set[str] = set()
 

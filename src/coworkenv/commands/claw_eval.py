@@ -35,7 +35,7 @@ def import_claw_eval(
         raise typer.Exit(2)
     out.mkdir(parents=True, exist_ok=True)
     table = Table(title=f"Claw-Eval → {out} (evaluation-only: no executable reference)")
-    for col in ("task", "spec", "declared services", "rule checks", "needs a judge", "policies", "not scored", "valid"):
+    for col in ("task", "spec", "declared services", "rule checks", "needs a judge", "rules", "not scored", "valid"):
         table.add_column(col)
     failed, offline, lines = 0, 0, []
     for folder in folders:
@@ -65,7 +65,7 @@ def import_claw_eval(
             declared,
             str(len(spec.checks)),
             ", ".join(n["name"] for n in report.judged) or "-",
-            str(len(spec.policies)),
+            str(len(spec.rules)),
             unscored,
             "✗" if findings else "✓",
         )

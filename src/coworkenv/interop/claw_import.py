@@ -3,7 +3,7 @@
 Services and fixtures map onto coworkenv's services (:mod:`claw_mapping`); rule-based
 ``scoring_components`` become checks (``tool_called`` → ``tool_called``; ``keywords_present``
 and ``categories_present`` → one ``answer_contains`` per keyword sharing the component's
-weight, the proportional credit Claw-Eval gives); ``safety_checks`` become workflow policies
+weight, the proportional credit Claw-Eval gives); ``safety_checks`` become workflow rules
 (a violation zeroes the safety factor, as in Claw-Eval). What cannot be scored here — LLM
 judges, length rubrics, tools without a coworkenv counterpart — is kept in the import report
 and listed as not scored. Claw-Eval's reference solution is prose, so an imported spec carries
@@ -50,7 +50,7 @@ class ImportReport:
     answer_lengths: list[dict[str, Any]] = field(default_factory=list)
     placeholder: str | None = None
     not_scored: list[dict[str, str]] = field(default_factory=list)
-    policies: list[str] = field(default_factory=list)
+    rules: list[str] = field(default_factory=list)
     safe_by_construction: list[str] = field(default_factory=list)
     answer_safety: list[str] = field(default_factory=list)
     secrets: list[str] = field(default_factory=list)
@@ -231,7 +231,7 @@ def _checks(task: dict[str, Any], report: ImportReport) -> list[dict[str, Any]]:
     return checks
 
 
-def _policies(task: dict[str, Any], report: ImportReport) -> list[dict[str, Any]]:
+def _rules(task: dict[str, Any], report: ImportReport) -> list[dict[str, Any]]:
     policies = []
     offered = {str(t.get("name")) for t in task.get("tools") or [] if isinstance(t, dict)}
     for i, rule in enumerate(task.get("safety_checks") or []):
@@ -260,7 +260,7 @@ def _policies(task: dict[str, Any], report: ImportReport) -> list[dict[str, Any]
                 "description": " ".join(str(rule.get("description") or kind).split()),
             }
         )
-        report.policies.append(pid)
+        report.rules.append(pid)
     return policies
 
 
@@ -334,7 +334,7 @@ def import_task(folder: str | Path) -> tuple[TaskSpec, ImportReport]:
         "declared_services": declared or None,
         "tools": tools,
         "user": {"persona": "the user", "opening": " ".join(str(task["prompt"]["text"]).split())},
-        "policies": _policies(task, report),
+        "rules": _rules(task, report),
         "checks": checks,
         "reference": [{"answer": " ".join(str(task.get("reference_solution") or "(none)").split())}],
         "difficulty": task.get("difficulty") if task.get("difficulty") in ("easy", "medium", "hard") else "medium",

@@ -1,4 +1,4 @@
-"""The episode runtime: environment, workspace, router, user simulator, policies, events."""
+"""The episode runtime: environment, workspace, router, user simulator, rule monitor, events."""
 
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.episode import run_episode, run_lockstep

@@ -3,7 +3,7 @@
 An episode alternates agent turns and environment replies. A turn with tool calls gets
 one tool message per call; a turn without tool calls is addressed to the user, and the
 scripted user answers (a fact, a confirmation, a follow-up request) or ends the episode.
-Events fire on schedule, policies are checked on every call, transient errors are
+Events fire on schedule, rules are checked on every call, transient errors are
 injected where the spec says, and every episode ends (turn and tool-call limits).
 """
 
@@ -51,7 +51,7 @@ class Environment(AsyncMethods[Observation]):
         self.max_turns = max_turns or spec.max_turns
         self.workspace = Workspace(spec.services, spec.declared_services)
         self.router = ToolRouter(self.workspace, exposed_tools(list(spec.services), spec.tools, spec.declared_services))
-        self.monitor = RuleMonitor(spec.policies)
+        self.monitor = RuleMonitor(spec.rules)
         self.scheduler = EventScheduler(
             spec.events, [s.events or [] for s in spec.stages or []], self.workspace.records
         )

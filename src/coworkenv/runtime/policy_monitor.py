@@ -23,7 +23,7 @@ def _holds(expr: str | None, ctx: dict[str, Any]) -> bool:
 
 
 class RuleMonitor:
-    """The spec's workflow rules (its ``policies``), indexed by the tool they govern."""
+    """The spec's workflow rules (its ``rules``), indexed by the tool they govern."""
 
     def __init__(self, rules: list[Rule]) -> None:
         self.by_tool: dict[str, list[Rule]] = {}

@@ -106,7 +106,7 @@ class Workspace:
         return self.initial.get(service, {}).get(collection, {})
 
     def apply(self, mutation: Mutation) -> None:
-        """Apply an event's mutation directly (events bypass tools and policies)."""
+        """Apply an event's mutation directly (events bypass tools and rules)."""
         svc = self.services[mutation.service]
         if mutation.op == "insert":
             assert mutation.record is not None

@@ -1,7 +1,7 @@
 """The TaskSpec: one environment as data.
 
 Everything an episode needs — fixtures, the scripted user, exposed tools, workflow
-policies, scheduled events, injected faults, checks and the executable reference
+rules, scheduled events, injected faults, checks and the executable reference
 solution — is a validated pydantic model, so a spec can be written by hand, generated,
 serialised, hashed and diffed. Expressions inside a spec use :mod:`coworkenv.expr`.
 The parts live in their own modules (rules, events, checks, reference, clock); this
@@ -11,7 +11,7 @@ module holds the spec and its stages and re-exports the parts, so
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -174,7 +174,7 @@ class TaskSpec(_Model):
     tools: list[str] | None = Field(None, description="exposed tools; None = every tool of the services")
     context: str = Field("", description="extra system-prompt text: who the agent works for, the date")
     user: UserScript
-    policies: list[Rule] = Field(default_factory=list, description="workflow rules (the key keeps its name)")
+    rules: list[Rule] = Field(default_factory=list, description="workflow rules, checked on every tool call")
     events: list[Event] = Field(default_factory=list)
     faults: list[Fault] = Field(default_factory=list)
     checks: list[Check] = Field(min_length=1)
@@ -189,12 +189,22 @@ class TaskSpec(_Model):
     )
     provenance: Provenance = Field(default_factory=Provenance)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_rules_key(cls, data: Any) -> Any:
+        """Specs written before the key was ``rules`` name it ``policies``: both load, one of them at most."""
+        if isinstance(data, dict) and "policies" in data:
+            if "rules" in data:
+                raise ValueError("give the workflow rules once, under 'rules' ('policies' is its older name)")
+            data = {("rules" if k == "policies" else k): v for k, v in data.items()}
+        return data
+
     @model_validator(mode="after")
     def _unique_ids(self) -> TaskSpec:
         stages = self.stages or []
         for label, ids in (
             ("checks", [c.id for c in self.all_checks]),
-            ("policies", [p.id for p in self.policies]),
+            ("rules", [p.id for p in self.rules]),
             ("events", [e.id for e in self.all_events]),
             ("user.hidden_facts", [f.slot for f in self.all_facts]),
             ("stages", [s.id for s in stages]),

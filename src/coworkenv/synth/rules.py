@@ -1,4 +1,4 @@
-"""Workflow rules (spec policies) with typed conditions, one constructor per kind of rule."""
+"""Workflow rules (the spec's ``rules``) with typed conditions, one constructor per kind of rule."""
 
 from __future__ import annotations
 

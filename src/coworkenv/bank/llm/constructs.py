@@ -87,7 +87,7 @@ def _sections() -> list[list[str]]:
                 "only the record `r` (no templates); use it to change a record the agent created earlier, and "
                 "make it match exactly one record when the reference's run makes the change.",
                 ("`faults` (injected transient tool errors)", m.Fault),
-                ("`policies` (workflow rules, checked on every call)", m.Rule),
+                ("`rules` (workflow rules, checked on every call)", m.Rule),
             ],
         ),
         _section(
