@@ -201,9 +201,8 @@ def test_every_local_backend_gets_the_sampling_flags() -> None:
 
 def test_one_model_naming_scheme_for_every_command(tmp_path: Path) -> None:
     """rollout and run take what eval and train take (checkpoint folders, tiny), and the reverse."""
-    from coworkenv.rollout.policies import POLICY_SPECS, check_policy_spec
-
     from coworkenv.commands.evaluate import POLICY_SPECS as EVAL_HELP
+    from coworkenv.rollout.policies import POLICY_SPECS, check_policy_spec
 
     for spec in ("oracle", "tiny", "embedded", "hf:org/model", str(tmp_path), "openai:m@h:1/v1", "probe:do_nothing"):
         check_policy_spec(spec)

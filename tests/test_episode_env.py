@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from coworkenv.rollout.policies import make_policy
 
 import coworkenv
 from coworkenv.interop.catalog import Catalog
+from coworkenv.rollout.policies import make_policy
 from coworkenv.runtime import Environment, EpisodeEnv, Observation, run_episode
 from coworkenv.runtime import observation as observation_module
 

@@ -12,13 +12,12 @@ import pytest
 pytest.importorskip("fastapi", reason="needs the serve extra")
 pytest.importorskip("uvicorn", reason="needs the serve extra")
 
-from coworkenv.rollout.policies import make_policy
-
 from coworkenv.interop.catalog import Catalog
 from coworkenv.interop.client import EnvClient, RemoteError
 from coworkenv.interop.env import Env
 from coworkenv.interop.http_server import check_binding, create_app, running
 from coworkenv.interop.sessions import Limits
+from coworkenv.rollout.policies import make_policy
 from coworkenv.runtime import run_episode
 
 EXAMPLES = Path(__file__).parent.parent / "examples"

@@ -18,11 +18,11 @@ from rollout_specs import mail_reply_spec
 pytest.importorskip("openai")
 
 import openai
-from coworkenv.rollout.policies import make_policy
 
 from coworkenv.agents.llm_user import LLMUserEnvironment
 from coworkenv.agents.openai_policy import OpenAIPolicy, wire_messages
 from coworkenv.rollout.environments import make_environment
+from coworkenv.rollout.policies import make_policy
 from coworkenv.runtime import Environment, run_episode
 
 USAGE = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}

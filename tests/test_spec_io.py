@@ -243,7 +243,8 @@ def test_spec_data_nested_too_deep_is_a_spec_error() -> None:
 
 def test_the_older_rules_key_loads_the_same_spec(tmp_path: Path) -> None:
     """Specs written with ``policies:`` load unchanged; a spec giving both keys is refused, naming them."""
-    data = tiny_data(rules=[{"id": "no_deletes", "description": "never send mail", "tool": "mail_send", "rule": "forbid"}])
+    rule = {"id": "no_mail", "description": "never send mail", "tool": "mail_send", "rule": "forbid"}
+    data = tiny_data(rules=[rule])
     older = {("policies" if k == "rules" else k): v for k, v in data.items()}
     path = tmp_path / "older.yaml"
     path.write_text(yaml.safe_dump(older))

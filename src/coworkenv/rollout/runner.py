@@ -23,8 +23,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from coworkenv.bank.sources import load_specs
 from coworkenv.provenance import code_version
-from coworkenv.rollout.pool import SCRIPTED_POLICIES, Pool, PoolError
 from coworkenv.rollout.policies import check_policy_spec, make_policy
+from coworkenv.rollout.pool import SCRIPTED_POLICIES, Pool, PoolError
 from coworkenv.rollout.store import RETRIED, Batch, Outcome, RolloutStore, counts, episode_key, outcomes_of, replaces
 from coworkenv.rollout.worker import (
     EpisodeTask,
