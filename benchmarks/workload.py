@@ -13,6 +13,7 @@ from typing import Any
 from faker import Faker
 
 from coworkenv.spec import TaskSpec
+from coworkenv.spec.models import MAX_TOOL_CALLS, MAX_TURNS
 
 TEAMS = ["payments", "search", "billing", "it", "checkout"]
 
@@ -207,8 +208,8 @@ def workload_spec(n: int, seed: int = 0) -> TaskSpec:
         "user": {"opening": "Please help."},
         "checks": CHECKS,
         "reference": [{"answer": "ok"}],
-        "max_turns": 10**6,
-        "max_tool_calls": 10**6,
+        "max_turns": MAX_TURNS,
+        "max_tool_calls": MAX_TOOL_CALLS,
     }
     # validated as a TaskSpec directly: at 10,000 records per collection the workspace is past the size limit
     # spec_from_data puts on untrusted documents (MAX_NODES), which a benchmark built here does not need
