@@ -1,0 +1,41 @@
+"""Verifier v3: the guard of every collection the reference writes must carry weight on its own.
+
+The broken specs are rejected in tests/test_verifier_selftest.py; here, undoing the defect gets
+each admitted, and the probe runs are the ones the spec's content calls for.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from coworkenv.spec import load_spec, spec_from_data
+from coworkenv.verify import verify
+from coworkenv.verify.perturb import written_collateral
+from coworkenv.verify.probes import PROBES
+
+BROKEN = Path(__file__).parent / "broken_specs"
+
+
+def _data(name: str) -> dict[str, Any]:
+    return yaml.safe_load((BROKEN / f"{name}.yaml").read_text(encoding="utf-8"))
+
+
+def test_one_collateral_run_per_collection_of_a_written_service() -> None:
+    """The reference writes tickets only: the tickets collection gets its own run, contacts do not."""
+    spec = load_spec(BROKEN / "light_guard_in_written_collection.yaml")
+    assert [where for where, _ in written_collateral(spec)] == ["tickets.tickets"]
+    (step,) = [s for _, s in written_collateral(spec)]
+    assert step.args.get("ticket_id") not in ("tkt-1", None)  # another record than the one the task is about
+    names = [name for name, _ in PROBES["collateral_write"].variants(spec)]
+    assert names == ["collateral_write", "collateral_write[tickets.tickets]"]
+
+
+def test_a_weighty_guard_of_the_written_collection_is_admitted() -> None:
+    data = _data("light_guard_in_written_collection")
+    data["checks"][1]["required"] = True  # the tickets guard
+    report = verify(spec_from_data(data))
+    assert report.admitted, [f.line() for f in report.findings]
+    assert report.probe_scores["collateral_write[tickets.tickets]"] < 0.75
