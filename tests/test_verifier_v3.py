@@ -9,9 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
-from coworkenv.spec import load_spec, spec_from_data
+from coworkenv.spec import SpecError, load_spec, spec_from_data
 from coworkenv.verify import verify
 from coworkenv.verify.perturb import written_collateral
 from coworkenv.verify.probes import PROBES
@@ -39,3 +40,13 @@ def test_a_weighty_guard_of_the_written_collection_is_admitted() -> None:
     report = verify(spec_from_data(data))
     assert report.admitted, [f.line() for f in report.findings]
     assert report.probe_scores["collateral_write[tickets.tickets]"] < 0.75
+
+
+def test_weights_are_bounded_at_load() -> None:
+    """Two weights of 1e308 would sum to infinity and score the reference NaN: the spec does not load."""
+    data = _data("light_guard_in_written_collection")
+    data["checks"][0]["weight"] = data["checks"][3]["weight"] = 1e308
+    with pytest.raises(SpecError, match=r"checks: weights must be at most 1,000,000; \['assigned', 'told'\]"):
+        spec_from_data(data)
+    data["checks"][0]["weight"] = data["checks"][3]["weight"] = 1e6
+    assert spec_from_data(data).checks[0].weight == 1e6

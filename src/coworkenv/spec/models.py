@@ -152,6 +152,10 @@ class Provenance(_Model):
     )
 
 
+MAX_WEIGHT = 1e6
+"""The heaviest a check may weigh: weights are relative, and bounded ones sum to a finite total."""
+
+
 class TaskSpec(_Model):
     """One environment: the workspace (fixtures), the user, the tools, rules, events and faults, the checks
     that grade an episode and the reference solution that passes them."""
@@ -206,6 +210,17 @@ class TaskSpec(_Model):
                     raise ValueError(f"services.{service}.{collection}: every record needs a unique text 'id'")
         if self.stages is not None:
             self._check_stages(self.stages)
+        return self
+
+    @model_validator(mode="after")
+    def _bounded_weights(self) -> TaskSpec:
+        """Check weights are finite one by one (the field says so) and bounded, so that their sum is too: two weights
+        of 1e308 would sum to infinity and score the reference NaN."""
+        lists = [("checks", self.checks), *((f"stages[{i}].checks", s.checks) for i, s in enumerate(self.stages or []))]
+        for label, checks in lists:
+            heavy = [c.id for c in checks if c.weight > MAX_WEIGHT]
+            if heavy:
+                raise ValueError(f"{label}: weights must be at most {MAX_WEIGHT:,.0f}; {heavy} weigh more")
         return self
 
     def _check_stages(self, stages: list[Stage]) -> None:
