@@ -50,3 +50,10 @@ def test_weights_are_bounded_at_load() -> None:
         spec_from_data(data)
     data["checks"][0]["weight"] = data["checks"][3]["weight"] = 1e6
     assert spec_from_data(data).checks[0].weight == 1e6
+
+
+def test_the_report_dump_hint_names_a_check_a_dump_fails() -> None:
+    """Weighing up the answer checks a dump satisfies cannot help: the hint says so and points to answer_counts."""
+    report = verify(load_spec(BROKEN / "report_dump_passes.yaml"))
+    (finding,) = [f for f in report.findings if f.where == "probe:report_dump"]
+    assert "answer_counts" in finding.hint and "cannot help" in finding.hint
