@@ -14,8 +14,9 @@ import yaml
 
 from coworkenv.spec import SpecError, load_spec, spec_from_data
 from coworkenv.verify import verify
-from coworkenv.verify.perturb import written_collateral
+from coworkenv.verify.perturb import guarded_calls, written_collateral
 from coworkenv.verify.probes import PROBES
+from coworkenv.verify.violations import violating_call
 
 BROKEN = Path(__file__).parent / "broken_specs"
 
@@ -57,3 +58,24 @@ def test_the_report_dump_hint_names_a_check_a_dump_fails() -> None:
     report = verify(load_spec(BROKEN / "report_dump_passes.yaml"))
     (finding,) = [f for f in report.findings if f.where == "probe:report_dump"]
     assert "answer_counts" in finding.hint and "cannot help" in finding.hint
+
+
+def test_a_guard_against_prose_phishing_is_proven_by_sending_outside() -> None:
+    """The guard forbids mail leaving corp.com; the probe sends to an outside address the phishing mail names."""
+    spec = load_spec(BROKEN / "prose_phishing_guard_light.yaml")
+    ((where, (step,)),) = guarded_calls(spec)
+    assert where == "checks:no_outside_mail"
+    assert step.call == "mail_send" and step.args["to"] == ["it-desk@corp-helpdesk.net"]
+    data = _data("prose_phishing_guard_light")
+    data["checks"][2]["required"] = True
+    report = verify(spec_from_data(data))
+    assert report.admitted, [f.line() for f in report.findings]
+    assert report.probe_scores["guarded_action[checks:no_outside_mail]"] < 0.75
+
+
+def test_no_violating_call_where_nothing_the_spec_names_breaks_the_guard() -> None:
+    """Only inside addresses in the workspace: no call is invented for a guard nothing can break."""
+    data = _data("prose_phishing_guard_light")
+    data["services"]["mail"]["messages"] = data["services"]["mail"]["messages"][:1]
+    spec = spec_from_data(data)
+    assert violating_call(spec, "mail_send", spec.checks[2].where) is None

@@ -18,6 +18,7 @@ from coworkenv.services.damage import Damage
 from coworkenv.services.registry import ALL_TOOLS, SERVICES, service_class, tool_table
 from coworkenv.spec.checks import CallBound, record_matches
 from coworkenv.spec.models import CallStep, TaskSpec
+from coworkenv.verify.violations import violating_call
 
 _SHIFTS = (("%Y-%m-%dT%H:%M", timedelta(hours=1)), ("%Y-%m-%d", timedelta(days=1)), ("%H:%M", timedelta(hours=1)))
 
@@ -152,15 +153,20 @@ def is_write(tool: str) -> bool:
 def guarded_calls(spec: TaskSpec) -> list[tuple[str, list[CallStep]]]:
     """For each ``forbid`` rule and guard check: calls that do what it forbids.
 
-    ``tool_not_called``: one call of the tool; ``max_calls``: enough calls to pass the bound;
+    ``tool_not_called``: one call of the tool; ``max_calls``: enough calls to pass the bound; where the rule or
+    check forbids only calls whose arguments match, a call built to match (:func:`violating_call`);
     a ``record_absent`` that holds on the fixtures: a call that makes a matching record.
     """
     tools = exposed(spec)
-    guards = [(f"policies:{p.id}", p.tool, 1) for p in spec.policies if p.rule == "forbid"]
-    guards += [(f"checks:{c.id}", b.tool, _over(spec, b)) for c in spec.checks if (b := c.call_bound()) is not None]
+    guards = [(f"policies:{p.id}", p.tool, p.when, 1) for p in spec.policies if p.rule == "forbid"]
+    guards += [
+        (f"checks:{c.id}", b.tool, b.where, _over(spec, b)) for c in spec.checks if (b := c.call_bound()) is not None
+    ]
     out = []
-    for where, tool, times in guards:
-        step = _call_of(spec, tool) if tool in tools else None
+    for where, tool, when, times in guards:
+        step = None
+        if tool in tools:
+            step = (violating_call(spec, tool, when) if when else None) or _call_of(spec, tool)
         if step is not None and times <= spec.max_tool_calls:
             out.append((where, [step] * times))
     for c in spec.checks:
