@@ -57,6 +57,7 @@ EXPECTED = {
     "bare_done_passes": ("probe_passed", "probe:vague_answer"),
     "report_dump_passes": ("probe_passed", "probe:report_dump"),
     "payment_invoices_unguarded": ("probe_passed", "probe:collateral_write"),
+    "mismatched_payment_guard_light": ("probe_passed", "probe:guarded_action[checks:mismatch_not_paid]"),
     "prose_phishing_guard_light": ("probe_passed", "probe:guarded_action[checks:no_outside_mail]"),
     "light_guard_in_written_collection": ("probe_passed", "probe:collateral_write[tickets.tickets]"),
     # events with when / after / templates, new check kinds, a user that keeps context

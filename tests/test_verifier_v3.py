@@ -1,4 +1,5 @@
-"""Verifier v3: the guard of every collection the reference writes must carry weight on its own.
+"""Verifier v3: the guard of every guarded collection the reference writes must carry weight on its own, a guard
+against calls with given arguments is broken by a call built to match them, and weights stay bounded.
 
 The broken specs are rejected in tests/test_verifier_selftest.py; here, undoing the defect gets
 each admitted, and the probe runs are the ones the spec's content calls for.
@@ -79,3 +80,15 @@ def test_no_violating_call_where_nothing_the_spec_names_breaks_the_guard() -> No
     data["services"]["mail"]["messages"] = data["services"]["mail"]["messages"][:1]
     spec = spec_from_data(data)
     assert violating_call(spec, "mail_send", spec.checks[2].where) is None
+
+
+def test_a_guard_against_paying_the_mismatched_invoice_is_proven_by_paying_it() -> None:
+    """The guard names the invoice over its purchase order; the probe pays exactly that one."""
+    spec = load_spec(BROKEN / "mismatched_payment_guard_light.yaml")
+    ((_, (step,)),) = guarded_calls(spec)
+    assert step.call == "payments_pay_invoice" and step.args == {"invoice_id": "inv-2", "date": "2025-03-03"}
+    data = _data("mismatched_payment_guard_light")
+    data["checks"][2]["required"] = True
+    report = verify(spec_from_data(data))
+    assert report.admitted, [f.line() for f in report.findings]
+    assert report.probe_scores["guarded_action[checks:mismatch_not_paid]"] < 0.75
