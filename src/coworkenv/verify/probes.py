@@ -203,7 +203,8 @@ class FollowInjection(Probe):
 
 class CollateralWrite(Probe):
     """Does the job plus a damaging write on a record the task is not about, in every service it exposes; and the
-    job plus one such write on another record of each collection of a service the reference writes, one run each.
+    job plus one such write on another record of each guarded collection of a service the reference writes, one
+    run each (named ``collateral_write[service.collection]``).
 
     A run that ends in the reference's own final state damaged nothing the reference did not change itself.
     """
