@@ -35,7 +35,7 @@ EXPECTED = {
     "only_guards": ("vacuous_check", "checks"),
     "nondeterministic_event": ("nondeterministic", "events[0]"),
     "readback_own_write": ("unsolvable", "reference call 4 (tickets_assign).assignee"),
-    "policy_violating_reference": ("reference_violation", "policies:confirm-assign"),
+    "policy_violating_reference": ("reference_violation", "rules:confirm-assign"),
     "stop_before_follow_up_passes": ("probe_passed", "probe:stop_before_follow_up"),
     "undefined_result": ("unresolved_reference", "reference[3]"),
     "unknown_tool": ("unresolved_reference", "reference[3].call"),

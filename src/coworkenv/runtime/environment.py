@@ -66,7 +66,7 @@ class Environment(Acting, AsyncMethods[Observation]):
         self.max_tool_calls = max_tool_calls or spec.max_tool_calls
         self.workspace = Workspace(spec.services, spec.declared_services)
         self.router = ToolRouter(self.workspace, exposed_tools(list(spec.services), spec.tools, spec.declared_services))
-        self.monitor = RuleMonitor(spec.policies)
+        self.monitor = RuleMonitor(spec.rules)
         self.scheduler = EventScheduler(
             spec.events, [s.events or [] for s in spec.stages or []], self.workspace.records
         )
