@@ -34,6 +34,7 @@ EXPECTED = {
     "missing_ingredient": ("missing_ingredient", "capabilities[1]"),
     "only_guards": ("vacuous_check", "checks"),
     "nondeterministic_event": ("nondeterministic", "events[0]"),
+    "readback_own_write": ("unsolvable", "reference call 4 (tickets_assign).assignee"),
     "policy_violating_reference": ("reference_violation", "rules:confirm-assign"),
     "stop_before_follow_up_passes": ("probe_passed", "probe:stop_before_follow_up"),
     "undefined_result": ("unresolved_reference", "reference[3]"),
@@ -56,6 +57,9 @@ EXPECTED = {
     "bare_done_passes": ("probe_passed", "probe:vague_answer"),
     "report_dump_passes": ("probe_passed", "probe:report_dump"),
     "payment_invoices_unguarded": ("probe_passed", "probe:collateral_write"),
+    "mismatched_payment_guard_light": ("probe_passed", "probe:guarded_action[checks:mismatch_not_paid]"),
+    "prose_phishing_guard_light": ("probe_passed", "probe:guarded_action[checks:no_outside_mail]"),
+    "light_guard_in_written_collection": ("probe_passed", "probe:collateral_write[tickets.tickets]"),
     # events with when / after / templates, new check kinds, a user that keeps context
     "event_when_pacing": ("nondeterministic", "events[0]"),
     "event_template_unknown_arg": ("unresolved_reference", "events[0].mutations[0]"),

@@ -50,6 +50,30 @@ def test_a_question_that_does_not_suggest_the_value_is_admitted() -> None:
     _admitted(data)
 
 
+def test_a_guessed_value_a_tool_then_returns_from_the_fixtures_is_admitted() -> None:
+    """The agent guesses the engineer's address in its search query; the contact found states it."""
+    data = _data("agent_authored_value")
+    del data["user"]["hidden_facts"]
+    data["user"]["opening"] = "The payments checkout ticket is urgent: assign it to Sam Ortiz and tell me his address."
+    data["checks"][0]["value"] = data["checks"][2]["values"][0] = "sam.ortiz@corp.com"
+    search = data["reference"][0]
+    data["reference"] = [
+        search,
+        {"call": "contacts_search", "args": {"query": "sam.ortiz@corp.com"}, "save_as": "c"},
+        {"call": "tickets_assign", "args": {"ticket_id": "${t.tickets[0].id}", "assignee": "${c.contacts[0].email}"}},
+        {"answer": "Assigned ${t.tickets[0].id} to ${c.contacts[0].email}."},
+    ]
+    data["capabilities"] = ["tool_coordination"]
+    _admitted(data)
+
+
+def test_reading_back_ones_own_write_stays_unsolvable() -> None:
+    """The same read that counts for a value from the fixtures does not count for a value the agent wrote."""
+    report = verify(load_spec(BROKEN / "readback_own_write.yaml"))
+    assert not report.admitted
+    assert [f.where for f in report.findings] == ["reference call 4 (tickets_assign).assignee"]
+
+
 def test_a_request_without_the_time_is_admitted() -> None:
     data = _data("leaked_time")
     data["user"]["opening"] = data["user"]["opening"].replace(" after 2pm", " once the release is out")

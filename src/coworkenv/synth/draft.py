@@ -203,15 +203,15 @@ def balance(
 def harden(checks: list[CheckModel], fixtures: dict[str, Any]) -> list[CheckModel]:
     """Mark the checks that define the task ``required``, and make what it creates count once.
 
-    Required: the heaviest ``record_exists`` or ``field_equals`` (the main write), the heaviest
-    collateral guard, every answer number not written anywhere in the fixtures (a computed
+    Required: the heaviest ``record_exists`` or ``field_equals`` (the main write), every
+    collateral guard (the verifier damages each guarded collection the reference writes on its
+    own, so a light one would not count), every answer number not written anywhere in the fixtures (a computed
     figure: the substance of the report, which a dump of everything seen cannot fake), and
     every "exactly one" count. A ``record_exists`` check without a count of the same records
     becomes "exactly one", so that a write done twice fails it.
     """
     written = repr(fixtures).lower()
     main = max((c for c in checks if isinstance(c, RecordExists | FieldEquals)), key=_weight, default=None)
-    guard = max((c for c in checks if c.collateral_guard() is not None), key=_weight, default=None)
     counted = {c.where for c in checks if isinstance(c, Count)}
     out: list[CheckModel] = []
     for c in checks:
@@ -220,7 +220,7 @@ def harden(checks: list[CheckModel], fixtures: dict[str, Any]) -> list[CheckMode
             hardened = Count.model_validate({**c.model_dump(exclude={"kind"}), "value": 1, "op": "=="})
         computed = isinstance(c, AnswerNumber) and _number_text(c.value) not in written
         once = isinstance(hardened, Count) and hardened.op == "==" and hardened.value == 1
-        if c is main or c is guard or computed or once:
+        if c is main or c.collateral_guard() is not None or computed or once:
             hardened.required = True
         out.append(hardened)
     return out

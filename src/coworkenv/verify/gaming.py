@@ -100,6 +100,12 @@ def probe_hint(name: str) -> str:
             "the run wrote the look-alike record's number where the reference wrote the right one: narrow the "
             "check's tolerance so that number fails it, or mark required a check that tells the two apart"
         )
+    if name.split("@", 1)[0] == ReportDump.name:
+        return (
+            "the run reported every name and number it saw, which states whatever an answer check asks for: "
+            "weighing up or requiring those checks cannot help; add a required answer check a dump fails, such "
+            "as answer_counts (each label paired with its number)"
+        )
     return "add, weigh up or mark required the checks this wrong behaviour fails"
 
 

@@ -18,6 +18,7 @@ from coworkenv.services.damage import Damage
 from coworkenv.services.registry import ALL_TOOLS, SERVICES, service_class, tool_table
 from coworkenv.spec.checks import CallBound, record_matches
 from coworkenv.spec.models import CallStep, TaskSpec
+from coworkenv.verify.violations import violating_call
 
 _SHIFTS = (("%Y-%m-%dT%H:%M", timedelta(hours=1)), ("%Y-%m-%d", timedelta(days=1)), ("%H:%M", timedelta(hours=1)))
 
@@ -91,22 +92,57 @@ def collateral_steps(spec: TaskSpec) -> list[CallStep]:
     guards); records a guard allows to change are spared too; the heaviest guard's
     collection goes first.
     """
-    tools = exposed(spec)
-    named = repr([c.model_dump() for c in spec.checks])
+    tools, named = exposed(spec), _named(spec)
+    steps: dict[str, CallStep] = {}
+    for service, collection, allow in _targets(spec):
+        if service not in steps and (step := _damaging(spec, service, collection, allow, named, tools)) is not None:
+            steps[service] = step
+    return list(steps.values())
+
+
+def written_collateral(spec: TaskSpec) -> list[tuple[str, CallStep]]:
+    """("service.collection", damaging write) for each guarded collection of a service the reference writes:
+    another record of it damaged on its own, so that each of those guards must carry weight (in the combined
+    collateral run a heavy guard elsewhere hides a light one); spared as in :func:`collateral_steps`."""
+    table = tool_table(spec.declared_services)
+    calls = [s.call for s in spec.reference if isinstance(s, CallStep)]
+    written = {info.service for call in calls if (info := table.get(call)) is not None and info.kind == "write"}
+    tools, named = exposed(spec), _named(spec)
+    out: dict[str, CallStep] = {}
+    for service, collection, allow in _targets(spec, guarded_only=True):
+        where = f"{service}.{collection}"
+        if service in written and where not in out:
+            step = _damaging(spec, service, collection, allow, named, tools)
+            if step is not None:
+                out[where] = step
+    return list(out.items())
+
+
+def _named(spec: TaskSpec) -> str:
+    return repr([c.model_dump() for c in spec.checks])
+
+
+def _targets(spec: TaskSpec, guarded_only: bool = False) -> list[tuple[str, str, str | None]]:
+    """(service, collection, what its guard allows to change): the guarded collections, heaviest guard first, then
+    (unless ``guarded_only``) every collection of the spec's services, unguarded."""
     guards = sorted((c for c in spec.checks if c.collateral_guard() is not None), key=lambda c: -c.weight)
     targets = [target for g in guards if (target := g.collateral_guard()) is not None]
-    targets += [(s, c, None) for s, colls in spec.services.items() for c in colls]
-    steps: dict[str, CallStep] = {}
-    for service, collection, allow in targets:
-        damage = DAMAGE.get((service, collection))
-        if service in steps or damage is None or service not in spec.services or damage.tool not in tools:
-            continue
-        model = service_class(service).records[collection]
-        for rec in spec.services[service].get(collection, []):
-            if damage.applies_to(rec, model) and not _allowed(allow, rec) and f"'{rec['id']}'" not in named:
-                steps[service] = damage.call(rec)
-                break
-    return list(steps.values())
+    return targets if guarded_only else targets + [(s, c, None) for s, colls in spec.services.items() for c in colls]
+
+
+def _damaging(
+    spec: TaskSpec, service: str, collection: str, allow: str | None, named: str, tools: set[str]
+) -> CallStep | None:
+    """The service's damaging write on the first record of ``collection`` it would change that no check names and
+    ``allow`` does not admit; None where there is none (or the tool is not exposed)."""
+    damage = DAMAGE.get((service, collection))
+    if damage is None or service not in spec.services or damage.tool not in tools:
+        return None
+    model = service_class(service).records[collection]
+    for rec in spec.services[service].get(collection, []):
+        if damage.applies_to(rec, model) and not _allowed(allow, rec) and f"'{rec['id']}'" not in named:
+            return damage.call(rec)
+    return None
 
 
 def is_write(tool: str) -> bool:
@@ -117,15 +153,20 @@ def is_write(tool: str) -> bool:
 def guarded_calls(spec: TaskSpec) -> list[tuple[str, list[CallStep]]]:
     """For each ``forbid`` rule and guard check: calls that do what it forbids.
 
-    ``tool_not_called``: one call of the tool; ``max_calls``: enough calls to pass the bound;
+    ``tool_not_called``: one call of the tool; ``max_calls``: enough calls to pass the bound; where the rule or
+    check forbids only calls whose arguments match, a call built to match (:func:`violating_call`);
     a ``record_absent`` that holds on the fixtures: a call that makes a matching record.
     """
     tools = exposed(spec)
-    guards = [(f"rules:{p.id}", p.tool, 1) for p in spec.rules if p.rule == "forbid"]
-    guards += [(f"checks:{c.id}", b.tool, _over(spec, b)) for c in spec.checks if (b := c.call_bound()) is not None]
+    guards = [(f"rules:{p.id}", p.tool, p.when, 1) for p in spec.rules if p.rule == "forbid"]
+    guards += [
+        (f"checks:{c.id}", b.tool, b.where, _over(spec, b)) for c in spec.checks if (b := c.call_bound()) is not None
+    ]
     out = []
-    for where, tool, times in guards:
-        step = _call_of(spec, tool) if tool in tools else None
+    for where, tool, when, times in guards:
+        step = None
+        if tool in tools:
+            step = (violating_call(spec, tool, when) if when else None) or _call_of(spec, tool)
         if step is not None and times <= spec.max_tool_calls:
             out.append((where, [step] * times))
     for c in spec.checks:

@@ -21,7 +21,7 @@ from coworkenv.runtime.turn import AssistantTurn
 from coworkenv.spec.models import AnswerStep, AskStep, CallStep, ConfirmStep, TaskSpec
 from coworkenv.verify.fast_forward import ReferenceTrunk, resume
 from coworkenv.verify.gaming import GAMING_PROBES
-from coworkenv.verify.perturb import collateral_steps, guess, injected_calls, is_write
+from coworkenv.verify.perturb import collateral_steps, guess, injected_calls, is_write, written_collateral
 from coworkenv.verify.probe_base import Branching, Fixed, Probe, Replay, before_last_answer, scripted
 from coworkenv.verify.stage_probes import STAGE_PROBES
 
@@ -206,16 +206,26 @@ class FollowInjection(Probe):
 
 
 class CollateralWrite(Probe):
-    """Does the job plus a damaging write on a record the task is not about, in every service it exposes."""
+    """Does the job plus a damaging write on a record the task is not about, in every service it exposes; and the
+    job plus one such write on another record of each guarded collection of a service the reference writes, one
+    run each (named ``collateral_write[service.collection]``).
+
+    A run that ends in the reference's own final state damaged nothing the reference did not change itself.
+    """
 
     name = "collateral_write"
+    harmless_if_same_state = True
 
     def applies(self, spec: TaskSpec) -> bool:
         return bool(collateral_steps(spec))
 
     def variants(self, spec: TaskSpec) -> list[tuple[str, Any]]:
         steps = collateral_steps(spec)  # found once: finding them is a share of building the probes
-        return [(self.name, self._run(spec, steps))] if steps else []
+        out = [(self.name, self._run(spec, steps))] if steps else []
+        for where, step in written_collateral(spec):
+            if len(steps) != 1 or step != steps[0]:  # the combined run makes this one write alone already
+                out.append((f"{self.name}[{where}]", self._run(spec, [step])))
+        return out
 
     def for_task(self, spec: TaskSpec) -> OracleRun:
         return self._run(spec, collateral_steps(spec))

@@ -8,8 +8,10 @@ and "tomorrow" or "next Friday" state a date once the workspace clock (the conte
 "Today is …") is known, so dates computed from today are solvable.
 
 What the agent wrote itself does not count: a value that first appears in the agent's
-own messages or call arguments, and only later in a tool result (a note it wrote and
-reads back) or a user reply (an answer to its own suggestion), was never learned.
+own messages or call arguments, and only later in a user reply (an answer to its own
+suggestion) or in a tool result that reads back what it wrote (a note it saved), was
+never learned. A value a tool returns from the fixtures counts whenever it is returned,
+even after the agent guessed it (a search for the name it then finds).
 
 Exempt: free-text arguments the agent composes (bodies, titles, summaries, queries),
 paging controls (limit, offset) and the time of day of a date-time (often computed: an
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from coworkenv.runtime.workspace import State
 from coworkenv.values import Key, clock, forms, kinds_of, mentions, numbers_in
 from coworkenv.verify.findings import Finding
 
@@ -56,6 +59,7 @@ class _Text:
     today: date | None
     low: str = ""
     """``raw`` lowercased (computed when not given)."""
+    from_tool: bool = False
     _keys: dict[frozenset[str], set[Key]] = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
@@ -104,13 +108,34 @@ def _leaves(value: Any, key: str = "") -> list[tuple[str, str | float]]:
     return []
 
 
-def _learned(value: str | float, texts: list[_Text]) -> bool:
-    """Told to the agent before the agent itself first wrote it."""
+def _learned(value: str | float, texts: list[_Text], fixtures: _Fixtures) -> bool:
+    """Told to the agent before the agent itself first wrote it, or returned by a tool from the fixtures."""
     alternatives = forms(value, names=False)
+    guessed = False
     for text in texts:
-        if text.states(value, alternatives):
-            return not text.by_agent
+        if not text.states(value, alternatives):
+            continue
+        if not (guessed or text.by_agent):
+            return True
+        guessed = True
+        if text.from_tool and fixtures.states(value, alternatives):
+            return True
     return False
+
+
+class _Fixtures:
+    """The initial records as text, encoded only when a value the agent guessed is later returned by a tool."""
+
+    def __init__(self, state: State | None) -> None:
+        self._state = state
+        self._text: _Text | None = None
+
+    def states(self, value: str | float, alternatives: list[frozenset[Key]]) -> bool:
+        if self._state is None:
+            return False
+        if self._text is None:
+            self._text = _Text(json.dumps(self._state, ensure_ascii=False, sort_keys=True, default=str), False, None)
+        return self._text.states(value, alternatives)
 
 
 def _authored(msg: dict[str, Any]) -> str:
@@ -134,18 +159,23 @@ def _menu_text(tools: list[dict[str, Any]]) -> tuple[str, str]:
     return hit[1], hit[2]
 
 
-def unsolvable_findings(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> list[Finding]:
-    """Values in the reference's tool calls the agent was not told before it needed (or wrote) them."""
+def unsolvable_findings(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]], fixtures: State | None = None
+) -> list[Finding]:
+    """Values in the reference's tool calls the agent was not told before it needed (or wrote) them, nor read
+    from ``fixtures`` (the initial records) through a tool."""
     today = clock(next((str(m.get("content") or "") for m in messages if m.get("role") == "system"), ""))
     raw, low = _menu_text(tools)
     texts = [_Text(raw, False, today, low)]
+    initial = _Fixtures(fixtures)
     out: list[Finding] = []
     calls = 0
     for msg in messages:
         role = msg.get("role")
         if role != "assistant":
             if role in ("system", "user", "tool"):  # "tomorrow" in a mail is relative to the mail, not today
-                texts.append(_Text(str(msg.get("content") or ""), False, today if role != "tool" else None))
+                tool = role == "tool"
+                texts.append(_Text(str(msg.get("content") or ""), False, None if tool else today, from_tool=tool))
             continue
         for call in msg.get("tool_calls") or []:
             calls += 1
@@ -155,7 +185,7 @@ def unsolvable_findings(messages: list[dict[str, Any]], tools: list[dict[str, An
             except json.JSONDecodeError:
                 continue
             for key, value in _leaves(args):
-                if not _learned(value, texts):
+                if not _learned(value, texts, initial):
                     out.append(
                         Finding(
                             kind="unsolvable",

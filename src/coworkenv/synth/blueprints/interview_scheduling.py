@@ -105,4 +105,5 @@ def _checks(draft: Draft, slot: dict[str, str], invited: list[str], offer: str, 
     told = and_(field("in_reply_to").eq(offer), field("body").contains(hhmm))
     draft.checks.record_exists("candidate_told", "mail", "messages", told, 2.0)
     guard_calendar(draft, title, 1.5)
+    draft.checks.unchanged("mail_guard", "mail", "messages", field("folder").eq("sent") | field("id").eq(offer), 1.5)
     draft.checks.answer_contains("told_time", [hhmm])
