@@ -1,0 +1,258 @@
+"""act: the writes of a workflow (reply, send, log, create, update, assign, comment), across services.
+
+Each act checks its write (a record that must exist, or a field that must end with a
+value), and declares what it may change so the chain guards everything else in the
+collection. What a message must say is the chain's key result (``Chain.key``): the ticket
+picked, the count derived, or else the message the request gives.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from coworkenv.synth.draft import Fact, stated
+from coworkenv.synth.expr_builder import and_, field
+from coworkenv.synth.steps.base import Chain, Step
+from coworkenv.synth.world import TEAMS
+
+MESSAGES = ("we are on it", "a fix is being tested", "an engineer is assigned", "we will call you tomorrow")
+
+
+def _an(word: str) -> str:
+    return f"an {word}" if word[0] in "aeiou" else f"a {word}"
+
+
+def hint(chain: Chain) -> str:
+    """How the request names what a message must say."""
+    if "ticket" in chain.bound:
+        return "the ticket number"
+    if chain.key() is not None:
+        return "the count"
+    return "the news that {message}"
+
+
+def _message(chain: Chain) -> tuple[str, str]:
+    """What a written message must contain: (the text to check, the text the reference writes)."""
+    key = chain.key()
+    if key is not None:
+        return key
+    if "message" not in chain.facts:
+        chain.facts["message"] = stated("message", chain.world.rng.choice(MESSAGES))
+    value = chain.facts["message"].value
+    return value, "${facts.message}"
+
+
+class Reply(Step):
+    """Reply to the customer's mail."""
+
+    kind = "act"
+    name = "act_reply"
+    needs: ClassVar[tuple[str, ...]] = ("mail",)
+
+    def apply(self, chain: Chain) -> None:
+        mail = chain.need("mail")
+        what = hint(chain)
+        text, ref = _message(chain)
+        body = f"Hi, thanks for writing. An update from our side: {ref}. Best, {chain.world.me.first}"
+        chain.call("mail_reply", {"message_id": mail.ref, "body": body}, main=True)
+        chain.checks.record_exists(
+            "replied",
+            "mail",
+            "messages",
+            field("in_reply_to").eq(mail.record["id"]) & field("body").contains(text),
+            3.0,
+        )
+        chain.allow("mail", "messages", field("folder").eq("sent") | field("id").eq(mail.record["id"]))
+        chain.clause(
+            f"reply to their mail with {what}",
+            f"answer their email with {what}",
+            f"write back to them with {what}",
+        )
+
+
+class EmailContact(Step):
+    """A new mail to the account's primary contact."""
+
+    kind = "act"
+    name = "act_email_contact"
+    needs: ClassVar[tuple[str, ...]] = ("contact", "account")
+
+    def apply(self, chain: Chain) -> None:
+        chain.world.ensure("mail", "messages")
+        contact = chain.need("contact")
+        what = hint(chain)
+        text, ref = _message(chain)
+        subject = f"Update for {chain.need('account').record['name']}"
+        chain.call("mail_send", {"to": [contact.ref], "subject": subject, "body": f"Hello, {ref}."}, main=True)
+        sent = field("folder").eq("sent") & field("to").has(contact.record["email"])
+        chain.checks.record_exists("emailed_contact", "mail", "messages", sent & field("body").contains(text), 3.0)
+        chain.allow("mail", "messages", field("folder").eq("sent"))
+        chain.clause(
+            f"email them {what}",
+            f"send them a mail with {what}",
+            f"drop them an email with {what}",
+        )
+
+
+class LogActivity(Step):
+    """Log a note or call on the CRM account."""
+
+    kind = "act"
+    name = "act_log"
+    needs: ClassVar[tuple[str, ...]] = ("account",)
+
+    def apply(self, chain: Chain) -> None:
+        world = chain.world
+        account = chain.need("account")
+        kind = world.rng.choice(("note", "call", "email"))
+        args = {"account_id": account.ref, "kind": kind, "summary": "Followed up on open issues", "date": world.day(0)}
+        chain.call("crm_log_activity", args, main=not chain.reference.roles)
+        mine = field("account_id").eq(account.record["id"])
+        chain.checks.record_exists(
+            "logged", "crm", "activities", mine & field("kind").eq(kind) & field("date").eq(world.day(0)), 2.0
+        )
+        chain.allow("crm", "activities", mine)
+        chain.clause(
+            f"log {_an(kind)} on their account",
+            f"record a {kind} activity in the CRM",
+            f"note it on the account as {_an(kind)}",
+        )
+
+
+class CreateTicket(Step):
+    """Open a ticket for the customer, for a team the request names (withholdable), due on a derived date."""
+
+    kind = "act"
+    name = "act_create_ticket"
+    needs: ClassVar[tuple[str, ...]] = ("account",)
+
+    def apply(self, chain: Chain) -> None:
+        world = chain.world
+        world.ensure("tickets", "tickets")
+        team = world.rng.choice(TEAMS)
+        chain.facts["team"] = Fact(
+            "team",
+            team,
+            f"the {team} team",
+            ["team"],
+            "Which team should own the ticket?",
+            f"The {team} team.",
+            "the right team",
+        )
+        company = chain.need("account").record["name"]
+        title = f"Follow-up for {company}"
+        args = {
+            "title": title,
+            "description": "Opened from the account review.",
+            "team": "${facts.team}",
+            "customer": company,
+        }
+        made = and_(field("title").eq(title), field("team").eq(team), field("customer").eq(company))
+        due = ""
+        if "date" in chain.bound:
+            date = chain.need("date")
+            due = date.record["value"]
+            args["due"] = date.ref
+            made = made & field("due").eq(due)
+        chain.call("tickets_create", args, main=True)
+        chain.checks.record_exists("ticket_opened", "tickets", "tickets", made, 3.0)
+        chain.allow("tickets", "tickets", field("created").eq("now"))
+        when = " due on their renewal date" if due else ""
+        chain.clause(
+            f"open a ticket for {{team}}{when}",
+            f"file a follow-up ticket with {{team}}{when}",
+            f"create a ticket for them assigned to {{team}}{when}",
+        )
+
+
+class Escalate(Step):
+    """Raise the ticket's priority (or start work on it, when it is already high), with a new due date if derived."""
+
+    kind = "act"
+    name = "act_update_ticket"
+    needs: ClassVar[tuple[str, ...]] = ("ticket",)
+
+    def apply(self, chain: Chain) -> None:
+        ticket = chain.need("ticket")
+        high = ticket.record["priority"] == "high"
+        name, value = ("status", "in_progress") if high else ("priority", "high")
+        args = {"ticket_id": ticket.ref, name: value}
+        chain.checks.field_equals(f"ticket_{name}", "tickets", "tickets", ticket.record["id"], name, value, 3.0)
+        phrase = "mark it in progress" if high else "raise it to high priority"
+        if "date" in chain.bound:
+            date = chain.need("date")
+            args["due"] = date.ref
+            due = date.record["value"]
+            chain.checks.field_equals("ticket_due", "tickets", "tickets", ticket.record["id"], "due", due, 2.0)
+            phrase += ", due on their renewal date"
+        chain.call("tickets_update", args, main=True)
+        chain.allow("tickets", "tickets", field("id").eq(ticket.record["id"]))
+        chain.clause(f"{phrase}", f"then {phrase}", f"and {phrase}")
+
+
+class Assign(Step):
+    """Assign the ticket to the account's owner."""
+
+    kind = "act"
+    name = "act_assign"
+    needs: ClassVar[tuple[str, ...]] = ("ticket", "owner")
+
+    def apply(self, chain: Chain) -> None:
+        ticket, owner = chain.need("ticket"), chain.need("owner")
+        chain.call("tickets_assign", {"ticket_id": ticket.ref, "assignee": owner.ref}, main=True)
+        chain.checks.field_equals(
+            "ticket_assigned", "tickets", "tickets", ticket.record["id"], "assignee", owner.record["email"], 3.0
+        )
+        chain.allow("tickets", "tickets", field("id").eq(ticket.record["id"]))
+        chain.clause(
+            "assign it to the account owner", "hand it to whoever owns the account", "give it to their account manager"
+        )
+
+
+class Comment(Step):
+    """Comment on the ticket."""
+
+    kind = "act"
+    name = "act_comment"
+    needs: ClassVar[tuple[str, ...]] = ("ticket",)
+
+    def apply(self, chain: Chain) -> None:
+        ticket = chain.need("ticket")
+        if "message" not in chain.facts:
+            chain.facts["message"] = stated("message", chain.world.rng.choice(MESSAGES))
+        text = chain.facts["message"].value
+        chain.call("tickets_comment", {"ticket_id": ticket.ref, "text": "Customer update: ${facts.message}"}, main=True)
+        said = field("id").eq(ticket.record["id"]) & field("comments").join().contains(text)
+        chain.checks.record_exists("ticket_commented", "tickets", "tickets", said, 2.0)
+        chain.allow("tickets", "tickets", field("id").eq(ticket.record["id"]))
+        chain.clause("comment on it that {message}", "add a comment saying {message}", "note on it that {message}")
+
+
+class AdvanceDeal(Step):
+    """Move the deal to the next stage."""
+
+    kind = "act"
+    name = "act_update_deal"
+    needs: ClassVar[tuple[str, ...]] = ("deal",)
+
+    def apply(self, chain: Chain) -> None:
+        deal = chain.need("deal")
+        stages = ("prospect", "qualified", "proposal", "negotiation", "won")
+        nxt = stages[stages.index(deal.record["stage"]) + 1]
+        chain.call("crm_update_deal", {"deal_id": deal.ref, "stage": nxt}, main=True)
+        chain.checks.field_equals("deal_stage", "crm", "deals", deal.record["id"], "stage", nxt, 3.0)
+        chain.allow("crm", "deals", field("id").eq(deal.record["id"]))
+        chain.report.append(f"I moved it to {nxt}.")
+        chain.clause(f"move it to {nxt}", f"advance it to the {nxt} stage", f"set its stage to {nxt}")
+
+
+ACT: tuple[Step, ...] = (
+    Reply(),
+    EmailContact(),
+    LogActivity(),
+    CreateTicket(),
+    Escalate(),
+    Assign(),
+    Comment(),
+    AdvanceDeal(),
+)

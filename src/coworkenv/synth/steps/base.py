@@ -1,0 +1,125 @@
+"""What a step template is, and the chain it adds itself to.
+
+A composed workflow is a chain of typed steps. Each step declares the entity types it
+needs (``needs``) and produces (``gives``); the chain holds what is bound so far (the
+record and the reference expression that names it at run time), so a later step refers
+to an earlier step's output by type. A step adds its reference calls, its checks, its
+facts, its look-alike records in the World, a clause of the request and a sentence of
+the report. Writes declare what they may change (``Chain.allow``); the chain turns those
+into one ``unchanged`` guard per collection when it becomes a Draft, so two steps that
+write the same collection do not flag each other.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from coworkenv.synth.checks import Checks
+from coworkenv.synth.draft import Draft, Fact
+from coworkenv.synth.expr_builder import Expr, or_
+from coworkenv.synth.reference import Reference
+from coworkenv.services.registry import service_class
+from coworkenv.synth.world import World
+
+Record = dict[str, Any]
+
+
+@dataclass
+class Binding:
+    """An entity a step produced: its type, its fixture record, and the reference expression of its id."""
+
+    type: str
+    record: Record
+    ref: str
+    service: str
+
+
+@dataclass
+class Chain:
+    """A workflow under construction: what the steps bound, and the parts of the Draft they filled."""
+
+    world: World
+    reference: Reference = field(default_factory=Reference)
+    checks: Checks = field(default_factory=Checks)
+    facts: dict[str, Fact] = field(default_factory=dict)
+    clauses: list[list[str]] = field(default_factory=list)
+    """Per step, the templates of its clause in the request (one is drawn per opening)."""
+    report: list[str] = field(default_factory=list)
+    summary: list[str] = field(default_factory=list)
+    readable: list[tuple[str, str, str, str]] = field(default_factory=list)
+    capabilities: set[str] = field(default_factory=lambda: {"tool_coordination"})
+    bound: dict[str, Binding] = field(default_factory=dict)
+    allowed: dict[tuple[str, str], list[Expr]] = field(default_factory=dict)
+    services: set[str] = field(default_factory=set)
+    kinds: list[str] = field(default_factory=list)
+    decoys: list[Record] = field(default_factory=list)
+    """The look-alike accounts of the target (later steps give them records of their own)."""
+
+    def bind(self, type: str, record: Record, ref: str, service: str) -> Binding:
+        binding = Binding(type, record, ref, service)
+        self.bound[type] = binding
+        return binding
+
+    def need(self, type: str) -> Binding:
+        try:
+            return self.bound[type]
+        except KeyError:
+            raise ValueError(f"no step of the chain produced a {type!r}") from None
+
+    def call(self, tool: str, args: dict[str, Any], save_as: str | None = None, main: bool = False) -> None:
+        self.services.add(tool.split("_", 1)[0])
+        self.reference.call(tool, args, save_as=save_as, role="main" if main else None)
+
+    def allow(self, service: str, collection: str, changed: Expr) -> None:
+        """A write of this chain may change the records ``changed`` admits (everything else stays as it was)."""
+        self.allowed.setdefault((service, collection), []).append(changed)
+
+    def key(self) -> tuple[str, str] | None:
+        """The chain's key result a message must carry, as (text to check, reference text): a ticket, else a count."""
+        if "ticket" in self.bound:
+            ticket = self.bound["ticket"]
+            return ticket.record["id"], ticket.ref
+        figure = self.bound.get("figure")
+        if figure is not None and isinstance(figure.record["value"], int):
+            return str(figure.record["value"]), figure.ref
+        return None
+
+    def clause(self, *templates: str) -> None:
+        self.clauses.append(list(templates))
+
+    def draft(self, name: str, title: str, openings: list[str]) -> Draft:
+        """The Draft: the chain's reference, checks, facts and one collateral guard per written collection."""
+        world = self.world
+        for service, collections in sorted(world.fixtures.items()):
+            written = {c for s, c in self.allowed if s == service}
+            for collection in sorted(set(collections) & set(service_class(service).damage) | written):
+                allows = self.allowed.get((service, collection))
+                allow = {} if allows is None else {"allow": str(or_(*allows))}
+                where = {"service": service, "collection": collection}
+                self.checks.add("unchanged", f"{service}_{collection}_guard", 1.5, required=True, **where, **allow)
+        draft = Draft.start(name, title, world, openings, self.facts, self.capabilities, self.readable)
+        draft.reference = self.reference
+        draft.checks = self.checks
+        draft.summary = self.summary
+        self.reference.answer(" ".join(self.report))
+        return draft
+
+
+class Step(ABC):
+    """One step template: what it needs and gives, and how it adds itself to a chain."""
+
+    kind: ClassVar[str]
+    """The step kind (locate, read, derive, act, notify, report)."""
+    name: ClassVar[str]
+    needs: ClassVar[tuple[str, ...]] = ()
+    gives: ClassVar[tuple[str, ...]] = ()
+
+    def fits(self, chain: Chain) -> bool:
+        """Whether the chain bound what this step needs (and it would not produce a type twice)."""
+        return all(t in chain.bound for t in self.needs) and not any(t in chain.bound for t in self.gives)
+
+    @abstractmethod
+    def apply(self, chain: Chain) -> None:
+        """Add this step's fixtures, reference calls, checks, facts, request clause and report sentence."""

@@ -1,0 +1,89 @@
+"""notify: tell colleagues what happened, on a chat channel, by direct message or by mail.
+
+The message must name the customer (and the chain's key result when it has one); the
+channels the request does not name are decoys.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from coworkenv.synth.draft import stated
+from coworkenv.synth.expr_builder import Expr, field
+from coworkenv.synth.steps.base import Chain, Step
+
+CHANNELS = ("support-escalations", "account-team", "cs-leads", "sales-updates", "customer-health")
+
+
+def _text(chain: Chain) -> tuple[Expr, str]:
+    """What the notice must contain (as a condition on ``field_name``) and the text the reference writes."""
+    company = chain.need("account").record["name"]
+    key = chain.key()
+    if key is None:
+        return field("text").contains(company), f"Update on {company}: follow-up done."
+    return field("text").contains(company) & field("text").contains(key[0]), f"Update on {company}: {key[1]}."
+
+
+class PostChannel(Step):
+    """A post on the team channel the request names."""
+
+    kind = "notify"
+    name = "notify_channel"
+    needs: ClassVar[tuple[str, ...]] = ("account",)
+
+    def apply(self, chain: Chain) -> None:
+        world = chain.world
+        names = world.rng.sample(CHANNELS, 3)
+        for name in names:
+            world.add("chat", "channels", {"name": name, "members": [world.me.email], "topic": world.fake.bs()})
+        world.ensure("chat", "messages")
+        chain.facts["channel"] = stated("channel", names[0], given=f"#{names[0]}")
+        said, text = _text(chain)
+        chain.call("chat_post_message", {"channel": names[0], "text": text})
+        chain.checks.record_exists("posted", "chat", "messages", field("channel").eq(names[0]) & said, 2.0)
+        chain.allow("chat", "messages", field("ts").eq("now"))
+        chain.clause("post an update in {channel}", "let {channel} know", "share a short update in {channel}")
+
+
+class DmOwner(Step):
+    """A direct message to the account owner."""
+
+    kind = "notify"
+    name = "notify_dm"
+    needs: ClassVar[tuple[str, ...]] = ("account", "owner")
+
+    def apply(self, chain: Chain) -> None:
+        chain.world.ensure("chat", "channels", "messages")
+        owner = chain.need("owner")
+        said, text = _text(chain)
+        chain.call("chat_send_dm", {"user": owner.ref, "text": text})
+        dm = field("channel").eq(f"dm:{owner.record['email']}")
+        chain.checks.record_exists("told_owner", "chat", "messages", dm & said, 2.0)
+        chain.allow("chat", "messages", field("ts").eq("now"))
+        chain.clause(
+            "message the account owner on chat", "ping their account manager directly", "DM the account's owner"
+        )
+
+
+class MailOwner(Step):
+    """A mail to the account owner."""
+
+    kind = "notify"
+    name = "notify_mail"
+    needs: ClassVar[tuple[str, ...]] = ("account", "owner")
+
+    def apply(self, chain: Chain) -> None:
+        chain.world.ensure("mail", "messages")
+        owner = chain.need("owner")
+        company = chain.need("account").record["name"]
+        _, text = _text(chain)
+        chain.call("mail_send", {"to": [owner.ref], "subject": f"{company} update", "body": text})
+        to = field("folder").eq("sent") & field("to").has(owner.record["email"])
+        chain.checks.record_exists("mailed_owner", "mail", "messages", to & field("subject").contains(company), 2.0)
+        chain.allow("mail", "messages", field("folder").eq("sent"))
+        chain.clause(
+            "email the account owner about it", "send the account manager a note by mail", "mail the account's owner"
+        )
+
+
+NOTIFY: tuple[Step, ...] = (PostChannel(), DmOwner(), MailOwner())
