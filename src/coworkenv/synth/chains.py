@@ -51,7 +51,7 @@ def build_chain(world: World, locate: Step) -> tuple[Chain, list[Step]]:
             add(_pick(rng, chain, ACT, steps))
     if len(chain.services) < 2:  # a workflow crosses services: tell someone on chat or by mail
         add(_pick(rng, chain, NOTIFY, steps))
-    if FINDINGS & set(chain.bound) and any(s.kind == "derive" for s in steps) or rng.random() < 0.3:
+    if (FINDINGS & set(chain.bound) and any(s.kind == "derive" for s in steps)) or rng.random() < 0.3:
         REPORT.apply(chain)
         chain.kinds.append(REPORT.name)
         steps.append(REPORT)

@@ -16,11 +16,11 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from coworkenv.services.registry import service_class
 from coworkenv.synth.checks import Checks
 from coworkenv.synth.draft import Draft, Fact
 from coworkenv.synth.expr_builder import Expr, or_
 from coworkenv.synth.reference import Reference
-from coworkenv.services.registry import service_class
 from coworkenv.synth.world import World
 
 Record = dict[str, Any]
