@@ -54,6 +54,9 @@ class Chain:
     allowed: dict[tuple[str, str], list[Expr]] = field(default_factory=dict)
     services: set[str] = field(default_factory=set)
     kinds: list[str] = field(default_factory=list)
+    substance: list[str] = field(default_factory=list)
+    """Answer checks a wrong report must fail by weight alone: a small count is among the values any dump of the
+    tool results lists, so it cannot be required (the dump probe would pass), and weighs a third of the rest."""
     decoys: list[Record] = field(default_factory=list)
     """The look-alike accounts of the target (later steps give them records of their own)."""
 
@@ -99,6 +102,10 @@ class Chain:
                 allow = {} if allows is None else {"allow": str(or_(*allows))}
                 where = {"service": service, "collection": collection}
                 self.checks.add("unchanged", f"{service}_{collection}_guard", 1.5, required=True, **where, **allow)
+        rest = sum(c.weight for c in self.checks if c.id not in self.substance)
+        for check in self.checks:
+            if check.id in self.substance:
+                check.weight = round(rest / 2, 3)
         draft = Draft.start(name, title, world, openings, self.facts, self.capabilities, self.readable)
         draft.reference = self.reference
         draft.checks = self.checks

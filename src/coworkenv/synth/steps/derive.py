@@ -23,6 +23,7 @@ class CountTickets(Step):
     def apply(self, chain: Chain) -> None:
         count = len(chain.need("tickets").record["tickets"])
         chain.checks.answer_number("told_count", count)
+        chain.substance.append("told_count")
         chain.capabilities.add("information_synthesis")
         chain.bind("figure", {"value": count}, "${len(open.tickets)}", "tickets")
         chain.report.append("They have ${len(open.tickets)} open tickets.")
