@@ -25,8 +25,11 @@ def test_escalating_another_open_ticket_than_the_urgent_one_fails() -> None:
     urgent = [t for t in records(spec, "tickets", "tickets") if t["priority"] == "high" and t["status"] == "open"]
     company = records(spec, "crm", "accounts")[0]["name"]
     assert [t["customer"] for t in urgent] == [company]
-    other = next(t for t in records(spec, "tickets", "tickets") if t["customer"] == company and t is not urgent[0]
-                 and t["status"] == "open")
+    other = next(
+        t
+        for t in records(spec, "tickets", "tickets")
+        if t["customer"] == company and t is not urgent[0] and t["status"] == "open"
+    )
     wrong = edit_call(spec, "tickets_assign", lambda a: {**a, "ticket_id": other["id"]})
     assert score(spec, wrong) < 0.75
 

@@ -55,8 +55,6 @@ def build_chain(world: World, locate: Step) -> tuple[Chain, list[Step]]:
         REPORT.apply(chain)
         chain.kinds.append(REPORT.name)
         steps.append(REPORT)
-    elif not chain.report:
-        chain.report.append(f"Done for {chain.need('account').record['name']}.")
     return chain, steps
 
 

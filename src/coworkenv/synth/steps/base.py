@@ -35,6 +35,10 @@ class Binding:
     ref: str
     service: str
 
+    def field_ref(self, name: str) -> str:
+        """The reference expression of another field of the same record (``ref`` names its id)."""
+        return self.ref.removesuffix(".id}") + f".{name}}}"
+
 
 @dataclass
 class Chain:
@@ -110,7 +114,7 @@ class Chain:
         draft.reference = self.reference
         draft.checks = self.checks
         draft.summary = self.summary
-        self.reference.answer(" ".join(self.report))
+        self.reference.answer(" ".join(self.report or [f"Done for {self.need('account').record['name']}."]))
         return draft
 
 

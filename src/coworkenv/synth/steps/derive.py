@@ -98,8 +98,7 @@ class Deadline(Step):
 
     def apply(self, chain: Chain) -> None:
         account = chain.need("account")
-        ref = account.ref.replace(".id}", ".renewal_date}")
-        chain.bind("date", {"value": account.record["renewal_date"]}, ref, "crm")
+        chain.bind("date", {"value": account.record["renewal_date"]}, account.field_ref("renewal_date"), "crm")
 
 
 DERIVE: tuple[Step, ...] = (CountTickets(), SumDeals(), PickUrgent(), PickLargestDeal(), Deadline())

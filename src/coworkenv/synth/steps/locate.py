@@ -14,7 +14,8 @@ from coworkenv.synth.draft import stated
 from coworkenv.synth.expr_builder import field
 from coworkenv.synth.steps.base import Chain, Record, Step
 
-SECTORS = ("Logistics", "Health", "Retail", "Systems", "Foods", "Media", "Energy", "Labs")
+SECTORS = ("Freight", "Health", "Stores", "Systems", "Foods", "Studios", "Power", "Labs")
+"""Name endings: none is an industry word, so a search by the full name matches only that account."""
 INDUSTRIES = ("Retail", "Healthcare", "Logistics", "Media", "Banking", "Education", "Energy")
 ISSUES = (
     ("late shipment", "our last shipment arrived two weeks late"),
