@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from step_cases import admitted, score, twice, without
+from step_cases import admitted, edit_call, records, score, twice, without
 
 from coworkenv.spec.checks import Unchanged
 
 CHAINS = {
+    "act_schedule_call": ("locate_from_chat", "read_account", "act_schedule_call"),
     "act_reply": ("locate_from_mail", "read_tickets", "derive_count", "act_reply"),
     "act_email_contact": ("locate_by_name", "read_contacts", "act_email_contact"),
     "act_log": ("locate_by_attribute", "act_log", "notify_channel"),
@@ -18,6 +19,7 @@ CHAINS = {
     "act_update_deal": ("locate_by_name", "read_deals", "derive_pick_deal", "act_update_deal", "notify_mail"),
 }
 TOOLS = {
+    "act_schedule_call": "calendar_create_event",
     "act_reply": "mail_reply",
     "act_email_contact": "mail_send",
     "act_log": "crm_log_activity",
@@ -50,3 +52,14 @@ def test_the_ticket_team_is_a_fact_the_user_can_be_asked_for() -> None:
     create = next(s for s in spec.reference if getattr(s, "call", "") == "tickets_create")
     assert create.args["team"] in spec.user.opening
     assert create.args["customer"] == "${acc.accounts[0].name}"
+
+
+def test_the_call_is_booked_on_the_day_named_with_the_primary_contact() -> None:
+    spec = admitted(15, *CHAINS["act_schedule_call"])
+    day = next(f for f in spec.user.opening.split() if f.count("-") == 2)
+    wrong = edit_call(
+        spec, "calendar_create_event", lambda a: {**a, "attendees": [records(spec, "crm", "accounts")[1]["owner"]]}
+    )
+    assert score(spec, wrong) < 0.75
+    late = edit_call(spec, "calendar_create_event", lambda a: {**a, "start": a["start"].replace(day, "2031-01-02")})
+    assert score(spec, late) < 0.75

@@ -29,3 +29,11 @@ def test_the_owner_mail_carries_the_key_result() -> None:
     mail = next(s for s in spec.reference if getattr(s, "call", "") == "mail_send")
     assert mail.args["body"].endswith("${complaint.tickets[0].id}.")
     assert ticket.startswith("tkt-")
+
+
+def test_notes_go_into_the_target_account_document_not_a_look_alike() -> None:
+    spec = admitted(24, "locate_by_name", "read_tickets", "derive_pick_ticket", "act_comment", "notify_notes")
+    docs = records(spec, "documents", "documents")
+    assert len(docs) >= 3 and docs[0]["title"].startswith(records(spec, "crm", "accounts")[0]["name"])
+    wrong = edit_call(spec, "documents_append", lambda a: {**a, "document_id": docs[1]["id"]})
+    assert score(spec, wrong) < 0.75

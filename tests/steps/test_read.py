@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from step_cases import admitted, chain_of, edit_call, records, score
 
 
@@ -23,8 +24,9 @@ def test_counting_every_ticket_of_the_customer_fails() -> None:
     assert score(spec, careless) < 0.75
 
 
-def test_the_primary_contact_gets_the_mail_not_the_other_one() -> None:
-    spec = admitted(6, "locate_by_attribute", "read_contacts", "act_email_contact")
+@pytest.mark.parametrize("read", ["read_contacts", "read_account"])
+def test_the_primary_contact_gets_the_mail_not_the_other_one(read: str) -> None:
+    spec = admitted(6, "locate_by_attribute", read, "act_email_contact")
     account = records(spec, "crm", "accounts")[0]["id"]
     people = [c for c in records(spec, "crm", "contacts") if c["account_id"] == account]
     assert len(people) == 2 and people[0]["primary"] and not people[1].get("primary")

@@ -94,6 +94,40 @@ class EmailContact(Step):
         )
 
 
+class ScheduleCall(Step):
+    """A half-hour call with the account's primary contact on a day the request names (withholdable)."""
+
+    kind = "act"
+    name = "act_schedule_call"
+    needs: ClassVar[tuple[str, ...]] = ("contact", "account")
+
+    def apply(self, chain: Chain) -> None:
+        world = chain.world
+        world.ensure("calendar", "events")
+        contact, company = chain.need("contact"), chain.need("account").record["name"]
+        day = world.day(world.rng.randrange(1, 4))
+        hour = world.rng.choice(("10:00", "11:30", "14:00", "15:30"))
+        chain.facts["call_day"] = Fact(
+            "call_day", day, f"on {day}", ["day", "date", "when"], "Which day should the call be?", f"On {day}.", "soon"
+        )
+        title = f"Call with {company}"
+        start = "${facts.call_day}T" + hour
+        args = {"title": title, "start": start, "end": world.at(day, hour, 30).replace(day, "${facts.call_day}")}
+        chain.call("calendar_create_event", {**args, "attendees": [contact.ref]}, main=True)
+        made = and_(
+            field("title").eq(title),
+            field("start").eq(f"{day}T{hour}"),
+            field("attendees").has(contact.record["email"]),
+        )
+        chain.checks.record_exists("call_booked", "calendar", "events", made, 3.0)
+        chain.allow("calendar", "events", field("title").eq(title))
+        chain.clause(
+            f"book a 30-minute call with them {{call_day}} at {hour}",
+            f"set up a half-hour call with that contact {{call_day}} at {hour}",
+            f"put a 30-minute call with them in the calendar {{call_day}} at {hour}",
+        )
+
+
 class LogActivity(Step):
     """Log a note or call on the CRM account."""
 
@@ -249,6 +283,7 @@ class AdvanceDeal(Step):
 
 
 ACT: tuple[Step, ...] = (
+    ScheduleCall(),
     Reply(),
     EmailContact(),
     LogActivity(),

@@ -176,4 +176,32 @@ class FromTicket(Step):
         )
 
 
-LOCATE: tuple[Step, ...] = (ByName(), ByAttribute(), FromMail(), FromTicket())
+class FromChat(Step):
+    """By a reference inside a chat message: the customer a colleague's heads-up in #support names."""
+
+    kind = "locate"
+    name = "locate_from_chat"
+    gives: ClassVar[tuple[str, ...]] = ("account", "owner")
+
+    def apply(self, chain: Chain) -> None:
+        world = chain.world
+        target, decoys = accounts(chain, world.rng.randrange(2, 4))
+        issues = world.rng.sample(ISSUES, len(decoys) + 1)
+        world.add("chat", "channels", {"name": "support", "members": [world.me.email], "topic": "customer issues"})
+        for account, (topic, text) in zip([target, *decoys], issues, strict=True):
+            who = world.person("Support")
+            message = {"channel": "support", "author": who.email, "ts": world.at(world.day(-1), "09:00")}
+            world.add("chat", "messages", message | {"text": f"Heads-up: {account['name']} reports a {topic}: {text}."})
+        topic = issues[0][0]
+        chain.facts["issue"] = stated("issue", topic)
+        chain.call("chat_search_messages", {"query": topic}, save_as="chatter")
+        chain.call("crm_search_accounts", {"query": target["name"]}, save_as="acc")
+        _bind(chain, target, "acc")
+        chain.clause(
+            "find the customer someone flagged in #support for a {issue} and pull up their account",
+            "see which customer the {issue} heads-up on chat was about and find them in the CRM",
+            "someone mentioned a {issue} in the support channel: work out the customer and open their account",
+        )
+
+
+LOCATE: tuple[Step, ...] = (ByName(), ByAttribute(), FromMail(), FromTicket(), FromChat())

@@ -86,4 +86,36 @@ class MailOwner(Step):
         )
 
 
-NOTIFY: tuple[Step, ...] = (PostChannel(), DmOwner(), MailOwner())
+class AccountNotes(Step):
+    """A line appended to the account's notes document (the look-alike accounts have notes of their own)."""
+
+    kind = "notify"
+    name = "notify_notes"
+    needs: ClassVar[tuple[str, ...]] = ("account",)
+
+    def apply(self, chain: Chain) -> None:
+        world = chain.world
+        target = chain.need("account").record
+        docs = {}
+        for account in (target, *chain.decoys):
+            title = f"{account['name']} account notes"
+            doc = {"path": f"/Accounts/{title}", "title": title, "content": f"Notes on {account['name']}.\n"}
+            docs[account["id"]] = world.add("documents", "documents", doc | {"updated": world.day(-5)})
+        mine = docs[target["id"]]["id"]
+        _, text = _text(chain)
+        key = chain.key()
+        chain.call("documents_search", {"query": f"{target['name']} notes"}, save_as="notes")
+        chain.call("documents_append", {"document_id": "${notes.documents[0].id}", "text": text})
+        wrote = field("id").eq(mine) & field("content").contains("Update on")
+        if key is not None:
+            wrote = wrote & field("content").contains(key[0])
+        chain.checks.record_exists("noted", "documents", "documents", wrote, 2.0)
+        chain.allow("documents", "documents", field("id").eq(mine))
+        chain.clause(
+            "add a line to their account notes doc",
+            "note the outcome in the account notes document",
+            "update their notes document with a line on it",
+        )
+
+
+NOTIFY: tuple[Step, ...] = (PostChannel(), DmOwner(), MailOwner(), AccountNotes())

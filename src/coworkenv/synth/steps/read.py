@@ -39,18 +39,41 @@ class Contacts(Step):
     gives: ClassVar[tuple[str, ...]] = ("contact",)
 
     def apply(self, chain: Chain) -> None:
-        world = chain.world
         account = chain.need("account")
-        other = world.person(company=account.record["name"], title="Analyst")
-        world.add("crm", "contacts", {"account_id": account.record["id"], "name": other.name, "email": other.email})
-        primary = next(c for c in world.fixtures["crm"]["contacts"] if c["account_id"] == account.record["id"])
+        primary = _primary(chain)
         chain.call("crm_find_contacts", {"account_id": account.ref}, save_as="people")
         chain.bind("contact", primary, "${people.contacts[0].email}", "crm")
-        chain.summary.append(primary["name"])
-        chain.report.append(f"Their primary contact is {primary['name']}.")
         chain.clause(
             "see who their primary contact is", "find their main contact person", "check who our main contact there is"
         )
+
+
+class AccountDetails(Step):
+    """The account in full (deals, contacts, recent activity): binds ``contact`` (the primary one)."""
+
+    kind = "read"
+    name = "read_account"
+    needs: ClassVar[tuple[str, ...]] = ("account",)
+    gives: ClassVar[tuple[str, ...]] = ("contact",)
+
+    def apply(self, chain: Chain) -> None:
+        account = chain.need("account")
+        primary = _primary(chain)
+        chain.call("crm_get_account", {"account_id": account.ref}, save_as="info")
+        chain.bind("contact", primary, "${info.contacts[0].email}", "crm")
+        chain.clause("open their account record", "look at their full account page", "go through their account details")
+
+
+def _primary(chain: Chain) -> Record:
+    """The target's primary contact (returned), after a second contact of the same account who is not primary."""
+    world = chain.world
+    account = chain.need("account").record
+    other = world.person(company=account["name"], title="Analyst")
+    world.add("crm", "contacts", {"account_id": account["id"], "name": other.name, "email": other.email})
+    primary: Record = next(c for c in world.fixtures["crm"]["contacts"] if c["account_id"] == account["id"])
+    chain.summary.append(primary["name"])
+    chain.report.append(f"Their primary contact is {primary['name']}.")
+    return primary
 
 
 class Deals(Step):
@@ -124,4 +147,4 @@ class OpenTickets(Step):
         )
 
 
-READ: tuple[Step, ...] = (Contacts(), Deals(), OpenTickets())
+READ: tuple[Step, ...] = (Contacts(), AccountDetails(), Deals(), OpenTickets())
