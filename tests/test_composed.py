@@ -104,3 +104,14 @@ def test_cli_generator_flag(tmp_path: Path) -> None:
     assert ok.exit_code == 0, ok.output
     config = json.loads((tmp_path / "c" / "manifest.json").read_text())["config"]
     assert config["generator"] == "mix"
+
+
+def test_information_synthesis_makes_the_chain_derive_a_figure_the_report_states() -> None:
+    recipes = [plan(3, i, generator="composed", capabilities=["information_synthesis"]) for i in range(12)]
+    for recipe in recipes:
+        spec = compose(recipe)
+        assert "information_synthesis" in spec.capabilities
+        if "aggregate" in recipe.modifiers:
+            assert "derive_sum" in spec.description or "derive_count" in spec.description
+            assert any(c.kind == "answer_number" for c in spec.checks)
+    assert any("aggregate" in r.modifiers for r in recipes)

@@ -17,7 +17,7 @@ from typing import ClassVar
 
 from coworkenv.synth.blueprints.base import Blueprint
 from coworkenv.synth.draft import Draft
-from coworkenv.synth.steps import ACT, DERIVE, LOCATE, NOTIFY, READ, REPORT, Chain, Step
+from coworkenv.synth.steps import ACT, DERIVE, LOCATE, NOTIFY, READ, REPORT, STEPS, Chain, Step
 from coworkenv.synth.world import World
 
 MAX_STEPS = 8
@@ -31,8 +31,12 @@ def _pick(rng: random.Random, chain: Chain, pool: tuple[Step, ...], used: list[S
     return rng.choice(fitting) if fitting else None
 
 
-def build_chain(world: World, locate: Step) -> tuple[Chain, list[Step]]:
-    """Draw and apply a chain that starts with ``locate``; returns the chain and its steps in order."""
+def build_chain(world: World, locate: Step, options: frozenset[str] = frozenset()) -> tuple[Chain, list[Step]]:
+    """Draw and apply a chain that starts with ``locate``; returns the chain and its steps in order.
+
+    With the ``aggregate`` option (information_synthesis), the chain reads deals or tickets right after the
+    locate step and derives the figure the report must state.
+    """
     rng = random.Random(world.rng.random())
     chain = Chain(world)
     steps: list[Step] = []
@@ -44,6 +48,12 @@ def build_chain(world: World, locate: Step) -> tuple[Chain, list[Step]]:
             steps.append(step)
 
     add(locate)
+    if "aggregate" in options:
+        read, figure = rng.choice(
+            ((STEPS["read_deals"], STEPS["derive_sum"]), (STEPS["read_tickets"], STEPS["derive_count"]))
+        )
+        add(read)
+        add(figure)
     for pool, lo, hi in ((READ, 0, 2), (DERIVE, 0, 2), (ACT, 1, 3), (NOTIFY, 0, 1)):
         for _ in range(rng.randint(lo, hi)):
             add(_pick(rng, chain, pool, steps))
@@ -79,7 +89,7 @@ class ComposedWorkflow(Blueprint):
     """A family of composed workflows: chains that start with one locate step."""
 
     capabilities: ClassVar[tuple[str, ...]] = ("tool_coordination",)
-    options: ClassVar[frozenset[str]] = frozenset()
+    options: ClassVar[frozenset[str]] = frozenset({"aggregate"})
 
     def __init__(self, locate: Step) -> None:
         self.locate = locate
@@ -87,7 +97,7 @@ class ComposedWorkflow(Blueprint):
         self.summary = f"a workflow composed from typed steps, starting {locate.name.replace('_', ' ')}"  # type: ignore[misc]
 
     def build(self, world: World, options: frozenset[str]) -> Draft:
-        chain, steps = build_chain(world, self.locate)
+        chain, steps = build_chain(world, self.locate, options)
         rng = random.Random(world.rng.random())
         openings = list(dict.fromkeys(phrase(rng, chain.clauses) for _ in range(3)))
         company = chain.need("account").record["name"]
