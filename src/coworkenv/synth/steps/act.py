@@ -54,15 +54,10 @@ class Reply(Step):
         what = hint(chain)
         text, ref = _message(chain)
         body = f"Hi, thanks for writing. An update from our side: {ref}. Best, {chain.world.me.first}"
-        chain.call("mail_reply", {"message_id": mail.ref, "body": body}, main=True)
-        chain.checks.record_exists(
-            "replied",
-            "mail",
-            "messages",
-            field("in_reply_to").eq(mail.record["id"]) & field("body").contains(text),
-            3.0,
-        )
-        chain.allow("mail", "messages", field("folder").eq("sent") | field("id").eq(mail.record["id"]))
+        replied = field("in_reply_to").eq(mail.record["id"]) & field("body").contains(text)
+        allow = field("folder").eq("sent") | field("id").eq(mail.record["id"])
+        args = {"message_id": mail.ref, "body": body}
+        chain.write("mail_reply", args, "messages", ("replied", replied), allow, weight=3.0, main=True)
         chain.clause(
             f"reply to their mail with {what}",
             f"answer their email with {what}",
@@ -83,10 +78,10 @@ class EmailContact(Step):
         what = hint(chain)
         text, ref = _message(chain)
         subject = f"Update for {chain.need('account').record['name']}"
-        chain.call("mail_send", {"to": [contact.ref], "subject": subject, "body": f"Hello, {ref}."}, main=True)
-        sent = field("folder").eq("sent") & field("to").has(contact.record["email"])
-        chain.checks.record_exists("emailed_contact", "mail", "messages", sent & field("body").contains(text), 3.0)
-        chain.allow("mail", "messages", field("folder").eq("sent"))
+        sent = field("folder").eq("sent") & field("to").has(contact.record["email"]) & field("body").contains(text)
+        args = {"to": [contact.ref], "subject": subject, "body": f"Hello, {ref}."}
+        check = ("emailed_contact", sent)
+        chain.write("mail_send", args, "messages", check, field("folder").eq("sent"), weight=3.0, main=True)
         chain.clause(
             f"email them {what}",
             f"send them a mail with {what}",
@@ -113,14 +108,14 @@ class ScheduleCall(Step):
         title = f"Call with {company}"
         start = "${facts.call_day}T" + hour
         args = {"title": title, "start": start, "end": world.at(day, hour, 30).replace(day, "${facts.call_day}")}
-        chain.call("calendar_create_event", {**args, "attendees": [contact.ref]}, main=True)
+        args["attendees"] = [contact.ref]
         made = and_(
             field("title").eq(title),
             field("start").eq(f"{day}T{hour}"),
             field("attendees").has(contact.record["email"]),
         )
-        chain.checks.record_exists("call_booked", "calendar", "events", made, 3.0)
-        chain.allow("calendar", "events", field("title").eq(title))
+        allow = field("title").eq(title)
+        chain.write("calendar_create_event", args, "events", ("call_booked", made), allow, weight=3.0, main=True)
         chain.clause(
             f"book a 30-minute call with them {{call_day}} at {hour}",
             f"set up a half-hour call with that contact {{call_day}} at {hour}",
@@ -140,12 +135,9 @@ class LogActivity(Step):
         account = chain.need("account")
         kind = world.rng.choice(("note", "call", "email"))
         args = {"account_id": account.ref, "kind": kind, "summary": "Followed up on open issues", "date": world.day(0)}
-        chain.call("crm_log_activity", args, main=not chain.reference.roles)
         mine = field("account_id").eq(account.record["id"])
-        chain.checks.record_exists(
-            "logged", "crm", "activities", mine & field("kind").eq(kind) & field("date").eq(world.day(0)), 2.0
-        )
-        chain.allow("crm", "activities", mine)
+        logged = mine & field("kind").eq(kind) & field("date").eq(world.day(0))
+        chain.write("crm_log_activity", args, "activities", ("logged", logged), mine, main=not chain.reference.roles)
         chain.clause(
             f"log {_an(kind)} on their account",
             f"record a {kind} activity in the CRM",
@@ -189,9 +181,8 @@ class CreateTicket(Step):
             due = date.record["value"]
             args["due"] = date.ref
             made = made & field("due").eq(due)
-        chain.call("tickets_create", args, main=True)
-        chain.checks.record_exists("ticket_opened", "tickets", "tickets", made, 3.0)
-        chain.allow("tickets", "tickets", field("created").eq("now"))
+        new = field("created").eq("now")
+        chain.write("tickets_create", args, "tickets", ("ticket_opened", made), new, weight=3.0, main=True)
         when = " due on their renewal date" if due else ""
         chain.clause(
             f"open a ticket for {{team}}{when}",
@@ -211,17 +202,13 @@ class Escalate(Step):
         ticket = chain.need("ticket")
         high = ticket.record["priority"] == "high"
         name, value = ("status", "in_progress") if high else ("priority", "high")
-        args = {"ticket_id": ticket.ref, name: value}
-        chain.checks.field_equals(f"ticket_{name}", "tickets", "tickets", ticket.record["id"], name, value, 3.0)
+        args, changes = {"ticket_id": ticket.ref, name: value}, {name: value}
         phrase = "mark it in progress" if high else "raise it to high priority"
         if "date" in chain.bound:
             date = chain.need("date")
-            args["due"] = date.ref
-            due = date.record["value"]
-            chain.checks.field_equals("ticket_due", "tickets", "tickets", ticket.record["id"], "due", due, 2.0)
+            args["due"], changes["due"] = date.ref, date.record["value"]
             phrase += ", due on their renewal date"
-        chain.call("tickets_update", args, main=True)
-        chain.allow("tickets", "tickets", field("id").eq(ticket.record["id"]))
+        chain.update("tickets_update", args, ticket, changes, f"ticket_{name}")
         chain.clause(f"{phrase}", f"then {phrase}", f"and {phrase}")
 
 
@@ -234,11 +221,8 @@ class Assign(Step):
 
     def apply(self, chain: Chain) -> None:
         ticket, owner = chain.need("ticket"), chain.need("owner")
-        chain.call("tickets_assign", {"ticket_id": ticket.ref, "assignee": owner.ref}, main=True)
-        chain.checks.field_equals(
-            "ticket_assigned", "tickets", "tickets", ticket.record["id"], "assignee", owner.record["email"], 3.0
-        )
-        chain.allow("tickets", "tickets", field("id").eq(ticket.record["id"]))
+        args = {"ticket_id": ticket.ref, "assignee": owner.ref}
+        chain.update("tickets_assign", args, ticket, {"assignee": owner.record["email"]}, "ticket_assigned")
         chain.clause(
             "assign it to the account owner", "hand it to whoever owns the account", "give it to their account manager"
         )
@@ -256,11 +240,11 @@ class Comment(Step):
         if "message" not in chain.facts:
             chain.facts["message"] = stated("message", chain.world.rng.choice(MESSAGES))
         text = chain.facts["message"].value
-        chain.call("tickets_comment", {"ticket_id": ticket.ref, "text": "Customer update: ${facts.message}"}, main=True)
         once = field("comments").len().eq(len(ticket.record.get("comments", [])) + 1)  # a second comment is noise
-        said = field("id").eq(ticket.record["id"]) & field("comments").join().contains(text) & once
-        chain.checks.record_exists("ticket_commented", "tickets", "tickets", said, 2.0)
-        chain.allow("tickets", "tickets", field("id").eq(ticket.record["id"]))
+        mine = field("id").eq(ticket.record["id"])
+        said = mine & field("comments").join().contains(text) & once
+        args = {"ticket_id": ticket.ref, "text": "Customer update: ${facts.message}"}
+        chain.write("tickets_comment", args, "tickets", ("ticket_commented", said), mine, main=True)
         chain.clause("comment on it that {message}", "add a comment saying {message}", "note on it that {message}")
 
 
@@ -275,9 +259,7 @@ class AdvanceDeal(Step):
         deal = chain.need("deal")
         stages = ("prospect", "qualified", "proposal", "negotiation", "won")
         nxt = stages[stages.index(deal.record["stage"]) + 1]
-        chain.call("crm_update_deal", {"deal_id": deal.ref, "stage": nxt}, main=True)
-        chain.checks.field_equals("deal_stage", "crm", "deals", deal.record["id"], "stage", nxt, 3.0)
-        chain.allow("crm", "deals", field("id").eq(deal.record["id"]))
+        chain.update("crm_update_deal", {"deal_id": deal.ref, "stage": nxt}, deal, {"stage": nxt}, "deal_stage")
         chain.report.append(f"I moved it to {nxt}.")
         chain.clause(f"move it to {nxt}", f"advance it to the {nxt} stage", f"set its stage to {nxt}")
 

@@ -20,6 +20,7 @@ from coworkenv.services.registry import service_class
 from coworkenv.synth.checks import Checks
 from coworkenv.synth.draft import Draft, Fact
 from coworkenv.synth.expr_builder import Expr, or_
+from coworkenv.synth.expr_builder import field as record_field
 from coworkenv.synth.reference import Reference
 from coworkenv.synth.world import World
 
@@ -78,6 +79,28 @@ class Chain:
     def call(self, tool: str, args: dict[str, Any], save_as: str | None = None, main: bool = False) -> None:
         self.services.add(tool.split("_", 1)[0])
         self.reference.call(tool, args, save_as=save_as, role="main" if main else None)
+
+    def write(
+        self, tool: str, args: dict[str, Any], collection: str, check: tuple[str, Expr], allow: Expr, **opts: Any
+    ) -> None:
+        """A write that adds a record: its call, the check (id, condition) that the record is there, and what the
+        write may change. ``opts``: ``weight`` (default 2) and ``main`` (the workflow's key write)."""
+        service = tool.split("_", 1)[0]
+        self.call(tool, args, main=opts.get("main", False))
+        self.checks.record_exists(check[0], service, collection, check[1], opts.get("weight", 2.0))
+        self.allow(service, collection, allow)
+
+    def update(self, tool: str, args: dict[str, Any], target: Binding, changes: dict[str, Any], id: str) -> None:
+        """The key write that changes fields of one bound record: its call, a check per field, and that the write
+        may change that record only."""
+        service, collection = target.service, {"tickets": "tickets", "crm": "deals"}[target.service]
+        for i, (name, value) in enumerate(changes.items()):
+            check = id if i == 0 else f"{id}_{name}"
+            self.checks.field_equals(
+                check, service, collection, target.record["id"], name, value, 3.0 if i == 0 else 2.0
+            )
+        self.call(tool, args, main=True)
+        self.allow(service, collection, record_field("id").eq(target.record["id"]))
 
     def allow(self, service: str, collection: str, changed: Expr) -> None:
         """A write of this chain may change the records ``changed`` admits (everything else stays as it was)."""

@@ -39,9 +39,8 @@ class PostChannel(Step):
         world.ensure("chat", "messages")
         chain.facts["channel"] = stated("channel", names[0], given=f"#{names[0]}")
         said, text = _text(chain)
-        chain.call("chat_post_message", {"channel": names[0], "text": text})
-        chain.checks.record_exists("posted", "chat", "messages", field("channel").eq(names[0]) & said, 2.0)
-        chain.allow("chat", "messages", field("ts").eq("now"))
+        posted = ("posted", field("channel").eq(names[0]) & said)
+        chain.write("chat_post_message", {"channel": names[0], "text": text}, "messages", posted, field("ts").eq("now"))
         chain.clause("post an update in {channel}", "let {channel} know", "share a short update in {channel}")
 
 
@@ -56,10 +55,8 @@ class DmOwner(Step):
         chain.world.ensure("chat", "channels", "messages")
         owner = chain.need("owner")
         said, text = _text(chain)
-        chain.call("chat_send_dm", {"user": owner.ref, "text": text})
-        dm = field("channel").eq(f"dm:{owner.record['email']}")
-        chain.checks.record_exists("told_owner", "chat", "messages", dm & said, 2.0)
-        chain.allow("chat", "messages", field("ts").eq("now"))
+        told = ("told_owner", field("channel").eq(f"dm:{owner.record['email']}") & said)
+        chain.write("chat_send_dm", {"user": owner.ref, "text": text}, "messages", told, field("ts").eq("now"))
         chain.clause(
             "message the account owner on chat", "ping their account manager directly", "DM the account's owner"
         )
@@ -77,10 +74,10 @@ class MailOwner(Step):
         owner = chain.need("owner")
         company = chain.need("account").record["name"]
         _, text = _text(chain)
-        chain.call("mail_send", {"to": [owner.ref], "subject": f"{company} update", "body": text})
-        to = field("folder").eq("sent") & field("to").has(owner.record["email"])
-        chain.checks.record_exists("mailed_owner", "mail", "messages", to & field("subject").contains(company), 2.0)
-        chain.allow("mail", "messages", field("folder").eq("sent"))
+        sent = field("folder").eq("sent")
+        mailed = ("mailed_owner", sent & field("to").has(owner.record["email"]) & field("subject").contains(company))
+        args = {"to": [owner.ref], "subject": f"{company} update", "body": text}
+        chain.write("mail_send", args, "messages", mailed, sent)
         chain.clause(
             "email the account owner about it", "send the account manager a note by mail", "mail the account's owner"
         )
@@ -105,12 +102,11 @@ class AccountNotes(Step):
         _, text = _text(chain)
         key = chain.key()
         chain.call("documents_search", {"query": f"{target['name']} notes"}, save_as="notes")
-        chain.call("documents_append", {"document_id": "${notes.documents[0].id}", "text": text})
         wrote = field("id").eq(mine) & field("content").contains("Update on")
         if key is not None:
             wrote = wrote & field("content").contains(key[0])
-        chain.checks.record_exists("noted", "documents", "documents", wrote, 2.0)
-        chain.allow("documents", "documents", field("id").eq(mine))
+        args = {"document_id": "${notes.documents[0].id}", "text": text}
+        chain.write("documents_append", args, "documents", ("noted", wrote), field("id").eq(mine))
         chain.clause(
             "add a line to their account notes doc",
             "note the outcome in the account notes document",
