@@ -8,7 +8,7 @@ the table gives per size the median and the spread (25th-75th percentile), and t
 the largest size to the smallest.
 
 Targets: write, reset, grade and state hash at the largest size within 2x of the smallest;
-a read step <= 15 µs and a write step <= 25 µs at N=100.
+a read step <= 30 µs and a write step <= 80 µs at N=100.
 
     python benchmarks/runtime.py [--records 10,100,1000,10000] [--repeat 300] [--rounds 3] [--json]
 """

@@ -17,9 +17,9 @@ from pydantic import BaseModel
 from coworkenv.runtime.environment import Environment
 from coworkenv.services.base import Service
 
-CACHES = frozenset({"_lowered", "_texts", "initial_memo", "epoch", "_epoch", "_arguments", "_methods", "_plans"})
+CACHES = frozenset({"_lowered", "_texts", "initial_memo", "epoch", "_epoch", "_arguments"})
 """Attributes that cache what the state or the spec determines (search texts and their indexes, facts about the
-fixtures, each tool's compiled argument table and bound method) or count resets: equal states may differ in them."""
+fixtures, each tool's compiled argument table) or count resets: equal states may differ in them."""
 
 
 def materialize_indexes(*envs: Environment) -> None:

@@ -59,6 +59,7 @@ def test_quickstart_runs_every_example_and_the_pipeline(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "oracle on the example environments" in result.output
     assert result.output.count("✓") >= 14
+    assert "{" not in result.output and "passed, mean score" in result.output  # sentences, not JSON
     bank = json.loads((out / "bank" / "manifest.json").read_text())
     assert bank["admitted"] == 20
     sft_lines = (out / "sft" / "sft.jsonl").read_text().splitlines()

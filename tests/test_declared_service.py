@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import copy
 import json
-import re
-from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from coworkenv.runtime import Environment
 from coworkenv.spec import SpecError, canonical_json, spec_from_data
@@ -216,21 +213,3 @@ def test_fixture_records_must_fit_the_declaration(change: dict[str, Any], eviden
     records[0].update(change)
     findings = static_findings(spec_from_data(spec_data(records=records)))
     assert len(findings) == 1 and findings[0].where == "services.library" and evidence in findings[0].evidence
-
-
-def test_the_readme_declaration_validates_and_runs() -> None:
-    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    block = next(b for b in re.findall(r"```yaml\n(.*?)```", readme, re.S) if "declared_services:" in b)
-    data = {
-        **yaml.safe_load(block),
-        "id": "readme",
-        "title": "Tag Dune",
-        "user": {"persona": "p", "opening": "Tag Dune"},
-    }
-    data["checks"] = [{"id": "tagged", "kind": "tool_called", "tool": "library_tag"}]
-    data["reference"] = [{"call": "library_tag", "args": {"isbn": "111", "tags": ["classic"]}}, {"answer": "Done."}]
-    spec = spec_from_data(data)
-    assert static_findings(spec) == []
-    env = Environment(spec)
-    assert [r["title"] for r in call(env, "library_find", q="dune")["books"]] == ["Dune"]
-    assert call(env, "library_tag", isbn="111", tags=["classic"])["record"]["tags"] == ["classic"]

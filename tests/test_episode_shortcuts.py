@@ -1,12 +1,11 @@
-"""The episode's shortcuts, each attacked: the oracle's compiled templates and unvalidated turns, the store line
-written field by field, grades and trajectories built without validation, the state hash folding a record once,
+"""The episode's shortcuts, each attacked: the oracle's compiled templates and unvalidated turns, grades and
+trajectories built without validation, the state hash folding a record once,
 and pool workers inheriting the driver's validated specs. Each is compared with the slow path it replaces, on
 the examples (stages, events, faults, limits) and on hostile values that must send it back to that path."""
 
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
@@ -18,14 +17,12 @@ from coworkenv.agents.oracle import OracleRun, compiled, is_transient, turn
 from coworkenv.bank.sources import load_specs
 from coworkenv.expr import render
 from coworkenv.rollout import rollout_bank, worker
-from coworkenv.rollout.lines import ToolMenu, _fast_line, record_bytes
-from coworkenv.rollout.worker import EpisodeTask, episode_record
+from coworkenv.rollout.worker import EpisodeTask
 from coworkenv.runtime import Environment, run_episode
 from coworkenv.runtime.digest import full_digest
 from coworkenv.runtime.turn import AssistantTurn, ToolCall
 from coworkenv.spec.models import TaskSpec
 from coworkenv.trajectory import Grade, Trajectory
-from line_helpers import assert_full_dump_fallback, full_dump
 from rollout_specs import mail_reply_spec
 
 EXAMPLES = load_specs(Path(__file__).parent.parent / "examples")
@@ -156,65 +153,6 @@ def test_check_results_and_grades_equal_validated_ones_on_every_example() -> Non
             assert grade == Grade.model_validate(grade.model_dump()), spec.id
             assert traj == Trajectory.model_validate(traj.model_dump()), spec.id
             assert traj.model_fields_set == set(Trajectory.model_fields)
-
-
-# --- the store line -------------------------------------------------------------------------------------------
-
-
-def _record(spec: TaskSpec, **env: Any) -> tuple[Any, ToolMenu]:
-    environment, traj = _played(spec, **env)
-    task = EpisodeTask({"id": spec.id}, 0, 0)
-    return episode_record(task, "oracle", traj, None), ToolMenu(environment.router.schemas())
-
-
-@pytest.mark.parametrize(("fault_rate", "max_turns"), [(0.0, None), (0.4, None), (0.3, 4)])
-def test_typed_lines_are_the_full_dump_on_every_example(fault_rate: float, max_turns: int | None) -> None:
-    for spec in EXAMPLES:
-        record, menu = _record(spec, fault_rate=fault_rate, max_turns=max_turns, seed=7)
-        assert _fast_line(record, menu) is not None, spec.id
-        assert record_bytes(record, menu) == full_dump(record), spec.id
-
-
-def _spoil(record: Any, how: str) -> None:
-    traj = record.trajectory
-    if how == "int_weight":
-        traj.grade.checks[0].__dict__["weight"] = 4
-    elif how == "str_subclass_event":
-        traj.steps[0].events.append(type("Name", (str,), {})("ev"))
-    elif how == "bool_index":
-        traj.steps[0].__dict__["index"] = True
-    elif how == "tuple_argument":
-        traj.calls[0].args["t"] = (1, 2)
-    elif how == "none_key_argument":
-        traj.calls[0].args["nested"] = {None: 1}
-    elif how == "nan_score":
-        traj.grade.__dict__["score"] = math.nan
-    elif how == "missing_field":
-        del traj.calls[0].__dict__["fault"]
-    elif how == "dict_step":
-        traj.steps.append({"index": 99})
-    elif how == "surrogate_detail":
-        traj.grade.checks[0].__dict__["detail"] = "bad \ud800"
-
-
-@pytest.mark.parametrize(
-    "how",
-    [
-        "int_weight",
-        "str_subclass_event",
-        "bool_index",
-        "tuple_argument",
-        "none_key_argument",
-        "nan_score",
-        "missing_field",
-        "dict_step",
-        "surrogate_detail",
-    ],
-)
-def test_a_record_holding_what_the_typed_path_does_not_write_gets_the_full_dump(how: str) -> None:
-    record, menu = _record(EXAMPLES[1])
-    _spoil(record, how)
-    assert_full_dump_fallback(record, menu)
 
 
 # --- the state hash and the pool's inherited specs ----------------------------------------------------------------

@@ -75,13 +75,13 @@ def test_limits_truncate_and_long_observations_fit_the_space() -> None:
     assert reward < 0.75
 
 
-def test_readme_gymnasium_snippet_runs_as_written() -> None:
+def test_the_docs_gymnasium_snippet_runs_as_written() -> None:
     import re
     import subprocess
     import sys
 
     root = EXAMPLES.parent
-    section = (root / "README.md").read_text().split("**Gymnasium**", 1)[1]
+    section = (root / "docs" / "serving.md").read_text().split("## Gymnasium", 1)[1]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1) + "\nassert not terminated and 'Kenji' in obs\n"
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr

@@ -1,17 +1,15 @@
 """The shortcuts on the runtime's hot paths give exactly what the plain code gives.
 
-Each test tries to make one shortcut wrong: a reused encoder against ``json.JSONEncoder.encode``,
-a cached tool menu or prompt that a caller mutates, a schema cache fooled by a look-alike tool,
-the bracket count that skips the nesting scan, cached time parsing fed junk, the Protocol test
+Each test tries to make one shortcut wrong: a cached tool menu or prompt that a caller mutates, a
+schema cache fooled by a look-alike tool, the nesting limit on argument text and objects, cached
+time parsing fed junk, the Protocol test
 ``actor_for`` no longer runs, and the alarm handler swap.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import signal
-import threading
 import time
 from dataclasses import replace
 from typing import Any
@@ -24,7 +22,6 @@ from coworkenv.agents import OracleTeacher
 from coworkenv.grading.answers import prompt_of
 from coworkenv.rollout.deadline import Deadline, EpisodeTimeout
 from coworkenv.runtime import Environment
-from coworkenv.runtime.json_encoding import reusable
 from coworkenv.runtime.policy import TaskPolicy, actor_for
 from coworkenv.runtime.router import MAX_ARG_DEPTH, exposed_tools
 from coworkenv.services.base import ToolError, check_datetime
@@ -36,57 +33,6 @@ from coworkenv.spec.models import AnswerNumber
 from coworkenv.values import numbers_in
 from minispec import tiny_spec
 from test_declared_service import BOOKS
-
-JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
-    max_leaves=20,
-)
-ENCODERS = [
-    json.JSONEncoder(ensure_ascii=False, separators=(",", ":")),
-    json.JSONEncoder(ensure_ascii=False, sort_keys=True),
-    json.JSONEncoder(),
-    json.JSONEncoder(indent=2),  # not reusable in one shot: falls back to encode
-]
-
-
-@settings(max_examples=150, deadline=None)
-@given(value=JSON)
-def test_reused_encoder_writes_the_same_text(value: Any) -> None:
-    for encoder in ENCODERS:
-        assert reusable(encoder)(value) == encoder.encode(value)
-
-
-def test_reused_encoder_edge_values() -> None:
-    values = ["lone \ud800 surrogate", "naïve ✓", 1e16, -0.0, math.inf, {"b": 1, "a": [1.5, None]}, "plain"]
-    for encoder in ENCODERS:
-        encode = reusable(encoder)
-        for value in values:
-            assert encode(value) == encoder.encode(value)
-    with pytest.raises(TypeError):  # what encode raises for a value JSON cannot hold
-        reusable(ENCODERS[0])({"when": object()})
-    cycle: list[Any] = []
-    cycle.append(cycle)
-    with pytest.raises((ValueError, RecursionError)):
-        reusable(ENCODERS[0])(cycle)
-    assert reusable(ENCODERS[0])([1, "x"]) == '[1,"x"]'  # still usable after a failure
-
-
-def test_encoder_is_safe_across_threads() -> None:
-    encode = reusable(ENCODERS[1])
-    values = [{"k": [i, {"n": str(i)}]} for i in range(200)]
-    out: dict[int, list[str]] = {}
-
-    def work(t: int) -> None:
-        out[t] = [encode(v) for v in values]
-
-    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    expected = [ENCODERS[1].encode(v) for v in values]
-    assert all(out[t] == expected for t in range(4))
 
 
 def test_tool_menu_cache_hands_out_copies() -> None:
@@ -160,7 +106,7 @@ def _nested(depth: int) -> str:
     return '{"query": ' + "[" * depth + "1" + "]" * depth + "}"
 
 
-def test_nesting_limit_holds_with_the_bracket_count_shortcut() -> None:
+def test_nesting_limit_holds_for_argument_text_and_objects() -> None:
     env = Environment(tiny_spec())
     router = env.router
     _, args, error = router.parse_args("mail_search", _nested(MAX_ARG_DEPTH))  # 33 levels with the object
@@ -173,7 +119,7 @@ def test_nesting_limit_holds_with_the_bracket_count_shortcut() -> None:
     deep: Any = 1
     for _ in range(MAX_ARG_DEPTH + 1):
         deep = [deep]
-    _, args, error = router.parse_args("mail_search", {"query": deep})  # an object: always scanned
+    _, args, error = router.parse_args("mail_search", {"query": deep})  # an object
     assert args is None and "nested deeper" in error
     for blank in ("", "   ", "\n\t"):
         assert router.parse_args("mail_search", blank)[1] == {}

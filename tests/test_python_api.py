@@ -1,4 +1,4 @@
-"""The public Python API: coworkenv.make, the typed observation, and the README section that shows it."""
+"""The public Python API: coworkenv.make, the typed observation, and the README block that shows it."""
 
 from __future__ import annotations
 
@@ -16,10 +16,9 @@ ROOT = Path(__file__).parent.parent
 SPEC = ROOT / "examples" / "external_quote_confirmation.yaml"
 
 
-def test_readme_python_section_runs_as_written() -> None:
+def test_readme_python_block_runs_as_written() -> None:
     readme = (ROOT / "README.md").read_text()
-    section = readme.split("## Use it from Python", 1)[1].split("\n## ", 1)[0]
-    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    code = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "coworkenv.make(" in b)
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert "Kenji" in out.stdout and "False" in out.stdout

@@ -1,10 +1,7 @@
-"""The read step's shortcuts decline what they cannot decide, and the long path then gives what it always gave.
-
-Each test tries to make one shortcut wrong: argument texts the one-scan decoding must leave to the long path
-(padding, a text subclass, nesting right at and past the limit, with the bracket count skipped or not), calls
-the sole-text-argument shortcut must leave to the argument table and the model, a folder walk through a cycle
-and a folder that shares its id with the file, and the lookup indexes the slow reads use against a scan of the
-records after random writes.
+"""The read path: argument texts decoded or refused with the reason the agent reads (padding, duplicate keys,
+nesting right at and past the limit, huge integers, trailing junk), a folder walk through a cycle and a folder
+that shares its id with the file, and the lookup indexes the slow reads use against a scan of the records after
+random writes.
 """
 
 from __future__ import annotations
@@ -20,12 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from coworkenv.runtime import AssistantTurn, Environment, ToolCall
-from coworkenv.runtime.router import MAX_ARG_DEPTH, ToolRouter, exposed_tools, nesting_exceeds, plain_object
+from coworkenv.runtime.router import MAX_ARG_DEPTH
 from coworkenv.runtime.workspace import Workspace
-from coworkenv.services.arguments import compiled
 from coworkenv.services.base import ToolError
 from coworkenv.services.drive import Drive
-from coworkenv.services.registry import ALL_TOOLS
 from coworkenv.spec import TaskSpec
 from coworkenv.spec.io import load_spec
 
@@ -35,142 +30,45 @@ PHISHING = TaskSpec.model_validate(
 )
 
 
-class _Text(str):
-    pass
-
-
 def _nested(depth: int, pad: str = "") -> str:
     """An argument object whose one value nests ``depth`` lists (the object itself is one more level)."""
     return '{"message_id": ' + "[" * depth + pad + "]" * depth + "}"
 
 
-def _reference(name: str, raw: Any) -> tuple[dict[str, Any] | None, str]:
-    """What the router gave for a call's arguments before the one-scan decoding: json.loads, then the checks."""
-    if isinstance(raw, str):
-        try:
-            args = json.loads(raw) if raw and not raw.isspace() else {}
-        except json.JSONDecodeError as exc:
-            return None, f"arguments for {name} are not valid JSON ({exc.msg} at char {exc.pos})"
-        except (ValueError, RecursionError) as exc:
-            return None, f"arguments for {name} cannot be decoded: {str(exc)[:120]}"
-    else:
-        args = raw
-    if not isinstance(args, dict):
-        return None, f"arguments for {name} must be a JSON object, got {type(args).__name__}"
-    if nesting_exceeds(args, MAX_ARG_DEPTH):
-        return None, f"arguments for {name} are nested deeper than {MAX_ARG_DEPTH} levels"
-    return args, ""
-
-
-DECLINED = [
-    ' {"message_id": "m1"}',  # padding: json.loads skips it, the scan does not
-    '{"message_id": "m1"} ',
-    "{}\n",
-    _Text('{"message_id": "m1"}'),  # a text subclass
-    _nested(MAX_ARG_DEPTH, pad="1" * 40),  # one bracket too many in a long text: counted, declined, refused
-    _nested(MAX_ARG_DEPTH + 10),
-    '{"message_id": ' + "1" * 5000 + "}",  # past the integer digit limit: the long path words the error
-    '{"message_id": "m1",}',
-    '{"message_id": "m1"}}',
-    "{",
-    "",
-    "   ",
-    "[1]",
-    '"text"',
-]
-TAKEN = [
-    '{"message_id": "m1"}',
-    _nested(MAX_ARG_DEPTH - 1),  # 32 brackets in all: within the limit
-    _nested(3),
-    '{"message_id": "naïve ✓ \\u00e9"}',
-    '{"message_id": "m1", "message_id": "m2"}',
+ARGUMENT_TEXTS = [
+    (' {"message_id": "m1"} ', {"message_id": "m1"}, ""),  # padding is JSON's whitespace
+    ("{}\n", {}, ""),
+    ("", {}, ""),
+    ("   ", {}, ""),
+    ('{"message_id": "m1", "message_id": "m2"}', {"message_id": "m2"}, ""),  # the last key wins, as in JSON
+    ('{"message_id": "naïve ✓ \\u00e9"}', {"message_id": "naïve ✓ é"}, ""),
+    (_nested(MAX_ARG_DEPTH - 1), {"message_id": json.loads(_nested(MAX_ARG_DEPTH - 1))["message_id"]}, ""),
+    (_nested(MAX_ARG_DEPTH, pad="1" * 40), None, "are nested deeper than 32 levels"),
+    (_nested(MAX_ARG_DEPTH + 10), None, "are nested deeper than 32 levels"),
+    ('{"message_id": ' + "1" * 5000 + "}", None, "cannot be decoded"),  # past the integer digit limit
+    ('{"message_id": "m1",}', None, "are not valid JSON"),
+    ('{"message_id": "m1"}}', None, "are not valid JSON (Extra data at char 20)"),
+    ("{", None, "are not valid JSON"),
+    ("[1]", None, "must be a JSON object, got list"),
+    ('"text"', None, "must be a JSON object, got str"),
 ]
 
 
-@pytest.mark.parametrize("raw", DECLINED)
-def test_the_one_scan_decoding_leaves_these_to_the_long_path(raw: str) -> None:
-    assert plain_object(raw) is None
+@pytest.mark.parametrize(("raw", "args", "error"), ARGUMENT_TEXTS)
+def test_argument_texts_decode_or_say_why_not(raw: str, args: dict[str, Any] | None, error: str) -> None:
     router = Environment(PHISHING).router
-    _, args, error = router.parse_args("mail_read", raw)
-    assert (args, error) == _reference("mail_read", raw)
-    called = router.call("mail_read", raw, {})
-    if args is None:
-        assert called[1:4] == (None, False, error)
-        assert json.loads(called[4]) == {"error": error}
+    _, decoded, problem = router.parse_args("mail_read", raw)
+    assert decoded == args
+    assert error in problem and (problem.startswith("arguments for mail_read ") if error else not problem)
 
 
-@pytest.mark.parametrize("raw", TAKEN)
-def test_the_one_scan_decoding_gives_what_json_loads_gives(raw: str) -> None:
-    decoded = plain_object(raw)
-    assert decoded is not None and decoded == json.loads(raw)
-    assert (decoded, "") == _reference("mail_read", raw)
-
-
-def test_a_short_text_cannot_nest_past_the_limit() -> None:
-    """Texts up to twice the limit skip the bracket count: no such text opens and closes more than the limit."""
-    for depth in range(0, MAX_ARG_DEPTH + 3):
-        raw = "{" * depth + "}" * depth
-        if len(raw) <= 2 * MAX_ARG_DEPTH and raw:
-            assert depth <= MAX_ARG_DEPTH
-
-
-def _router() -> ToolRouter:
-    ws = Workspace(PHISHING.services)
-    return ToolRouter(ws, exposed_tools(list(PHISHING.services), None))
-
-
-SOLE_CASES = [
-    {"message_id": "msg-501"},
-    {"message_id": 501},  # not a text: the table declines, the model says why
-    {"message_id": None},
-    {"message_id": True},
-    {"message_id": ["msg-501"]},
-    {"id": "msg-501"},  # the wrong key
-    {"message_id": "msg-501", "extra": 1},  # two keys
-    {},
-]
-
-
-@pytest.mark.parametrize("args", SOLE_CASES)
-def test_the_sole_text_argument_shortcut_gives_what_the_table_and_model_give(args: dict[str, Any]) -> None:
-    router = _router()
-    info = router.tools["mail_read"]
-    ok, error = True, None
-    kwargs = router.validate(info, dict(args))
-    if not isinstance(kwargs, dict):
-        ok, error = False, kwargs.error
-    called = router.call("mail_read", json.dumps(args), {})
-    assert called[2:4] == (ok, error)
-    if not ok:
-        assert json.loads(called[4]) == {"error": error}
-
-
-def test_the_sole_text_argument_is_found_only_where_the_table_passes_the_text_unchanged() -> None:
-    router = _router()
-    found = 0
-    for name, info in ALL_TOOLS.items():
-        router.tools[name] = info
-        sole = router._plan(info)[1]
-        if sole is None:
-            continue
-        found += 1
-        args = {sole: "x"}
-        assert compiled(info.args_model).fast(args) is args, name
-        assert list(info.args_model.model_fields) == [sole] and info.args_model.model_fields[sole].is_required()
-    assert found >= 10  # the usual reads by id take it (else the test above proves nothing)
-
-
-def test_a_read_step_takes_the_shortcuts_and_matches_the_general_step() -> None:
-    turn = AssistantTurn(tool_calls=[ToolCall(id="c", name="mail_read", arguments='{"message_id": "msg-501"}')])
-    lean, general = Environment(PHISHING), Environment(PHISHING)
-    obs = lean._lean_step(turn)
-    assert obs is not None
-    general.step(turn.model_dump())  # a message dict: never on the lean path
-    assert lean.messages == general.messages and obs.messages == general.messages[-1:]
-    assert [c.model_dump() for c in lean.log.calls] == [c.model_dump() for c in general.log.calls]
-    assert [(s.model_dump(), s.model_fields_set) for s in lean.steps] == [
-        (s.model_dump(), s.model_fields_set) for s in general.steps
-    ]
+def test_a_failed_call_reads_its_error_as_json() -> None:
+    env = Environment(PHISHING)
+    obs = env.step(AssistantTurn(tool_calls=[ToolCall(id="c", name="mail_read", arguments="[1]")]))
+    assert json.loads(obs.messages[0]["content"]) == {
+        "error": "arguments for mail_read must be a JSON object, got list"
+    }
+    assert env.log.calls[-1].args is None and not env.log.calls[-1].ok
 
 
 # --- the drive's folder walk ----------------------------------------------------------------------------------

@@ -1,11 +1,10 @@
-"""The rollout's shortcuts, each attacked: spliced store lines equal the full dump, a reused environment
-plays as a fresh one, the pool writes in task order and hands on what finished when a worker dies, fsync
-batches without losing a line, the episode-wide deadline ends the same episodes, the summary needs no re-read."""
+"""The rollout's shortcuts, each attacked: a reused environment plays as a fresh one, the pool writes in task
+order and hands on what finished when a worker dies, fsync batches without losing a line, the episode-wide
+deadline ends the same episodes, the summary needs no re-read."""
 
 from __future__ import annotations
 
 import json
-import math
 import os
 import signal
 import subprocess
@@ -21,81 +20,15 @@ from coworkenv.bank.sources import load_specs
 from coworkenv.rollout import RolloutStore, RunOptions, rollout_bank, worker
 from coworkenv.rollout import store as store_module
 from coworkenv.rollout.deadline import Deadline, EpisodeTimeout
-from coworkenv.rollout.lines import ToolMenu, _fast_line, record_bytes
 from coworkenv.rollout.runner import plan_tasks
 from coworkenv.rollout.store import SyncPolicy, counts
-from coworkenv.rollout.worker import EpisodeTask, SpecCache, SpecEpisodes, episode_record, run_task, run_tasks
-from coworkenv.runtime import Environment, run_episode
-from coworkenv.storage import json_text
-from coworkenv.trajectory import EpisodeRecord, ToolCallRecord
+from coworkenv.rollout.worker import EpisodeTask, SpecCache, SpecEpisodes, run_task, run_tasks
 from rollout_specs import mail_reply_spec, write_specs
 from test_rollout_hostile import Scripted, _children
 
 TESTS = Path(__file__).parent
 EXAMPLES = load_specs(TESTS.parent / "examples")
 SPECS = [mail_reply_spec(i) for i in range(6)]
-
-
-def _record(spec: Any) -> tuple[EpisodeRecord, ToolMenu]:
-    env = Environment(spec)
-    traj = run_episode(env, OracleTeacher())
-    return episode_record(EpisodeTask({"id": spec.id}, 0, 0), "oracle", traj, None), ToolMenu(env.router.schemas())
-
-
-def _fast(record: EpisodeRecord, menu: ToolMenu) -> bool:
-    """Whether the spliced line was made (rather than the full dump)."""
-    try:
-        return _fast_line(record, menu) is not None
-    except (ValueError, TypeError, RecursionError):
-        return False
-
-
-def _full(record: EpisodeRecord) -> bytes:
-    return json_text(record.model_dump(mode="json")).encode("utf-8")
-
-
-def test_spliced_lines_are_the_full_dump_on_every_example() -> None:
-    for spec in EXAMPLES:
-        record, menu = _record(spec)
-        assert _fast(record, menu), f"{spec.id}: the fast path was not taken"
-        assert record_bytes(record, menu) == _full(record), spec.id
-
-
-@pytest.mark.parametrize(
-    ("spoil", "fast"),
-    [
-        ("surrogate_message", False),  # the full dump escapes the whole line
-        ("nan_in_a_message", False),  # json and pydantic write it differently
-        ("marker_in_arguments", True),  # the old splice's marker text: nothing is spliced by searching any more
-        ("other_menu", False),  # equal schemas, but not the environment's own objects
-        ("no_trajectory", False),
-        ("nan_argument", False),  # pydantic writes null for it, json cannot: the full dump
-        ("unicode_everywhere", True),
-    ],
-)
-def test_spliced_lines_are_the_full_dump_whatever_the_record_holds(spoil: str, fast: bool) -> None:
-    record, menu = _record(EXAMPLES[0])
-    traj = record.trajectory
-    assert traj is not None
-    if spoil == "surrogate_message":
-        traj.messages.append({"role": "assistant", "content": "Done \ud800"})
-    elif spoil == "nan_in_a_message":
-        traj.messages.append({"role": "tool", "content": math.nan})
-    elif spoil == "nan_argument":
-        traj.calls.append(ToolCallRecord(step=1, call_id="x", tool="t", args={"n": math.nan}, ok=False))
-    elif spoil == "marker_in_arguments":
-        traj.calls.append(
-            ToolCallRecord(step=1, call_id="x", tool="t", args={"m": "\x00coworkenv:messages\x00"}, ok=False)
-        )
-    elif spoil == "other_menu":
-        menu = ToolMenu([dict(schema) for schema in traj.tools])
-    elif spoil == "unicode_everywhere":
-        traj.messages.append({"role": "user", "content": 'Grüße — 東京 \u2028 \x00 "quoted" \\'})
-        record.error = "ünïcode"
-    else:
-        record.trajectory = None
-    assert _fast(record, menu) is fast
-    assert record_bytes(record, menu) == _full(record)
 
 
 def _lines(encoded: list[Any]) -> list[str]:

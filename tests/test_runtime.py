@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from coworkenv.runtime import AssistantTurn, Environment, ToolCall, run_episode
-from coworkenv.runtime.acting import NOTICE
+from coworkenv.runtime.calls import NOTICE
 from minispec import CREATE_TAXI, DoNothing, call, play, say, tiny_spec
 
 

@@ -127,7 +127,7 @@ def answers(ws: Workspace, which: int, query: str) -> Any:
     svc = ws.services[service]
     tool = getattr(svc, method)(**{arg: query, "limit": 50})
     text = getattr(importlib.import_module(type(svc).__module__), TEXTS[(service, collection)])
-    found = [r["id"] for r in svc.text_search(collection, base.query_words(query), "t", text)]
+    found = [r["id"] for r in svc.text_search(collection, base.query_words(query), text)]
     return tool, found
 
 
@@ -214,7 +214,7 @@ def test_a_collection_never_searched_has_no_index_and_writes_only_mark() -> None
     assert svc._texts == {}
     with threshold(0):
         assert [m["id"] for m in svc.search(query="zzq")["messages"]] == ["msg-1"]
-    index = svc._texts["messages"]["search"]
+    (index,) = svc._texts["messages"].values()
     ws.apply(Mutation(service="mail", collection="messages", op="update", id="msg-2", record={"subject": "zzq"}))
     assert index.stale == {"msg-2": None} and index.indexed["msg-2"][0]["subject"] != "zzq"  # not re-indexed yet
     with threshold(0):

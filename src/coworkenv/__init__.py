@@ -17,7 +17,8 @@ from coworkenv.provenance import VERSION as __version__
 _PUBLIC = {
     "make": "coworkenv.interop.env",
     "Env": "coworkenv.interop.env",
-    "Observation": "coworkenv.interop.env",
+    "Observation": "coworkenv.runtime.observation",
+    "EpisodeEnv": "coworkenv.runtime.observation",
     "EnvClient": "coworkenv.interop.client",
     "RemoteEnv": "coworkenv.interop.client",
     "AssistantTurn": "coworkenv.runtime.turn",

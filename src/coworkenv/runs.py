@@ -81,7 +81,7 @@ def load_run(root: Path) -> RunData:
     for path in sorted(root.rglob(TRAIN_LOG)):
         summary_path = path.parent / TRAIN_SUMMARY
         summary = json.loads(summary_path.read_text(encoding="utf-8")) if summary_path.exists() else {}
-        rec = TrainRecord(
+        train = TrainRecord(
             label=_label(root, path.parent, summary.get("label")),
             kind=summary.get("kind", "sft"),
             setting=summary.get("setting", ""),
@@ -89,7 +89,7 @@ def load_run(root: Path) -> RunData:
             summary=summary,
             folder=path.parent,
         )
-        trainings.append((float(summary.get("created", 0.0)), rec))
+        trainings.append((float(summary.get("created", 0.0)), train))
     return RunData(
         root=root,
         evals=[r for _, r in sorted(evals, key=lambda x: x[0])],

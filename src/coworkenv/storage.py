@@ -175,7 +175,7 @@ def start_writeback(fd: int, offset: int, length: int) -> None:
     """Have the kernel start writing ``length`` bytes at ``offset`` of ``fd`` to disk without waiting for it, so
     that the next fsync waits only for what is still in flight (an appender that fsyncs once a second would
     otherwise stall on a second's worth of writes each time, and at the end of its run). Does nothing where the
-    platform has no ``sync_file_range``: then the fsync does all the writing, as before."""
+    platform has no ``sync_file_range``: then the fsync does all the writing."""
     sync_file_range = _sync_file_range()
     if sync_file_range is not None and length > 0:
         sync_file_range(fd, offset, length, _SYNC_FILE_RANGE_WRITE)

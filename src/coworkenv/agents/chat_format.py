@@ -151,10 +151,11 @@ def template_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def render_prompt(tokenizer: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> str:
     """The prompt text for the next assistant turn."""
-    return tokenizer.apply_chat_template(
+    text: str = tokenizer.apply_chat_template(
         template_messages(messages),
         tools=tools,
         chat_template=CHAT_TEMPLATE,
         tokenize=False,
         add_generation_prompt=True,
     )
+    return text

@@ -108,6 +108,6 @@ def load_embedded(dtype: Any = None, device: str | None = None) -> tuple[Any, An
     kwargs = {"dtype": resolve_dtype(dtype)} if dtype is not None else {}
     model = AutoModelForCausalLM.from_pretrained(path.parent, gguf_file=path.name, **kwargs)
     clear_quantizer(model)
-    model.to(default_device(device))
+    model.to(default_device(device))  # type: ignore[arg-type]  # transformers types the wrapped .to as unbound
     model.eval()
     return model, tokenizer

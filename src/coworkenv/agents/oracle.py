@@ -160,7 +160,8 @@ class StagedRun:
         self.runs = runs
 
     def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
-        return self.runs[min(current_stage(messages), len(self.runs) - 1)].act(messages, tools)
+        turn: AssistantTurn = self.runs[min(current_stage(messages), len(self.runs) - 1)].act(messages, tools)
+        return turn
 
     def relevant(self, reference: list[dict[str, Any]]) -> bool:
         """Whether a stage's run that can tell would differ from the reference (see the probes' ``relevant``)."""

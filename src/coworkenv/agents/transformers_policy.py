@@ -179,6 +179,6 @@ def load_hf(path_or_id: str, dtype: Any = None, device: str | None = None) -> tu
     tokenizer = load_tokenizer(path_or_id)
     kwargs = {"dtype": resolve_dtype(dtype)} if dtype is not None else {}
     model = AutoModelForCausalLM.from_pretrained(path_or_id, **kwargs)
-    model.to(default_device(device))
+    model.to(default_device(device))  # type: ignore[arg-type]  # transformers types the wrapped .to as unbound
     model.eval()
     return model, tokenizer

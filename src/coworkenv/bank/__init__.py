@@ -4,6 +4,7 @@
 ``load_bank(path, split=None)`` streams them back as (spec, verification) pairs.
 """
 
-from coworkenv.bank.store import load_bank, split_of, synthesize_bank
+from coworkenv.bank.jobs import split_of
+from coworkenv.bank.store import load_bank, synthesize_bank
 
 __all__ = ["load_bank", "split_of", "synthesize_bank"]

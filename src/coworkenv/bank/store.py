@@ -44,7 +44,7 @@ Progress = Callable[[int, int], None]
 
 
 def config_dict(config: BankConfig) -> dict[str, Any]:
-    """The manifest's ``config``; a blueprint bank has no prompts, hence no ``llm_prompt`` (same bytes as before)."""
+    """The manifest's ``config``; a blueprint bank has no prompts, hence no ``llm_prompt``."""
     data = asdict(config)
     if data["llm_prompt"] is None:
         del data["llm_prompt"]

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 TOOLS_HELP = "tools each prompt offers: all | spec (those the spec names) | spec+N (plus N distractors)"
 
 
-def metrics_table(title: str, metrics: dict) -> Table:
+def metrics_table(title: str, metrics: dict[str, Any]) -> Table:
     """The headline numbers and per-capability rows of one evaluation."""
     table = Table(title=title)
     for col in ("subset", "tasks", "score", "pass@1", "pass@k", "pass^k"):

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 console = Console()
+
+
+def episode_counts(counts: dict[str, Any]) -> str:
+    """A rollout's headline counts as a sentence: episodes, passes, mean score and how they ended."""
+    mean = counts["mean_score"]
+    ended = ", ".join(f"{n} {status}" for status, n in counts["by_status"].items())
+    score = "no score" if mean is None else f"mean score {mean:.3f}"
+    return f"{counts['episodes']} episodes, {counts['passed']} passed, {score} (ended: {ended or 'none'})"
 
 
 def quickstart(
@@ -59,10 +67,10 @@ def quickstart(
         f"{bank['admitted']} admitted of {bank['jobs']} jobs (yield {bank['yield']:.1%}, "
         f"{bank['repaired']} repaired); train {bank['split']['train']} / held-out {bank['split']['heldout']}",
     )
-    stages.add_row("oracle rollouts", json.dumps(summary["oracle"], sort_keys=True))
+    stages.add_row("oracle rollouts", episode_counts(summary["oracle"]))
     stages.add_row("SFT dataset", f"{summary['sft']['examples']} conversations → {summary['sft']['path']}")
     if "rl" in summary:
-        stages.add_row("student rollouts", json.dumps(summary["student"], sort_keys=True))
+        stages.add_row("student rollouts", episode_counts(summary["student"]))
         stages.add_row("RL records", f"{summary['rl']['records']} turns of {summary['rl']['episodes']} episodes")
     console.print(stages)
     if not all(r["passed"] for r in rows):

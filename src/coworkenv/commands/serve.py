@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -10,8 +11,11 @@ from rich.console import Console
 serve_app = typer.Typer(no_args_is_help=True, help="Serve environments over HTTP or MCP.")
 console = Console(stderr=True)
 
+if TYPE_CHECKING:
+    from coworkenv.interop.catalog import Catalog
 
-def _catalog(bank: Path | None, specs: list[Path] | None, split: str | None):
+
+def _catalog(bank: Path | None, specs: list[Path] | None, split: str | None) -> Catalog:
     from coworkenv.interop.catalog import Catalog
     from coworkenv.spec import SpecError
 

@@ -10,7 +10,7 @@ renders both the same.
 from __future__ import annotations
 
 import json
-from typing import Any, Literal, cast, get_args
+from typing import Any, Literal, get_args
 
 ArgumentsFormat = Literal["text", "object"]
 FORMATS: tuple[ArgumentsFormat, ...] = get_args(ArgumentsFormat)
@@ -20,7 +20,7 @@ def checked_format(fmt: str) -> ArgumentsFormat:
     """``fmt`` as an :data:`ArgumentsFormat`; any other name is a clear ValueError."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown arguments format {fmt!r}; expected one of: {', '.join(FORMATS)}")
-    return cast(ArgumentsFormat, fmt)
+    return fmt
 
 
 def _as_object(arguments: Any) -> Any:

@@ -102,7 +102,10 @@ def summarize(tasks: list[TaskSamples], k: int) -> dict[str, Any]:
     if not tasks:
         return {"tasks": 0, "samples": 0, "k": k, "score": 0.0, "pass@1": 0.0, "pass@k": 0.0, "pass^k": 0.0}
     kk = max(1, min(k, min(t.n for t in tasks)))
-    mean = lambda xs: 100.0 * sum(xs) / len(xs)  # noqa: E731 - a local shorthand
+
+    def mean(xs: list[float]) -> float:
+        return 100.0 * sum(xs) / len(xs)
+
     return {
         "tasks": len(tasks),
         "samples": sum(t.n for t in tasks),

@@ -17,7 +17,7 @@ import threading
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from coworkenv.interop.env import Observation
+from coworkenv.runtime.observation import OBSERVATION, Observation
 from coworkenv.runtime.turn import AssistantTurn, parse_turn
 from coworkenv.spec.models import TaskSpec
 from coworkenv.trajectory import Grade, Trajectory
@@ -107,7 +107,7 @@ class EnvClient:
         else:
             body["env_id"] = env_id
         out = self.request("POST", "/sessions", body)
-        env = RemoteEnv(self, out["session_id"], out["env_id"], Observation.model_validate(out["observation"]))
+        env = RemoteEnv(self, out["session_id"], out["env_id"], OBSERVATION.validate_python(out["observation"]))
         if spec is not None:
             env._spec = spec
         return env
@@ -147,7 +147,7 @@ class RemoteEnv:
         return f"/sessions/{self.session_id}{tail}"
 
     def reset(self) -> Observation:
-        obs = self._first or Observation.model_validate(self.client.request("POST", self._path("/reset")))
+        obs = self._first or OBSERVATION.validate_python(self.client.request("POST", self._path("/reset")))
         self._first = None
         self.messages = list(obs.messages)
         self.done = obs.done
@@ -158,7 +158,7 @@ class RemoteEnv:
         self._first = None
         was_done = self.done
         wire = turn.model_dump(mode="json", exclude={"usage"}) if isinstance(turn, AssistantTurn) else turn
-        obs = Observation.model_validate(self.client.request("POST", self._path("/step"), {"turn": wire}))
+        obs = OBSERVATION.validate_python(self.client.request("POST", self._path("/step"), {"turn": wire}))
         if not was_done:
             self.steps = obs.step
             self.messages.append(parse_turn(turn, obs.step)[0].message())

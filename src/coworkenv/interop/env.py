@@ -1,38 +1,26 @@
-"""The typed Python API: ``coworkenv.make(...)`` and the observation every front end returns.
+"""The typed Python API: ``coworkenv.make(...)``.
 
 :class:`Env` wraps the runtime :class:`~coworkenv.runtime.Environment` without changing it:
-``reset``/``step`` return an :class:`Observation` carrying ``reward`` (the score of the episode
-so far; the final grade's score once ``done``), ``done`` and ``info``. The HTTP server, its
-client, Gymnasium, MCP and TRL all speak this one shape. ``Env`` also keeps the attributes
+``reset``/``step`` return its :class:`~coworkenv.runtime.observation.Observation` with ``reward`` set (the
+score of the episode so far; the final grade's score once ``done``) and, once done, the grade in ``info``. The
+HTTP server, its client, Gymnasium, MCP and TRL all speak this one shape. ``Env`` also keeps the attributes
 :func:`coworkenv.runtime.run_episode` uses (``spec``, ``messages``, ``end``, ``trajectory``), so
 the project's own episode loop runs on it unchanged.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
-
-from pydantic import BaseModel, Field
 
 from coworkenv.interop.catalog import Catalog
 from coworkenv.runtime.asynchronous import AsyncMethods
 from coworkenv.runtime.environment import Environment
-from coworkenv.runtime.environment import Observation as RuntimeObservation
+from coworkenv.runtime.observation import Observation
 from coworkenv.spec import spec_from_data
 from coworkenv.spec.models import TaskSpec
 from coworkenv.trajectory import Grade, Trajectory
-
-
-class Observation(BaseModel):
-    """What an agent sees after ``reset`` or ``step``."""
-
-    messages: list[dict[str, Any]] = Field(description="the new messages (all of them after reset)")
-    tools: list[dict[str, Any]] = Field(description="OpenAI-format tool schemas")
-    done: bool = False
-    reward: float = Field(0.0, description="score of the episode so far; the final score once done")
-    step: int = 0
-    info: dict[str, Any] = Field(default_factory=dict, description="done_reason; the grade once done")
 
 
 class Env(AsyncMethods[Observation]):
@@ -83,14 +71,13 @@ class Env(AsyncMethods[Observation]):
     def trajectory(self, policy: str = "", sample: int = 0) -> Trajectory:
         return self.runtime.trajectory(policy=policy, sample=sample)
 
-    def _observe(self, obs: RuntimeObservation) -> Observation:
+    def _observe(self, obs: Observation) -> Observation:
+        """The runtime's observation with the score so far as its reward (and the grade, once done)."""
         grade = self.runtime.grade()
-        info: dict[str, Any] = {"done_reason": obs.done_reason, **obs.info}
+        info = dict(obs.info)
         if obs.done:
             info["grade"] = grade.model_dump(mode="json")
-        return Observation(
-            messages=obs.messages, tools=obs.tools, done=obs.done, reward=grade.score, step=obs.step, info=info
-        )
+        return replace(obs, reward=grade.score, info=info)
 
 
 def resolve_spec(source: TaskSpec | dict[str, Any] | str | Path, env_id: str | None = None) -> TaskSpec:

@@ -9,14 +9,11 @@ trajectory and is recorded with status ``timeout`` rather than lost.
 Used as a context manager around a whole episode, a :class:`Deadline` installs its handler
 and arms the timer once for the episode; a signal that comes between policy calls (while the
 environment steps) only marks the budget spent, and the next call raises. Called outside
-one, it arms the timer around each call. Both end the same episodes the same way; the first
-saves four system calls per policy call, which for a scripted policy was a tenth of an
-episode.
+one, it arms the timer around each call. Both end the same episodes the same way.
 """
 
 from __future__ import annotations
 
-import _signal
 import signal
 import threading
 import time
@@ -50,14 +47,13 @@ def alarm(seconds: float) -> Iterator[None]:
     def _fire(signum: int, frame: Any) -> None:
         raise _Alarm
 
-    # _signal.signal: signal.signal is the same call wrapped in enum conversions that cost ~20 µs each
-    previous = _signal.signal(signal.SIGALRM, _fire)
+    previous = signal.signal(signal.SIGALRM, _fire)
     signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        _signal.signal(signal.SIGALRM, previous)
+        signal.signal(signal.SIGALRM, previous)
 
 
 class Deadline:
@@ -76,7 +72,7 @@ class Deadline:
     def __enter__(self) -> Deadline:
         """Arm the timer for the rest of the episode (main thread only; elsewhere calls are checked as they start)."""
         if self.deadline is not None and _can_alarm():
-            self._previous = _signal.signal(signal.SIGALRM, self._fire)
+            self._previous = signal.signal(signal.SIGALRM, self._fire)
             signal.setitimer(signal.ITIMER_REAL, max(self.deadline - time.monotonic(), 1e-3))
             self._armed = True
         return self
@@ -84,7 +80,7 @@ class Deadline:
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         if self._armed:
             signal.setitimer(signal.ITIMER_REAL, 0)
-            _signal.signal(signal.SIGALRM, self._previous)
+            signal.signal(signal.SIGALRM, self._previous)
             self._armed = False
 
     def _fire(self, signum: int, frame: Any) -> None:

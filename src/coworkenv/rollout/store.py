@@ -30,11 +30,11 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from coworkenv.rollout.lines import ToolMenu, record_bytes
 from coworkenv.storage import (
     append_bytes,
     append_file,
     atomic_write_json,
+    json_text,
     lines_data,
     read_jsonl_numbered,
     remove_orphan_folders,
@@ -131,9 +131,9 @@ class Encoded:
         return self.outcome.passed
 
     @classmethod
-    def of(cls, record: EpisodeRecord, menu: ToolMenu | None = None) -> Encoded:
-        """``menu``: the environment's tool menu, encoded once (see :mod:`coworkenv.rollout.lines`)."""
-        return cls(record_bytes(record, menu), Outcome.of(record))
+    def of(cls, record: EpisodeRecord) -> Encoded:
+        """The record's store line: its JSON dump (:func:`~coworkenv.storage.json_text`) in UTF-8."""
+        return cls(json_text(record.model_dump(mode="json")).encode("utf-8"), Outcome.of(record))
 
 
 @dataclass(frozen=True)

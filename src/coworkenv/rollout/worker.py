@@ -14,7 +14,6 @@ from coworkenv.heap import YOUNG_THRESHOLD
 from coworkenv.interop.client import client_for
 from coworkenv.rollout.deadline import Deadline
 from coworkenv.rollout.environments import make_environment
-from coworkenv.rollout.lines import ToolMenu
 from coworkenv.rollout.policies import make_policy
 from coworkenv.rollout.store import Batch, Encoded, Spool, episode_key
 from coworkenv.runtime.environment import Environment
@@ -103,11 +102,10 @@ def encode_record(
     error: str | None,
     *,
     timed_out: bool = False,
-    menu: ToolMenu | None = None,
 ) -> Encoded:
     """The store line of an episode; one whose trajectory cannot be serialised is kept as an error record."""
     try:
-        return Encoded.of(episode_record(task, policy_name, traj, error, timed_out=timed_out), menu)
+        return Encoded.of(episode_record(task, policy_name, traj, error, timed_out=timed_out))
     except (ValueError, TypeError, RecursionError) as exc:
         return Encoded.of(episode_record(task, policy_name, None, f"cannot serialise the trajectory: {_failure(exc)}"))
 
@@ -117,14 +115,13 @@ class SpecEpisodes:
 
     Building an Environment costs about what a short episode does, and every episode starts with ``reset``
     (which puts the workspace, user, events, checks and seeded faults back), so a local environment is built
-    once and reseeded per episode; its tool menu is encoded once for all the records (:class:`ToolMenu`). An
-    episode that raised leaves its environment behind: the next one builds a fresh one."""
+    once and reseeded per episode. An episode that raised leaves its environment behind: the next one builds a
+    fresh one."""
 
     def __init__(self, spec: TaskSpec, options: RunOptions) -> None:
         self.spec = spec
         self.options = options
         self.env: Environment | None = None
-        self.menu: ToolMenu | None = None
 
     @property
     def shared(self) -> bool:
@@ -136,7 +133,6 @@ class SpecEpisodes:
             return open_environment(self.spec, seed, self.options)
         if self.env is None:
             self.env = open_environment(self.spec, seed, self.options)
-            self.menu = ToolMenu(self.env.router.schemas())
         self.env.seed = seed
         return self.env
 
@@ -150,10 +146,9 @@ class SpecEpisodes:
                 traj = run_episode(env, deadline, sample=task.sample)
             close_environment(env)
         except Exception as exc:  # recorded, so the run goes on and the failure is visible
-            self.env = self.menu = None
+            self.env = None
             return encode_record(task, name, None, _failure(exc))
-        menu = self.menu if env is self.env else None
-        return encode_record(task, name, traj, None, timed_out=deadline.expired, menu=menu)
+        return encode_record(task, name, traj, None, timed_out=deadline.expired)
 
 
 def run_task(task: EpisodeTask, policy: Any, options: RunOptions, spec: TaskSpec | None = None) -> Encoded:

@@ -14,19 +14,17 @@ import hashlib
 import json
 from collections.abc import Iterable
 
-from coworkenv.runtime.json_encoding import reusable
 from coworkenv.services.base import Record
 
 Key = tuple[str, str, str]  # service, collection, record id
 State = dict[str, dict[str, dict[str, Record]]]
 MODULUS = 1 << 512
 _JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-_encode = reusable(_JSON)  # records are trees of plain values: no cycle to detect
 
 
 def record_digest(key: Key, rec: Record) -> int:
     """One record's contribution: its place (service, collection, id) and its content."""
-    blob = _encode([*key, rec]).encode("utf-8", "surrogatepass")  # model text may hold lone surrogates
+    blob = _JSON.encode([*key, rec]).encode("utf-8", "surrogatepass")  # model text may hold lone surrogates
     return int.from_bytes(hashlib.blake2b(blob, digest_size=64).digest(), "big")
 
 

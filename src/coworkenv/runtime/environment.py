@@ -10,44 +10,30 @@ injected where the spec says, and every episode ends (turn and tool-call limits)
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from coworkenv.grading.answers import prompt_of
 from coworkenv.grading.score import grade as grade_episode
 from coworkenv.grading.stages import StageState, combine_stages, grade_stage, unreached
 from coworkenv.grading.tracking import CheckTracker
-from coworkenv.runtime.acting import Acting, notice
 from coworkenv.runtime.asynchronous import AsyncMethods
+from coworkenv.runtime.calls import ToolCalls, notice
 from coworkenv.runtime.events import EventScheduler
+from coworkenv.runtime.observation import Observation
 from coworkenv.runtime.policy_monitor import RuleMonitor
 from coworkenv.runtime.prompt import system_prompt
-from coworkenv.runtime.records import CallLog, step_record
 from coworkenv.runtime.router import ToolRouter, exposed_tools
 from coworkenv.runtime.stages import StageRun
-from coworkenv.runtime.turn import AssistantTurn, ToolCall, call_message, parse_turn
+from coworkenv.runtime.turn import parse_turn
 from coworkenv.runtime.user import ScriptedUser
 from coworkenv.runtime.workspace import Workspace
-from coworkenv.spec.models import TaskSpec
-from coworkenv.trajectory import Grade, StepRecord, Trajectory, UserReply, Violation, trusted
+from coworkenv.spec.checks import EpisodeLog
+from coworkenv.spec.models import TRANSIENT_ERROR, TaskSpec
+from coworkenv.trajectory import Grade, StepRecord, Trajectory, UserReply, Violation
 from coworkenv.values import clock
 
-_TRAJECTORY_FIELDS = frozenset(Trajectory.model_fields)
 
-
-@dataclass
-class Observation:
-    """What the agent sees after reset or a step: the new messages, and whether it is over."""
-
-    messages: list[dict[str, Any]]
-    tools: list[dict[str, Any]]
-    done: bool = False
-    done_reason: str = ""
-    step: int = 0
-    info: dict[str, Any] = field(default_factory=dict)
-
-
-class Environment(Acting, AsyncMethods[Observation]):
+class Environment(AsyncMethods[Observation]):
     """One executable environment. ``seed`` drives optional random transient errors."""
 
     def __init__(
@@ -63,12 +49,14 @@ class Environment(Acting, AsyncMethods[Observation]):
         self.seed = seed
         self.fault_rate = fault_rate
         self.max_turns = max_turns or spec.max_turns
-        self.max_tool_calls = max_tool_calls or spec.max_tool_calls
         self.workspace = Workspace(spec.services, spec.declared_services)
         self.router = ToolRouter(self.workspace, exposed_tools(list(spec.services), spec.tools, spec.declared_services))
         self.monitor = RuleMonitor(spec.policies)
         self.scheduler = EventScheduler(
             spec.events, [s.events or [] for s in spec.stages or []], self.workspace.records
+        )
+        self.calls = ToolCalls(
+            self.router, self.monitor, self.scheduler, self.workspace, max_tool_calls or spec.max_tool_calls
         )
         self.tracker = CheckTracker(spec.checks, self.workspace)  # step-0 results computed here, once
         self._system = system_prompt(spec)
@@ -76,7 +64,6 @@ class Environment(Acting, AsyncMethods[Observation]):
         self.stages = StageRun(spec) if spec.stages else None
         self._today = clock(spec.context)  # the user's today: read from the spec once, not at every reset
         self._multi_turn = spec.is_multi_turn
-        self._fault_tools = frozenset(f.tool for f in spec.faults)  # a call of any other tool meets no spec fault
         self.reset()
 
     # --- episode lifecycle ----------------------------------------------------------------
@@ -91,9 +78,8 @@ class Environment(Acting, AsyncMethods[Observation]):
             {"role": "system", "content": self._system},
             {"role": "user", "content": self.user.opening()},
         ]
-        self._steps: list[StepRecord | int] = []  # an int i: lean step i's record, made when read (see steps)
-        self._built = 0  # how many of _steps are records
-        self.log = CallLog(prompt=self._prompt)
+        self._steps: list[StepRecord] = []
+        self.log = EpisodeLog(prompt=self._prompt)
         self.violations: list[Violation] = []
         self.tool_counts: dict[str, int] = {}
         self.scheduler.reset()
@@ -106,8 +92,8 @@ class Environment(Acting, AsyncMethods[Observation]):
         if self.stages is not None:
             self.stages.reset()
         self.messages.extend(self._fire_events(after_step=0))
-        self._record_state_checks(0)
-        return Observation(list(self.messages), self.router.schemas())
+        self.tracker.record(0)
+        return self._observation(list(self.messages))
 
     @property
     def rng(self) -> random.Random:
@@ -124,126 +110,78 @@ class Environment(Acting, AsyncMethods[Observation]):
     def step(self, turn: Any) -> Observation:
         """Apply one agent turn; never raises on malformed input."""
         if self.done:
-            return Observation([], self.router.schemas(), True, self.done_reason, len(self._steps))
-        if type(turn) is AssistantTurn:
-            lean = self._lean_step(turn)
-            if lean is not None:
-                return lean
+            return self._observation([], len(self._steps))
         index = len(self._steps) + 1
-        stages = self.stages
-        stage = stages.index if stages is not None else 0
+        stage = self.stages.index if self.stages is not None else 0
         parsed, problems = parse_turn(turn, index)
-        record = self._open_step(index, bool(problems), parsed.usage)
+        record = StepRecord(index=index, malformed=bool(problems))
+        for key, value in parsed.usage.items():
+            self.usage[key] = self.usage.get(key, 0) + value
+        self._steps.append(record)
+        self.log.last_step = index
         self.messages.append(parsed.message())
         new: list[dict[str, Any]] = []
         changed = False
         if problems:
             new.append(notice(f"Your last turn was malformed: {'; '.join(problems)}."))
         if parsed.tool_calls:
-            changed = self._run_calls(parsed.tool_calls, record, new)
+            changed, limited = self.calls.run(self, parsed.tool_calls, record, new)
+            if limited:
+                self.end("max_tool_calls")
         elif parsed.content and parsed.content.strip():
             self.log.answers.append((index, parsed.content))
             new.extend(self._user_reply(parsed.content, record))
         elif not problems:
             new.append(notice("Your last turn was empty: reply to the user or call a tool."))
-        info = self._stage_info(stage) if stages is not None else {}
-        return self._close_step(index, record, new, changed, info)
-
-    @property
-    def steps(self) -> list[StepRecord]:
-        """The step records so far, in a new list. A lean step (one call, nothing else to note) leaves only its
-        index, and its record, ``StepRecord(index=i, tool_calls=1, malformed=False)``, is made when first read (most
-        are read only when the episode ends, if at all); the same record objects on every read."""
-        return list(self._built_steps())
-
-    @property
-    def step_count(self) -> int:
-        """How many steps the episode has taken, without making the records of lean steps."""
-        return len(self._steps)
-
-    def _built_steps(self) -> list[StepRecord]:
-        """``_steps`` with the records of lean steps made."""
-        steps = self._steps
-        if self._built < len(steps):
-            for i in range(self._built, len(steps)):
-                entry = steps[i]
-                if type(entry) is int:
-                    steps[i] = step_record(entry, False, 1)
-            self._built = len(steps)
-        return cast(list[StepRecord], steps)
-
-    def _lean_step(self, turn: AssistantTurn) -> Observation | None:
-        """``step`` for the usual turn, or None when the turn is not one: a single call with nothing to do but
-        run it (no stage, no fault that could hit it: none of the spec's on its tool, no random ones; within the
-        tool-call budget, no rule or event on its tool; an unknown tool too, whose error is all there is). What
-        ``_run_calls`` and ``_run_call`` do for it, without their branches; the turn's fields are read from
-        ``__dict__``, as in :meth:`ToolCall.message`. Its step and call records wait as values (:attr:`steps`,
-        :class:`CallLog`)."""
-        fields = turn.__dict__
-        calls = fields["tool_calls"]
-        if len(calls) != 1 or self.stages is not None or self.fault_rate:
-            return None
-        call = calls[0]
-        given = call.__dict__
-        name = given["name"]
-        log = self.log
-        scheduler = self.scheduler
-        if (
-            type(call) is not ToolCall
-            or name in self._fault_tools
-            or len(log.logged) + len(log.unlogged) >= self.max_tool_calls  # log.count(), inlined
-            or name in self.monitor.by_tool
-            or name in scheduler.by_tool
-        ):
-            return None
-        index = len(self._steps) + 1
-        self._begin_step(index, fields["usage"], index)
-        call_id, raw = given["id"], given["arguments"]
-        call_text = call_message(call_id, name, raw)
-        self.messages.append({"role": "assistant", "content": fields["content"] or "", "tool_calls": [call_text]})
-        info, args, ok, error, content = self.router.call(name, raw, self.tool_counts)
-        kind = info.kind if info is not None else None
-        if type(raw) is not str and args is not None:  # decoded from text, they are the router's own; else a copy
-            args = dict(args)
-        log.unlogged.append((index, call_id, name, args, ok, kind, error, False, self.confirmed))
-        message = {"role": "tool", "tool_call_id": call_id, "name": name, "content": content}
-        wrote = ok and kind == "write"
-        if wrote or index >= self.max_turns or scheduler.due(index):  # else _close_step has nothing to do
-            return self._close_step(index, None, [message], wrote, {})
-        self.messages.append(message)
-        return Observation([message], self.router.schemas(), False, "", index, {})
-
-    def _open_step(self, index: int, malformed: bool, usage: dict[str, int]) -> StepRecord:
-        """Count the turn's tokens and start its step record."""
-        record = step_record(index, malformed)
-        self._begin_step(index, usage, record)
-        return record
-
-    def _begin_step(self, index: int, usage: dict[str, int], record: StepRecord | int) -> None:
-        """Count the turn's tokens and add its step record (a lean step's index, see :attr:`steps`)."""
-        if usage:
-            for key, value in usage.items():
-                self.usage[key] = self.usage.get(key, 0) + value
-        self._steps.append(record)
-        self.log.last_step = index
-
-    def _close_step(
-        self, index: int, record: StepRecord | None, new: list[dict[str, Any]], changed: bool, info: dict[str, Any]
-    ) -> Observation:
-        """Fire the events due after the step, note the checks that now hold, end at the turn limit; the step's
-        observation. ``record``: the step's record, None for a lean step (made here if an event needs it)."""
         if self.scheduler.due(index):
-            if record is None:
-                record = self._built_steps()[-1]
             fired_before = len(record.events)
             new.extend(self._fire_events(after_step=index))
             changed |= len(record.events) > fired_before
         if changed:
-            self._record_state_checks(index)
+            self.tracker.record(index)
         if not self.done and index >= self.max_turns:
             self.end("max_turns")
         self.messages.extend(new)
-        return Observation(new, self.router.schemas(), self.done, self.done_reason, index, info)
+        return self._observation(new, index, self._stage_info(stage))
+
+    def _observation(self, new: list[dict[str, Any]], step: int = 0, info: dict[str, Any] | None = None) -> Observation:
+        """The observation of ``new`` messages."""
+        return Observation(
+            new, self.router.schemas(), self.done, None, step, {"done_reason": self.done_reason, **(info or {})}
+        )
+
+    @property
+    def steps(self) -> list[StepRecord]:
+        """The step records so far, in a new list."""
+        return list(self._steps)
+
+    @property
+    def step_count(self) -> int:
+        """How many steps the episode has taken."""
+        return len(self._steps)
+
+    @property
+    def max_tool_calls(self) -> int:
+        """The episode's tool-call budget."""
+        return self.calls.max_tool_calls
+
+    def end(self, reason: str) -> None:
+        """End the episode now (limits reached, or the policy failed)."""
+        self.done = True
+        self.done_reason = reason
+
+    def fault(self, tool: str, count: int) -> str | None:
+        """The transient error the ``count``-th call of ``tool`` hits, if any: scheduled by the spec or stage, or
+        drawn at ``fault_rate``."""
+        staged = self.stages.fault(tool) if self.stages is not None else None
+        if staged is not None:
+            return staged
+        for fault in self.spec.faults:
+            if fault.tool == tool and fault.on_call == count:
+                return fault.message
+        if self.fault_rate and self.rng.random() < self.fault_rate:
+            return TRANSIENT_ERROR
+        return None
 
     def grade(self) -> Grade:
         """The grade so far; cached only once the episode is over (a mid-episode grade goes stale)."""
@@ -274,31 +212,28 @@ class Environment(Acting, AsyncMethods[Observation]):
         return [*self.stages.earlier, *self.messages] if self.stages is not None else list(self.messages)
 
     def trajectory(self, policy: str = "", sample: int = 0) -> Trajectory:
-        """The episode as a Trajectory. Built without re-validation (every field is given, from values this
-        class made and typed): validating the messages and tool schemas again cost more than the episode, and
-        pydantic's ``model_construct`` more than the rest of this method."""
-        values = {
-            "spec_id": self.spec.id,
-            "seed": self.seed,
-            "policy": policy,
-            "sample": sample,
-            "messages": self.transcript(),
-            "tools": list(self.router.schemas()),
-            "steps": self.steps,
-            "calls": list(self.log.calls),
-            "grade": self.grade(),
-            "done_reason": self.done_reason or "unfinished",
-            "final_state_hash": self.workspace.state_hash(),
-            "capabilities": list(self.spec.capabilities),
-            "blueprint": self.spec.provenance.blueprint,
-            "evaluation_only": bool(self.spec.provenance.evaluation_only),
-            "multi_turn": self._multi_turn,
-            "usage": dict(self.usage),
-            "seconds": 0.0,
-            "error": None,
-            "stages": list(self.stages.marks) if self.stages is not None else None,
-        }
-        return trusted(Trajectory, values, set(_TRAJECTORY_FIELDS))
+        """The episode as a Trajectory, built from this class's own typed values without validating them again."""
+        return Trajectory.model_construct(
+            spec_id=self.spec.id,
+            seed=self.seed,
+            policy=policy,
+            sample=sample,
+            messages=self.transcript(),
+            tools=list(self.router.schemas()),
+            steps=self.steps,
+            calls=list(self.log.calls),
+            grade=self.grade(),
+            done_reason=self.done_reason or "unfinished",
+            final_state_hash=self.workspace.state_hash(),
+            capabilities=list(self.spec.capabilities),
+            blueprint=self.spec.provenance.blueprint,
+            evaluation_only=bool(self.spec.provenance.evaluation_only),
+            multi_turn=self._multi_turn,
+            usage=dict(self.usage),
+            seconds=0.0,
+            error=None,
+            stages=list(self.stages.marks) if self.stages is not None else None,
+        )
 
     # --- internals ------------------------------------------------------------------------
 
@@ -332,13 +267,9 @@ class Environment(Acting, AsyncMethods[Observation]):
         self.user = ScriptedUser(st.views[st.index].user, st.times[st.index].date())  # the stage's day is today
         self.confirmed = False
         new = [self.messages.pop()]  # step() appends what it returns
-        self._record_state_checks(step)
+        self.tracker.record(step)
         return new
 
     def _fire_events(self, after_step: int) -> list[dict[str, Any]]:
-        steps = self._built_steps()
-        record = steps[-1] if steps else None
-        return [n for firing in self.scheduler.at_step(after_step) for n in self._apply_event(firing, record)]
-
-    def _record_state_checks(self, step: int) -> None:
-        self.tracker.record(step)
+        record = self._steps[-1] if self._steps else None
+        return [n for firing in self.scheduler.at_step(after_step) for n in self.calls.fire(firing, record)]

@@ -6,14 +6,14 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from coworkenv.runtime.environment import Environment, Observation
+from coworkenv.runtime.observation import EpisodeEnv, Observation
 from coworkenv.runtime.policy import Policy, TaskPolicy, actor_for
 from coworkenv.runtime.turn import AssistantTurn
 from coworkenv.trajectory import Trajectory
 
 
 def play_out(
-    env: Environment, actor: Policy, on_step: Callable[[AssistantTurn | Any, Observation], None] | None = None
+    env: EpisodeEnv, actor: Policy, on_step: Callable[[AssistantTurn | Any, Observation], None] | None = None
 ) -> str | None:
     """Reset and let ``actor`` act until the episode ends; the policy's error, if it raised.
 
@@ -33,7 +33,7 @@ def play_out(
 
 
 def run_episode(
-    env: Environment,
+    env: EpisodeEnv,
     policy: Policy | TaskPolicy,
     *,
     sample: int = 0,
@@ -56,7 +56,7 @@ OnTurns = Callable[[list[int], list[AssistantTurn]], None]
 
 
 def run_lockstep(
-    envs: Sequence[Environment],
+    envs: Sequence[EpisodeEnv],
     act_batch: Callable[[list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]], list[AssistantTurn]],
     *,
     policy_name: str = "",

@@ -11,39 +11,26 @@ from __future__ import annotations
 
 import json
 import operator
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from pydantic import ValidationError
 
-from coworkenv.runtime.json_encoding import StoredTexts, reusable
 from coworkenv.runtime.workspace import Workspace
 from coworkenv.services.arguments import Arguments, compiled
-from coworkenv.services.base import Service, ToolError, ToolInfo
+from coworkenv.services.base import ToolError, ToolInfo
 from coworkenv.services.registry import Declared, service_tools, tool_table
 
-# Built once: json.dumps with options builds a new encoder per call, a measurable share of a step.
+_RESULT_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 _ERROR_JSON = json.JSONEncoder(ensure_ascii=False)
-_encode_result = reusable(json.JSONEncoder(ensure_ascii=False, separators=(",", ":")))
-_RECORD_TEXTS = StoredTexts(_encode_result)
-_scan = vars(json.JSONDecoder())["scan_once"]  # json.loads's scanner (an instance attribute typeshed omits)
-_TEXT = frozenset({str})
 MAX_ARG_DEPTH = 32
 """Nesting of lists and objects in tool arguments; every real tool takes at most two levels."""
-_NESTING = (dict, list)
-_SHALLOW = 2 * MAX_ARG_DEPTH  # a text this short cannot open and close more than MAX_ARG_DEPTH brackets
 
 
 def nesting_exceeds(value: Any, limit: int) -> bool:
     """Whether ``value`` nests lists/dicts deeper than ``limit``, checked without recursion."""
-    if type(value) is dict and limit > 0:  # the usual arguments: one object of plain values, looked at in one pass
-        for child in value.values():
-            if isinstance(child, _NESTING):
-                break
-        else:
-            return False
     stack = [(value, 0)]
     while stack:
         node, depth = stack.pop()
@@ -52,22 +39,6 @@ def nesting_exceeds(value: Any, limit: int) -> bool:
                 return True
             stack.extend((child, depth + 1) for child in (node.values() if isinstance(node, dict) else node))
     return False
-
-
-def plain_object(raw: Any) -> dict[str, Any] | None:
-    """The object an argument text holds when it is exactly one JSON object with fewer brackets than
-    :data:`MAX_ARG_DEPTH` (the usual call): what ``json.loads`` gives for it, decoded in one scan without its
-    whitespace passes or the nesting walk (each level of nesting opens a bracket, and closes it). None for
-    anything else, whose value or error the long path (:meth:`ToolRouter.parse_args`) decides."""
-    if type(raw) is not str or raw[:1] != "{" or raw[-1] != "}":
-        return None
-    if len(raw) > _SHALLOW and raw.count("{") + raw.count("[") > MAX_ARG_DEPTH:
-        return None
-    try:
-        value, end = _scan(raw, 0)
-    except (StopIteration, ValueError):  # reported by json.loads on the long path, with its own message
-        return None
-    return value if end == len(raw) else None
 
 
 @dataclass
@@ -79,14 +50,10 @@ class CallResult:
     info: ToolInfo | None = None
 
     def content(self) -> str:
+        """The tool message's content: the result as compact JSON, or the error as ``{"error": ...}``."""
         if self.ok:
-            return _encode_result(self.result)
-        return _encode_error(self.error)
-
-
-def _encode_error(error: str | None) -> str:
-    """The content of a failed call's tool message."""
-    return _ERROR_JSON.encode({"error": error})
+            return _RESULT_JSON.encode(self.result)
+        return _ERROR_JSON.encode({"error": self.error})
 
 
 def exposed_tools(services: list[str], tools: list[str] | None, declared: Declared = None) -> dict[str, ToolInfo]:
@@ -147,16 +114,12 @@ def schema_list(tools: dict[str, ToolInfo]) -> list[dict[str, Any]]:
     return hit[1]
 
 
-Plan = tuple[Arguments, str | None, Callable[..., Any] | None, Service | None]
-
-
 class ToolRouter:
     def __init__(self, workspace: Workspace, tools: dict[str, ToolInfo]) -> None:
         self.ws = workspace
         self.tools = tools
         self._schemas = schema_list(tools)
         self._arguments: dict[str, Arguments] = {}
-        self._plans: dict[str, Plan] = {}  # per tool called: the workspace's services are fixed, bound once
 
     def schemas(self) -> list[dict[str, Any]]:
         return self._schemas
@@ -166,9 +129,6 @@ class ToolRouter:
         info = self.tools.get(name)
         if info is None:
             return None, None, f"unknown tool {name!r}; available tools: {', '.join(sorted(self.tools))}"
-        args = plain_object(raw)
-        if args is not None:
-            return info, args, ""
         if isinstance(raw, str):
             try:
                 args = json.loads(raw) if raw and not raw.isspace() else {}
@@ -183,51 +143,6 @@ class ToolRouter:
         if nesting_exceeds(args, MAX_ARG_DEPTH):
             return info, None, f"arguments for {name} are nested deeper than {MAX_ARG_DEPTH} levels"
         return info, args, ""
-
-    def call(
-        self, name: str, raw: str | dict[str, Any], counts: dict[str, int]
-    ) -> tuple[ToolInfo | None, dict[str, Any] | None, bool, str | None, str]:
-        """A call with no fault, rule or event to look at in between: parse, validate, run and encode in one go,
-        counting it in ``counts`` once its arguments decode. Returns the tool, the decoded arguments, whether it
-        succeeded, the error and the tool message's content (as ``parse_args``, ``validate``, ``execute`` and
-        :meth:`CallResult.content` give them). The usual call (plain argument text, a tool taking one text, a
-        stored record read) runs without the general code's calls."""
-        info = self.tools.get(name)
-        args = plain_object(raw) if info is not None else None
-        if info is None or args is None:  # (args is None whenever info is)
-            info, args, error = self.parse_args(name, raw)
-            if info is None or args is None:
-                return info, args, False, error, _encode_error(error)
-        counts[name] = counts.get(name, 0) + 1
-        plan = self._plans.get(name)
-        if plan is None:
-            plan = self._plans[name] = self._plan(info)
-        table, sole, method, reads = plan
-        kwargs = args if sole is not None and len(args) == 1 and type(args.get(sole)) is str else table.fast(args)
-        if kwargs is None:
-            checked = self.validate(info, args)
-            if isinstance(checked, CallResult):
-                return info, args, False, checked.error, _encode_error(checked.error)
-            kwargs = checked
-        ok, value = _invoke(info, method, kwargs)
-        if not ok:
-            return info, args, False, value, _encode_error(value)
-        if reads is not None:  # a read may show a stored record as it is; a write's records are new
-            return info, args, True, None, _RECORD_TEXTS.text(value, reads.db)
-        return info, args, True, None, _encode_result(value)
-
-    def _plan(self, info: ToolInfo) -> Plan:
-        """What a call of the tool needs, found once: its argument table, the name of its one argument when that
-        is a required text (a text passes the table unchanged), its bound method (None without its service) and,
-        for a read, its service (whose tables hold the records it may show as stored)."""
-        table = self._table(info)
-        exact = table.exact
-        sole = next(iter(exact)) if table.known and not table.checks and len(exact) == 1 else None
-        if sole is not None and (exact[sole] != _TEXT or table.required != {sole} or table.copies):
-            sole = None
-        service = self.ws.services.get(info.service)
-        method = None if service is None else getattr(service, info.method)
-        return table, sole, method, service if info.kind == "read" else None
 
     def _table(self, info: ToolInfo) -> Arguments:
         table = self._arguments.get(info.name)
@@ -254,22 +169,13 @@ class ToolRouter:
 
     def execute(self, info: ToolInfo, kwargs: dict[str, Any], args: dict[str, Any]) -> CallResult:
         """Run a validated call against its service."""
-        plan = self._plans.get(info.name)
-        if plan is None:
-            plan = self._plans[info.name] = self._plan(info)
-        ok, value = _invoke(info, plan[2], kwargs)
-        if ok:
-            return CallResult(True, result=value, args=args, info=info)
-        return CallResult(False, error=value, args=args, info=info)
-
-
-def _invoke(info: ToolInfo, method: Callable[..., Any] | None, kwargs: dict[str, Any]) -> tuple[bool, Any]:
-    """(True, the result) or (False, the error message): nothing a tool raises gets out."""
-    if method is None:
-        return False, f"service {info.service!r} is not available"
-    try:
-        return True, method(**kwargs)
-    except ToolError as exc:
-        return False, str(exc)
-    except Exception as exc:  # a bug in a tool must not end the episode
-        return False, f"internal error in {info.name}: {type(exc).__name__}"
+        service = self.ws.services.get(info.service)
+        if service is None:
+            return CallResult(False, error=f"service {info.service!r} is not available", args=args, info=info)
+        try:
+            result = getattr(service, info.method)(**kwargs)
+        except ToolError as exc:
+            return CallResult(False, error=str(exc), args=args, info=info)
+        except Exception as exc:  # a bug in a tool must not end the episode
+            return CallResult(False, error=f"internal error in {info.name}: {type(exc).__name__}", args=args, info=info)
+        return CallResult(True, result=result, args=args, info=info)

@@ -11,11 +11,6 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from coworkenv.runtime.json_encoding import reusable
-from coworkenv.trajectory import trusted
-
-_encode_arguments = reusable(json.JSONEncoder(ensure_ascii=False, sort_keys=True))  # built once: runs on every call
-
 
 class ToolCall(BaseModel):
     id: str
@@ -23,25 +18,14 @@ class ToolCall(BaseModel):
     arguments: str | dict[str, Any] = Field(default="{}", description="JSON text (OpenAI) or an object")
 
     def arguments_text(self) -> str:
-        return _text(self.arguments)
+        """The arguments as JSON text: the model's own text, or an object encoded with sorted keys."""
+        if isinstance(self.arguments, str):
+            return self.arguments
+        return json.dumps(self.arguments, ensure_ascii=False, sort_keys=True)
 
     def message(self) -> dict[str, Any]:
-        """The OpenAI-format tool call, arguments as the model gave them (text kept, an object encoded once).
-
-        Fields are read from ``__dict__``: a pydantic model's attribute access goes through its ``__getattr__``
-        hook, several times the cost, and every call of every step reads them."""
-        fields = self.__dict__
-        return call_message(fields["id"], fields["name"], fields["arguments"])
-
-
-def call_message(call_id: str, name: str, arguments: str | dict[str, Any]) -> dict[str, Any]:
-    """:meth:`ToolCall.message` from the call's fields (the lean step has read them already)."""
-    text = arguments if isinstance(arguments, str) else _encode_arguments(arguments)
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": text}}
-
-
-def _text(arguments: str | dict[str, Any]) -> str:
-    return arguments if isinstance(arguments, str) else _encode_arguments(arguments)
+        """The OpenAI-format tool call, arguments as the model gave them (text kept, an object encoded)."""
+        return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": self.arguments_text()}}
 
 
 class AssistantTurn(BaseModel):
@@ -51,22 +35,14 @@ class AssistantTurn(BaseModel):
 
     def message(self) -> dict[str, Any]:
         """The OpenAI-format assistant message."""
-        fields = self.__dict__  # as in ToolCall.message
-        msg: dict[str, Any] = {"role": "assistant", "content": fields["content"] or ""}
-        calls = fields["tool_calls"]
-        if calls:
-            msg["tool_calls"] = [c.message() for c in calls]
+        msg: dict[str, Any] = {"role": "assistant", "content": self.content or ""}
+        if self.tool_calls:
+            msg["tool_calls"] = [c.message() for c in self.tool_calls]
         return msg
 
 
-_CALL_FIELDS = frozenset(ToolCall.model_fields)
-
-
 def parse_turn(raw: Any, step: int) -> tuple[AssistantTurn, list[str]]:
-    """Accept an AssistantTurn, an OpenAI message dict, or junk; return a turn and problems.
-
-    The turn and its calls are built from values checked here (text content, text names, ids and arguments),
-    without validating them again."""
+    """Accept an AssistantTurn, an OpenAI message dict, or junk; return a turn and problems."""
     if isinstance(raw, AssistantTurn):
         return raw, []
     if isinstance(raw, str):
@@ -103,6 +79,5 @@ def parse_turn(raw: Any, step: int) -> tuple[AssistantTurn, list[str]]:
                 problems.append(f"tool call {i} has arguments that are not JSON")
                 continue
         call_id = rc.get("id") if isinstance(rc.get("id"), str) and rc.get("id") else f"call_{step}_{i}"
-        calls.append(trusted(ToolCall, {"id": call_id, "name": name, "arguments": args}, set(_CALL_FIELDS)))
-    turn: dict[str, Any] = {"content": content, "tool_calls": calls, "usage": {}}
-    return trusted(AssistantTurn, turn, {"content", "tool_calls"}), problems
+        calls.append(ToolCall(id=call_id, name=name, arguments=args))
+    return AssistantTurn(content=content, tool_calls=calls), problems

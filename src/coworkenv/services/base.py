@@ -48,6 +48,8 @@ __all__ = [  # the checks and the tool decorator are part of what a service is w
 ]
 
 Record = dict[str, Any]
+SearchText = Callable[[Record], str]
+"""A record's search text: what a tool's query words are looked for in."""
 Limit = Annotated[int, Field(ge=1, le=50, description="page size")]
 Offset = Annotated[int, Field(ge=0, description="index of the first result")]
 Collections = dict[str, dict[str, Record]]
@@ -117,8 +119,8 @@ class Service:
         self.on_change = on_change
         self._indexes: dict[tuple[str, str, bool], dict[Any, dict[str, None]]] = {}
         self._positions: dict[str, dict[str, int]] = {}  # per indexed collection: record id -> rank in the table
-        self._lowered: dict[tuple[str, str], tuple[Record, str]] = {}  # (cache, id) -> (record, its text lower-cased)
-        self._texts: dict[str, dict[str, TextIndex]] = {}  # per searched collection: its search indexes by cache
+        self._lowered: dict[tuple[SearchText, str], tuple[Record, str]] = {}  # (text, id) -> (record, text lowered)
+        self._texts: dict[str, dict[SearchText, TextIndex]] = {}  # per searched collection: its indexes by text
 
     # --- class-level helpers ---------------------------------------------------------
 
@@ -264,9 +266,7 @@ class Service:
             positions = self._positions[collection] = {rid: i for i, rid in enumerate(self.db[collection])}
         return positions
 
-    def text_search(
-        self, collection: str, words: tuple[str, ...], cache: str, text: Callable[[Record], str]
-    ) -> Iterable[Record]:
+    def text_search(self, collection: str, words: tuple[str, ...], text: SearchText) -> Iterable[Record]:
         """The records whose ``text`` holds every query word (as :meth:`matching` tests it), in the table's order.
 
         A collection of :data:`MIN_RECORDS` or more gets a trigram index on its first search (see
@@ -275,28 +275,26 @@ class Service:
         if not words:
             return table.values()
         texts = self._texts.get(collection)
-        index = None if texts is None else texts.get(cache)
+        index = None if texts is None else texts.get(text)
         if index is None:
             if len(table) < MIN_RECORDS:
-                return self.matching(table.values(), words, cache, text)
-            index = self._texts.setdefault(collection, {})[cache] = TextIndex(text, table)
+                return self.matching(table.values(), words, text)
+            index = self._texts.setdefault(collection, {})[text] = TextIndex(text, table)
         ranks = self._ranks(collection)  # made with the first index: from then on store marks what it writes
         found = index.find(words, table)
         found.sort(key=ranks.__getitem__)
         return [*map(table.__getitem__, found)]
 
-    def matching(
-        self, records: Iterable[Record], words: tuple[str, ...], cache: str, text: Callable[[Record], str]
-    ) -> list[Record]:
+    def matching(self, records: Iterable[Record], words: tuple[str, ...], text: SearchText) -> list[Record]:
         """The records whose ``text`` holds every query word: the scan. Each text is lower-cased once per record
-        version and cached under ``cache`` (records are replaced, never mutated, so identity means the cached text
+        version and cached per text function (records are replaced, never mutated, so identity means the cached text
         is fresh); one loop, no call per record, as small collections are searched this way."""
         if not words:
             return list(records)
         lowered = self._lowered
         out = []
         for rec in records:
-            key = (cache, rec["id"])
+            key = (text, rec["id"])
             hit = lowered.get(key)
             if hit is None or hit[0] is not rec:
                 hit = lowered[key] = (rec, text(rec).lower())

@@ -95,7 +95,7 @@ class Calendar(Service):
         words = query_words(query)
         hits = [
             e
-            for e in self.text_search("events", words, "search", _search_text)
+            for e in self.text_search("events", words, _search_text)
             if (include_cancelled or e["status"] == "confirmed")
             and (not lo or e["end"][:10] >= lo)
             and (not hi or e["start"][:10] <= hi)
@@ -205,7 +205,7 @@ class Calendar(Service):
             changes["attendees"] = _emails(attendees)
         if not changes:
             raise ToolError("nothing to update: give at least one of title, start, end, location, attendees")
-        if changes.get("end", old["end"]) <= changes.get("start", old["start"]):
+        if str(changes.get("end", old["end"])) <= str(changes.get("start", old["start"])):
             raise ToolError("end must be after start")
         rec = self.update("events", event_id, changes)
         return {"updated": True, "id": event_id, "event": rec}

@@ -38,7 +38,8 @@ def _newest_first(msgs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _search_text(m: dict[str, Any]) -> str:
-    return m["text"]
+    text: str = m["text"]
+    return text
 
 
 class Chat(Service):
@@ -91,7 +92,7 @@ class Chat(Service):
         words = query_words(query)
         hits = [
             m
-            for m in self.text_search("messages", words, "search", _search_text)
+            for m in self.text_search("messages", words, _search_text)
             if (name is None or m["channel"] == name) and (who is None or m["author"].lower() == who)
         ]
         return page(_newest_first(hits), limit, offset, key="messages")

@@ -62,7 +62,7 @@ class Contacts(Service):
         words = query_words(query)
         hits = [
             c
-            for c in self.text_search("contacts", words, "search", _search_text)
+            for c in self.text_search("contacts", words, _search_text)
             if (comp is None or c["company"].lower() == comp)
             and (dept is None or c["department"].lower() == dept)
             and (tag is None or tag in c["tags"])

@@ -67,7 +67,8 @@ def _search_text(a: dict[str, Any]) -> str:
 
 
 def _role_text(c: dict[str, Any]) -> str:
-    return c["role"]
+    role: str = c["role"]
+    return role
 
 
 def _contact_order(c: dict[str, Any]) -> tuple[Any, ...]:
@@ -98,7 +99,7 @@ class Crm(Service):
         words = query_words(query)
         hits = [
             a
-            for a in self.text_search("accounts", words, "search", _search_text)
+            for a in self.text_search("accounts", words, _search_text)
             if (tier is None or a["tier"].lower() == tier.lower())
             and (own is None or a["owner"].lower() == own)
             and (industry is None or a["industry"].lower() == industry.lower())
@@ -135,12 +136,12 @@ class Crm(Service):
         words = query_words(role or "")
         if account_id is not None:
             self.get("accounts", account_id)
-            rows = self.matching(self.lookup("contacts", "account_id", account_id), words, "roles", _role_text)
+            rows = self.matching(self.lookup("contacts", "account_id", account_id), words, _role_text)
         elif email is not None:
             by_email = self.lookup("contacts", "email", email.strip().lower(), lower=True)
-            rows = self.matching(by_email, words, "roles", _role_text)
+            rows = self.matching(by_email, words, _role_text)
         else:
-            rows = self.text_search("contacts", words, "roles", _role_text)
+            rows = self.text_search("contacts", words, _role_text)
         hits = [c for c in rows if email is None or c["email"].lower() == email.strip().lower()]
         hits.sort(key=_contact_order)
         return page(hits, limit, offset, key="contacts")

@@ -6,7 +6,8 @@ collateral-write probe makes it on a record the task is not about, and a guard m
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import dataclasses
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
@@ -22,7 +23,7 @@ class Damage:
     id_arg: str
     field: str
     value: Any
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)
     only_status: tuple[str, ...] = ()
     from_record: tuple[tuple[str, str], ...] = ()
     """(argument, record field) pairs, for tools that name a record by its fields instead of its id."""
@@ -38,4 +39,4 @@ class Damage:
         status = rec.get("status", fields["status"].default if "status" in fields else None)
         if self.only_status and status not in self.only_status:
             return False
-        return rec.get(self.field, fields[self.field].default) != self.value
+        return bool(rec.get(self.field, fields[self.field].default) != self.value)

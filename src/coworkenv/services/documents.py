@@ -107,7 +107,7 @@ class Documents(Service):
         """Search documents by words in title, path or content, optionally under a folder; returns snippets."""
         prefix = _folder(folder) if folder else "/"
         words = query_words(query)
-        hits = [d for d in self.text_search("documents", words, "search", _search_text) if d["path"].startswith(prefix)]
+        hits = [d for d in self.text_search("documents", words, _search_text) if d["path"].startswith(prefix)]
         hits.sort(key=lambda d: (d["path"], d["id"]))
         res = page(hits, limit, offset, key="documents")
         res["documents"] = [_summary(d, query) for d in res["documents"]]

@@ -135,7 +135,7 @@ class Drive(Service):
     def search_files(self, query: str = "", limit: Limit = 10, offset: Offset = 0) -> dict[str, Any]:
         """Search files by words in their name or content; returns each file's path."""
         words = query_words(query)
-        hits = list(self.text_search("files", words, "files", _file_text))
+        hits = list(self.text_search("files", words, _file_text))
         hits.sort(key=lambda f: (f["name"], f["id"]))
         res = page(hits, limit, offset, key="files")
         res["files"] = [{"id": f["id"], "name": f["name"], "path": self._path("file", f)} for f in res["files"]]

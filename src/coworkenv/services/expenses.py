@@ -36,7 +36,7 @@ class Expense(RecordModel):
     preapproved_by: str | None = None
 
 
-class Rule(RecordModel):
+class ExpenseRule(RecordModel):
     category: str
     limit: float
     needs_receipt: bool = False
@@ -52,7 +52,7 @@ def _needs_preapproval(rule: dict[str, Any] | None, exp: dict[str, Any]) -> bool
 class Expenses(Service):
     name = "expenses"
     description = "expense reports, their approval workflow and the expense policy"
-    records = {"expenses": Expense, "rules": Rule}
+    records = {"expenses": Expense, "rules": ExpenseRule}
     id_prefix = {"expenses": "exp", "rules": "rule"}
     damage: ClassVar[dict[str, Damage]] = {
         "expenses": Damage(
@@ -158,7 +158,7 @@ class Expenses(Service):
         rule = self._rule(exp["category"])
         if rule is not None and rule["needs_receipt"] and not exp["receipt"]:
             raise ToolError(f"category {exp['category']!r} needs a receipt before submitting")
-        if _needs_preapproval(rule, exp) and exp["preapproved_by"] is None:
+        if rule is not None and _needs_preapproval(rule, exp) and exp["preapproved_by"] is None:
             raise ToolError(
                 f"{exp['category']} expenses over {rule['preapproval_above']:g} need a pre-approval before submitting"
                 " (expenses_preapprove)"

@@ -98,7 +98,8 @@ def _leave_days(first: str, last: str) -> int | None:
 
 def _pending(requests: list[dict[str, Any]], kind: str) -> float:
     """Days of ``kind`` held by the pending requests among ``requests``."""
-    return sum(r["days"] for r in requests if r["kind"] == kind and r["status"] == "pending")
+    days: float = sum(r["days"] for r in requests if r["kind"] == kind and r["status"] == "pending")
+    return days
 
 
 def _overlaps(a_start: str, a_end: str, b_start: str, b_end: str) -> bool:

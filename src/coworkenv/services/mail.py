@@ -68,7 +68,7 @@ class Mail(Service):
         words = query_words(query)
         hits = [
             m
-            for m in self.text_search("messages", words, "search", _search_text)
+            for m in self.text_search("messages", words, _search_text)
             if (folder is None or m["folder"] == folder)
             and (sender is None or sender.lower() in m["sender"].lower())
             and (unread is None or m["unread"] == unread)

@@ -119,7 +119,8 @@ class Payments(Service):
             for i in self.lookup("invoices", "po_id", po["id"])
             if i["status"] in ("approved", "paid") and i["id"] != excluding
         )
-        return round(po["amount"] - used, 2)
+        remaining: float = round(po["amount"] - used, 2)
+        return remaining
 
     def _match(self, inv: dict[str, Any]) -> dict[str, Any] | None:
         """How an invoice compares with its purchase order (None without one)."""
@@ -138,7 +139,7 @@ class Payments(Service):
     def search_vendors(self, query: str = "", limit: Limit = 10, offset: Offset = 0) -> dict[str, Any]:
         """Search vendors by words in name, email or category."""
         words = query_words(query)
-        hits = list(self.text_search("vendors", words, "vendors", _vendor_text))
+        hits = list(self.text_search("vendors", words, _vendor_text))
         hits.sort(key=lambda v: (v["name"], v["id"]))
         return page(hits, limit, offset, key="vendors")
 

@@ -101,7 +101,7 @@ class Tickets(Service):
         due = check_date(due_before, "due_before") if due_before else None
         hits = [
             t
-            for t in self.text_search("tickets", words, "search", _search_text)
+            for t in self.text_search("tickets", words, _search_text)
             if (status is None or t["status"] == status)
             and (priority is None or t["priority"] == priority)
             and (who is None or (t["assignee"] or "").lower() == who)

@@ -87,7 +87,7 @@ def args_model(service: str, fn: Callable[..., Any]) -> type[BaseModel]:
     for pname, param in list(sig.parameters.items())[1:]:
         default = ... if param.default is inspect.Parameter.empty else param.default
         fields[pname] = (hints.get(pname, Any), default)
-    return create_model(  # type: ignore[call-overload]
+    return create_model(
         f"{service}_{fn.__name__}_args",
         __config__=ConfigDict(extra="forbid"),
         **fields,

@@ -54,15 +54,23 @@ class Checks:
         self, id: str, service: str, collection: str, record_id: str, name: str, value: Any, weight: float = 1.0
     ) -> CheckModel:
         """Field ``name`` of record ``record_id`` ends equal to ``value``."""
-        where = {"service": service, "collection": collection, "record_id": record_id}
-        return self.add("field_equals", id, weight, **where, field=name, value=value)
+        return self.add(
+            "field_equals",
+            id,
+            weight,
+            service=service,
+            collection=collection,
+            record_id=record_id,
+            field=name,
+            value=value,
+        )
 
     def unchanged(
         self, id: str, service: str, collection: str, allow: Expr | None = None, weight: float = 1.0
     ) -> CheckModel:
         """Nothing in the collection changed except the records ``allow`` admits (the collateral guard)."""
-        allowed = {} if allow is None else {"allow": str(allow)}
-        return self.add("unchanged", id, weight, service=service, collection=collection, **allowed)
+        allowed = None if allow is None else str(allow)
+        return self.add("unchanged", id, weight, service=service, collection=collection, allow=allowed)
 
     def answer_contains(self, id: str, values: list[str], weight: float = 1.0, **opts: Any) -> CheckModel:
         return self.add("answer_contains", id, weight, values=values, **opts)

@@ -23,6 +23,7 @@ checkpoint, bank and seed, so their curves and held-out scores compare like for 
 from __future__ import annotations
 
 import copy
+import functools
 import random
 import statistics
 import time
@@ -45,6 +46,7 @@ from coworkenv.train.optimizer import MasterWeightsAdamW
 from coworkenv.train.policy_loss import TurnSample, policy_gradient_step
 from coworkenv.train.roundtrip import check_round_trip
 from coworkenv.train.settings import GRPOSettings, Setting
+from coworkenv.trajectory import Grade
 
 Progress = Callable[[int, int], None]
 
@@ -79,7 +81,7 @@ def reward_spread(episodes: Sequence[Episode]) -> float:
     """
     groups: dict[int, set[float]] = {}
     for e in episodes:
-        groups.setdefault(e.group, set()).add(round(e.trajectory.grade.score, 9))
+        groups.setdefault(e.group, set()).add(round(_grade(e).score, 9))
     return sum(len(scores) > 1 for scores in groups.values()) / max(1, len(groups))
 
 
@@ -166,7 +168,7 @@ def _rl_settings(s: GRPOSettings) -> RlSettings:
     return RlSettings(
         reward=s.setting.reward,
         normaliser=s.setting.normaliser,
-        credit=s.setting.credit,  # type: ignore[arg-type]
+        credit=s.setting.credit,
         gamma=s.gamma,
         violation_penalty=s.violation_penalty,
     )
@@ -187,11 +189,11 @@ def _step_record(
     step: int, episodes: Sequence[Episode], samples: Sequence[TurnSample], stats: dict[str, float], t0: float
 ) -> dict[str, Any]:
     """One line of the train log: what the episodes scored, how much they could teach, the update's figures."""
-    scores = [e.trajectory.grade.score for e in episodes]
+    scores = [_grade(e).score for e in episodes]
     return {
         "step": step,
         "reward": round(statistics.fmean(scores), 6),
-        "pass_rate": round(statistics.fmean(e.trajectory.grade.passed for e in episodes), 6),
+        "pass_rate": round(statistics.fmean(_grade(e).passed for e in episodes), 6),
         "turns_per_episode": round(statistics.fmean(len(e.turns) for e in episodes), 3),
         "groups_with_spread": round(reward_spread(episodes), 4),
         "advantage_abs": round(statistics.fmean(abs(x.advantage) for x in samples), 6) if samples else 0.0,
@@ -266,7 +268,7 @@ def run_grid(
             s,
             label=f"grpo {setting.name}",
             model_name=model_name,
-            progress=(lambda k, n, st=setting: progress(st, k, n)) if progress else None,
+            progress=functools.partial(progress, setting) if progress else None,
             deadline=deadline(i) if deadline else None,
         )
         if after:
@@ -274,3 +276,11 @@ def run_grid(
         result.model = None  # free the weights before the next setting loads
         results.append(result)
     return results
+
+
+def _grade(episode: Episode) -> Grade:
+    """The grade of a played episode (every episode a rollout finishes has one)."""
+    grade = episode.trajectory.grade
+    if grade is None:
+        raise ValueError("an episode without a grade reached training: the rollout did not finish it")
+    return grade

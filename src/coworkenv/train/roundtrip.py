@@ -31,7 +31,7 @@ PROBE_TOOLS = [
         },
     }
 ]
-PROBE = [
+PROBE: list[dict[str, Any]] = [
     {"role": "system", "content": "You are an AI coworker helping a busy colleague."},
     {"role": "user", "content": "Could you check my calendar for 2026-03-02 and email Bob Müller?  Thanks"},
     {
@@ -56,9 +56,10 @@ class RoundTripError(RuntimeError):
 
 def probe_text(tokenizer: Any) -> str:
     """A rendered conversation with every part of the project's chat format."""
-    return tokenizer.apply_chat_template(
+    text: str = tokenizer.apply_chat_template(
         template_messages(PROBE), tools=PROBE_TOOLS, chat_template=CHAT_TEMPLATE, tokenize=False
     )
+    return text
 
 
 def fingerprint(tokenizer: Any) -> dict[str, Any]:

@@ -195,7 +195,8 @@ def _trainer(
     and the callback that keeps the weights of the lowest validation loss."""
     # lazy: an optional extra (train); the core and the CLI must run without it
     from transformers import PrinterCallback
-    from trl import SFTConfig, SFTTrainer
+    from trl.trainer.sft_config import SFTConfig
+    from trl.trainer.sft_trainer import SFTTrainer
 
     on_gpu = next(model.parameters()).device.type == "cuda"
     every = eval_interval(len(train), s.batch_size, s.grad_accum, s.epochs, s.max_steps, s.evals) if val else None

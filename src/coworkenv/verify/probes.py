@@ -45,6 +45,8 @@ class GiveUp:
 
 
 class DoNothing(Probe):
+    """Declines the request and touches nothing: every task must fail without any work done."""
+
     name = "do_nothing"
 
     def for_task(self, spec: TaskSpec) -> Fixed:
@@ -166,6 +168,8 @@ def _without_events(env: Environment) -> None:
 
 
 class GiveUpOnError(Probe):
+    """Stops at the first injected tool error instead of trying again (specs with faults)."""
+
     name = "give_up_on_error"
 
     def applies(self, spec: TaskSpec) -> bool:

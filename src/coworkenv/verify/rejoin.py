@@ -28,11 +28,10 @@ from typing import TYPE_CHECKING, Any
 
 from coworkenv.agents.oracle import OracleRun, StagedRun, stage_prefix
 from coworkenv.runtime.fork import Snapshot, Trunk, _touched
-from coworkenv.runtime.records import call_records
 
 if TYPE_CHECKING:
     from coworkenv.runtime.environment import Environment
-    from coworkenv.trajectory import Grade, ToolCallRecord
+    from coworkenv.trajectory import Grade
 
 _SCHEDULER = ("fired", "times", "pending", "armed", "local", "offset", "by_tool")
 """The event scheduler's state the rest of an episode reads (its events and indexes are the spec's; misses are
@@ -149,7 +148,7 @@ def same_future(env: Environment, state: Snapshot) -> bool:
             return False
     if state.rng is not None and env.rng.getstate() != state.rng:
         return False
-    if not _same_calls(env.log.calls, _calls(state.components["log"].values)):
+    if not _same_calls(env.log.calls, state.components["log"].values["calls"]):
         return False
     if type(env.user) is not state.user_type or not same(vars(env.user), state.components["user"].values):
         return False
@@ -172,11 +171,6 @@ def _same_calls(mine: list[Any], theirs: list[Any]) -> bool:
         if a is not b and not (a.tool == b.tool and a.ok is b.ok and same(a.args, b.args)):
             return False
     return True
-
-
-def _calls(log: dict[str, Any]) -> list[ToolCallRecord]:
-    """A snapshot's calls: the records made and those still waiting as values (see ``CallLog``)."""
-    return log["logged"] + call_records(log["unlogged"])
 
 
 def _same_records(env: Environment, state: Snapshot) -> bool:

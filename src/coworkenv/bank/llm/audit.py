@@ -29,4 +29,5 @@ def write_audit(bank: str | Path, index: int, trail: dict[str, Any]) -> None:
 
 def read_audit(bank: str | Path, index: int) -> dict[str, Any]:
     """The trail of job ``index`` of a bank."""
-    return json.loads(gzip.decompress(audit_path(bank, index).read_bytes()))
+    trail: dict[str, Any] = json.loads(gzip.decompress(audit_path(bank, index).read_bytes()))
+    return trail

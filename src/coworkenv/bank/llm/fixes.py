@@ -78,7 +78,7 @@ def programmatic_repair(spec: TaskSpec, verification: Verification) -> tuple[Tas
     kinds = set(verification.kinds)
     if kinds & STRUCTURAL:
         return None
-    done = []
+    done: list[str] = []
     for kind, name, fix in FIXES:
         if kind in kinds and (fixed := fix(spec, verification)) is not None:
             spec, done = fixed, [*done, name]

@@ -56,7 +56,7 @@ def common_workflows(recent: list[tuple[str, str]]) -> tuple[str, ...]:
     """The most common of the latest (workflow, title) pairs as prompt lines (ties: first seen first)."""
     window = recent[-RECENT:]
     counts = Counter(w for w, _ in window)
-    example = {}
+    example: dict[str, str] = {}
     for w, title in window:
         example.setdefault(w, title)
     return tuple(f"{w} ({n}×, e.g. {example[w]!r})" for w, n in counts.most_common(MOST_COMMON))

