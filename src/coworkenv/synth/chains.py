@@ -2,7 +2,7 @@
 
 A chain starts with a locate step (its *family*: how the customer is found), then draws
 reads, derives, acts and a notify whose inputs earlier steps produced, and ends with a
-report when something was found that the user must hear. Chains run 2 to 8 steps and
+report to the user. Chains run 2 to 8 steps and
 cross the services their steps touch. The opening is phrased from the chain: one clause
 per step, several templates each, joined into sentences. ``ComposedWorkflow`` wraps a
 family as a Blueprint, so the composer, modifiers, verifier and repair loop treat it like
@@ -23,7 +23,6 @@ from coworkenv.synth.world import World
 MAX_STEPS = 8
 LEADS = ("", "Please ", "Could you ", "Can you ", "I need you to ")
 NEXT = ("Then", "After that,", "Once that's done,", "Next,")
-FINDINGS = frozenset({"figure", "ticket", "deal", "contact"})
 
 
 def _pick(rng: random.Random, chain: Chain, pool: tuple[Step, ...], used: list[Step]) -> Step | None:
@@ -61,10 +60,9 @@ def build_chain(world: World, locate: Step, options: frozenset[str] = frozenset(
             add(_pick(rng, chain, ACT, steps))
     if len(chain.services) < 2:  # a workflow crosses services: tell someone on chat or by mail
         add(_pick(rng, chain, NOTIFY, steps))
-    if (FINDINGS & set(chain.bound) and any(s.kind == "derive" for s in steps)) or rng.random() < 0.3:
-        REPORT.apply(chain)
-        chain.kinds.append(REPORT.name)
-        steps.append(REPORT)
+    REPORT.apply(chain)  # every workflow reports back: a bare "Done" must not pass
+    chain.kinds.append(REPORT.name)
+    steps.append(REPORT)
     return chain, steps
 
 
