@@ -91,14 +91,15 @@ class Chain:
         self.allow(service, collection, allow)
 
     def update(self, tool: str, args: dict[str, Any], target: Binding, changes: dict[str, Any], id: str) -> None:
-        """The key write that changes fields of one bound record: its call, a check per field, and that the write
-        may change that record only."""
+        """A write that changes fields of one bound record: its call, a required check per field (a chain has
+        several writes: stopping before this one, or making it on a look-alike, must fail whatever the others
+        weigh), and that the write may change that record only."""
         service, collection = target.service, {"tickets": "tickets", "crm": "deals"}[target.service]
+        where = {"service": service, "collection": collection, "record_id": target.record["id"]}
         for i, (name, value) in enumerate(changes.items()):
             check = id if i == 0 else f"{id}_{name}"
-            self.checks.field_equals(
-                check, service, collection, target.record["id"], name, value, 3.0 if i == 0 else 2.0
-            )
+            weight = 3.0 if i == 0 else 2.0
+            self.checks.add("field_equals", check, weight, required=True, **where, field=name, value=value)
         self.call(tool, args, main=True)
         self.allow(service, collection, record_field("id").eq(target.record["id"]))
 
