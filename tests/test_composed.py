@@ -20,11 +20,11 @@ from coworkenv.synth.world import World
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _diversity():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("diversity", ROOT / "benchmarks" / "diversity.py")
+def _benchmark(name: str):  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules["diversity"] = module
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
 
@@ -81,7 +81,7 @@ def test_a_composed_bank_is_admitted_split_and_diverse(bank: Path) -> None:
     for spec, verification in load_bank(bank):
         assert spec.provenance.blueprint in COMPOSED and verification.admitted
         assert all(p.score < 0.75 for p in verification.probes.values())
-    tallies = _diversity().measure(bank)
+    tallies = _benchmark("diversity").measure(bank)
     composed = tallies["composed"]
     assert composed.envs == 48 and len(composed.sequences) >= 30 and composed.wide >= 10
     assert "blueprints" not in tallies
@@ -115,3 +115,11 @@ def test_information_synthesis_makes_the_chain_derive_a_figure_the_report_states
             assert "derive_sum" in spec.description or "derive_count" in spec.description
             assert any(c.kind == "answer_number" for c in spec.checks)
     assert any("aggregate" in r.modifiers for r in recipes)
+
+
+def test_scripted_cheats_fail_on_the_composed_bank(bank: Path) -> None:
+    cheats = _benchmark("cheats")
+    tally = cheats.measure(str(bank), limit=16)["composed"]
+    assert tally["ran"]["bare_done"] == 16 and tally["ran"]["look_alike_write"] > 0
+    for name in ("bare_done", "stop_after_first_write", "look_alike_write", *cheats.VERIFIER_CHEATS):
+        assert tally["passed"][name] == 0, name
