@@ -42,13 +42,13 @@ def test_same_job_same_bytes_and_another_job_another_workflow() -> None:
     assert canonical_json(compose(plan(4, 10, generator="composed"))) != canonical_json(compose(recipe))
 
 
-def test_chains_run_two_to_eight_steps_over_two_services_or_more() -> None:
+def test_chains_run_three_to_eight_steps_over_two_services_or_more() -> None:
     lengths = set()
     for seed in range(60):
         family = list(COMPOSED.values())[seed % len(COMPOSED)]
         draft = family.build(World(seed), frozenset())
         steps = draft.description.removeprefix("composed: ").split(" > ")
-        assert 2 <= len(steps) <= MAX_STEPS and steps[0].startswith("locate_")
+        assert 3 <= len(steps) <= MAX_STEPS and steps[0].startswith("locate_") and steps[-1] == "report"
         lengths.add(len(steps))
         services = {s["call"].split("_", 1)[0] for s in draft.reference.calls()}
         assert len(services) >= 2

@@ -2,7 +2,7 @@
 
 A chain starts with a locate step (its *family*: how the customer is found), then draws
 reads, derives, acts and a notify whose inputs earlier steps produced, and ends with a
-report to the user. Chains run 2 to 8 steps and
+report to the user. Chains run 3 to 8 steps (an act and the report always among them) and
 cross the services their steps touch. The opening is phrased from the chain: one clause
 per step, several templates each, joined into sentences. ``ComposedWorkflow`` wraps a
 family as a Blueprint, so the composer, modifiers, verifier and repair loop treat it like
@@ -40,28 +40,27 @@ def build_chain(world: World, locate: Step, options: frozenset[str] = frozenset(
     chain = Chain(world)
     steps: list[Step] = []
 
-    def add(step: Step | None) -> None:
-        if step is not None and len(steps) < MAX_STEPS - 1:
+    def add(step: Step | None, room: int) -> None:
+        """Apply ``step`` if ``room`` steps still fit after it (an act, the report)."""
+        if step is not None and len(steps) + 1 + room <= MAX_STEPS:
             step.apply(chain)
-            chain.kinds.append(step.name)
             steps.append(step)
 
-    add(locate)
+    add(locate, 2)
     if "aggregate" in options:
         read, figure = rng.choice(
             ((STEPS["read_deals"], STEPS["derive_sum"]), (STEPS["read_tickets"], STEPS["derive_count"]))
         )
-        add(read)
-        add(figure)
-    for pool, lo, hi in ((READ, 0, 2), (DERIVE, 0, 2), (ACT, 1, 3), (NOTIFY, 0, 1)):
+        add(read, 2)
+        add(figure, 2)
+    for pool, lo, hi, room in ((READ, 0, 2, 2), (DERIVE, 0, 2, 2), (ACT, 1, 3, 1), (NOTIFY, 0, 1, 1)):
         for _ in range(rng.randint(lo, hi)):
-            add(_pick(rng, chain, pool, steps))
+            add(_pick(rng, chain, pool, steps), room)
         if pool is ACT and not any(s.kind == "act" for s in steps):
-            add(_pick(rng, chain, ACT, steps))
+            add(_pick(rng, chain, ACT, steps), room)
     if len(chain.services) < 2:  # a workflow crosses services: tell someone on chat or by mail
-        add(_pick(rng, chain, NOTIFY, steps))
+        add(_pick(rng, chain, NOTIFY, steps), 1)
     REPORT.apply(chain)  # every workflow reports back: a bare "Done" must not pass
-    chain.kinds.append(REPORT.name)
     steps.append(REPORT)
     return chain, steps
 

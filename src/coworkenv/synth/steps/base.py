@@ -58,7 +58,6 @@ class Chain:
     bound: dict[str, Binding] = field(default_factory=dict)
     allowed: dict[tuple[str, str], list[Expr]] = field(default_factory=dict)
     services: set[str] = field(default_factory=set)
-    kinds: list[str] = field(default_factory=list)
     substance: list[str] = field(default_factory=list)
     """Answer checks a wrong report must fail by weight alone: a small count is among the values any dump of the
     tool results lists, so it cannot be required (the dump probe would pass), and weighs a third of the rest."""
