@@ -1,4 +1,4 @@
-"""act: the writes of a workflow (reply, send, log, create, update, assign, comment), across services.
+"""act: the writes of a workflow (reply, send, book, log, create, update, assign, comment), across services.
 
 Each act checks its write (a record that must exist, or a field that must end with a
 value), and declares what it may change so the chain guards everything else in the

@@ -1,4 +1,4 @@
-"""notify: tell colleagues what happened, on a chat channel, by direct message or by mail.
+"""notify: tell colleagues what happened: on a chat channel, by direct message, by mail or in the account notes.
 
 The message must name the customer (and the chain's key result when it has one); the
 channels the request does not name are decoys.
@@ -16,7 +16,7 @@ CHANNELS = ("support-escalations", "account-team", "cs-leads", "sales-updates", 
 
 
 def _text(chain: Chain) -> tuple[Expr, str]:
-    """What the notice must contain (as a condition on ``field_name``) and the text the reference writes."""
+    """What a chat notice must contain (a condition on its ``text``) and the text the reference writes."""
     company = chain.need("account").record["name"]
     key = chain.key()
     if key is None:
