@@ -22,6 +22,7 @@ from coworkenv.synth.world import World
 
 MAX_STEPS = 8
 LEADS = ("", "Please ", "Could you ", "Can you ", "I need you to ")
+USES_DATE = frozenset({"act_create_ticket", "act_update_ticket"})
 NEXT = ("Then", "After that,", "Once that's done,", "Next,")
 
 
@@ -60,6 +61,8 @@ def build_chain(world: World, locate: Step, options: frozenset[str] = frozenset(
             add(_pick(rng, chain, ACT, steps), room)
     if len(chain.services) < 2:  # a workflow crosses services: tell someone on chat or by mail
         add(_pick(rng, chain, NOTIFY, steps), 1)
+    if "date" in chain.bound and not any(s.name in USES_DATE for s in steps):
+        steps.remove(STEPS["derive_deadline"])  # a date nothing used: no call, no check, not a step of the workflow
     REPORT.apply(chain)  # every workflow reports back: a bare "Done" must not pass
     steps.append(REPORT)
     return chain, steps

@@ -203,7 +203,7 @@ class Escalate(Step):
         high = ticket.record["priority"] == "high"
         name, value = ("status", "in_progress") if high else ("priority", "high")
         args, changes = {"ticket_id": ticket.ref, name: value}, {name: value}
-        phrase = "mark it in progress" if high else "raise it to high priority"
+        phrase = "mark that ticket in progress" if high else "raise that ticket to high priority"
         if "date" in chain.bound:
             date = chain.need("date")
             args["due"], changes["due"] = date.ref, date.record["value"]
@@ -224,7 +224,9 @@ class Assign(Step):
         args = {"ticket_id": ticket.ref, "assignee": owner.ref}
         chain.update("tickets_assign", args, ticket, {"assignee": owner.record["email"]}, "ticket_assigned")
         chain.clause(
-            "assign it to the account owner", "hand it to whoever owns the account", "give it to their account manager"
+            "assign that ticket to the account owner",
+            "hand the ticket to whoever owns the account",
+            "give that ticket to their account manager",
         )
 
 
@@ -245,7 +247,11 @@ class Comment(Step):
         said = mine & field("comments").join().contains(text) & once
         args = {"ticket_id": ticket.ref, "text": "Customer update: ${facts.message}"}
         chain.write("tickets_comment", args, "tickets", ("ticket_commented", said), mine, main=True)
-        chain.clause("comment on it that {message}", "add a comment saying {message}", "note on it that {message}")
+        chain.clause(
+            "comment on that ticket that {message}",
+            "add a comment to the ticket saying {message}",
+            "note on the ticket that {message}",
+        )
 
 
 class AdvanceDeal(Step):
@@ -261,7 +267,9 @@ class AdvanceDeal(Step):
         nxt = stages[stages.index(deal.record["stage"]) + 1]
         chain.update("crm_update_deal", {"deal_id": deal.ref, "stage": nxt}, deal, {"stage": nxt}, "deal_stage")
         chain.report.append(f"I moved it to {nxt}.")
-        chain.clause(f"move it to {nxt}", f"advance it to the {nxt} stage", f"set its stage to {nxt}")
+        chain.clause(
+            f"move that deal to {nxt}", f"advance the deal to the {nxt} stage", f"set the deal's stage to {nxt}"
+        )
 
 
 ACT: tuple[Step, ...] = (

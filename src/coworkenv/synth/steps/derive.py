@@ -27,7 +27,9 @@ class CountTickets(Step):
         chain.capabilities.add("information_synthesis")
         chain.bind("figure", {"value": count}, "${len(open.tickets)}", "tickets")
         chain.report.append("They have ${len(open.tickets)} open tickets.")
-        chain.clause("tell me how many are open", "count them", "and let me know how many there are")
+        chain.clause(
+            "tell me how many tickets are open", "count those tickets", "let me know how many open tickets there are"
+        )
 
 
 class SumDeals(Step):
@@ -44,7 +46,7 @@ class SumDeals(Step):
         chain.capabilities.add("information_synthesis")
         chain.bind("figure", {"value": total}, "${sum(deals.deals[*].amount)}", "crm")
         chain.report.append("Those deals total ${sum(deals.deals[*].amount)} USD.")
-        chain.clause("add up what they are worth", "work out their total value", "total their amounts")
+        chain.clause("add up what those deals are worth", "work out the deals' total value", "total the deal amounts")
 
 
 class PickUrgent(Step):
@@ -64,9 +66,9 @@ class PickUrgent(Step):
         chain.report.append(f"The urgent one is {urgent['id']} ({urgent['title']}).")
         chain.checks.answer_contains("told_ticket", [urgent["id"]])
         chain.clause(
-            "pick out the high-priority one",
-            "find the one marked high priority",
-            "single out the most urgent of them (the high-priority one)",
+            "pick out the high-priority ticket",
+            "find the ticket marked high priority",
+            "single out the most urgent ticket (the high-priority one)",
         )
 
 
@@ -85,7 +87,9 @@ class PickLargestDeal(Step):
         chain.summary.append(top["name"])
         chain.report.append(f"The largest is {top['name']}.")
         chain.checks.answer_contains("told_deal", [top["name"]])
-        chain.clause("find the largest of them", "pick the biggest one", "take the one with the highest amount")
+        chain.clause(
+            "find the largest of those deals", "pick the biggest deal", "take the deal with the highest amount"
+        )
 
 
 class Deadline(Step):

@@ -172,7 +172,7 @@ class FromTicket(Step):
         chain.clause(
             "find the support ticket about the {issue} and the customer account it is for",
             "look up who opened the ticket about the {issue} and find that account in the CRM",
-            "the {issue} ticket: see which customer it is for and pull up their account",
+            "take the ticket about the {issue}, see which customer it is for and pull up their account",
         )
 
 
