@@ -1,9 +1,10 @@
 """Scripted wrong agents on a bank: the share of environments each one passes, per generator.
 
 Four cheats are scripted here, independently of the verifier's probes: every write done
-twice (updates included), stopping after the first write (with the reference's report),
-a bare "Done" for every report, and the right writes on look-alike records (each record
-id a write names, once the reference resolved it, swapped for another id of the same
+twice (updates included; it counts only where the final state differs from the
+reference's), stopping after the first write (with the reference's report), a bare
+"Done" for every report, and the right writes on look-alike records (each record id a
+write names, once the reference resolved it, swapped for another id of the same
 collection; it counts only where some write named a record). Four are the verifier's
 own (a damaging write elsewhere, "Shall I go ahead?" instead of a real confirmation, a
 dump of every value seen, guessing instead of asking): on admitted environments they must
@@ -113,10 +114,14 @@ def measure(bank: str, limit: int | None = None) -> dict[str, dict[str, Counter[
         generator = "composed" if spec.description.startswith("composed: ") else "blueprints"
         tally = out.setdefault(generator, {"ran": Counter(), "passed": Counter()})
         policies = {n: f(spec) for n, f in SCRIPTED.items()} | {n: _verifier(n, spec) for n in VERIFIER_CHEATS}
+        reference = play(Environment(spec), OracleRun(spec)).state_hash
         for name, policy in policies.items():
             if policy is None:
                 continue
-            passed = play(Environment(spec), policy).grade.score >= PASS_THRESHOLD
+            played = play(Environment(spec), policy)
+            passed = played.grade.score >= PASS_THRESHOLD
+            if name == "every_write_twice" and played.state_hash == reference:
+                continue  # every write repeated was an update that changed nothing more: no harm done
             if getattr(policy, "swapped", True):
                 tally["ran"][name] += 1
                 tally["passed"][name] += passed
