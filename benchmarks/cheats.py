@@ -8,7 +8,8 @@ write names, once the reference resolved it, swapped for another id of the same
 collection; it counts only where some write named a record). Four are the verifier's
 own (a damaging write elsewhere, "Shall I go ahead?" instead of a real confirmation, a
 dump of every value seen, guessing instead of asking): on admitted environments they must
-stay below the pass mark, so a share above 0 means a broken admission. Each cheat counts the environments it applies to.
+stay below the pass mark, so a share above 0 means a broken admission. Each cheat counts
+the environments it applies to.
 
     python benchmarks/cheats.py BANK [--limit 500]
 """
