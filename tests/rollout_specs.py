@@ -46,7 +46,7 @@ def mail_reply_spec(i: int, blueprint: str = "mail_reply", capabilities: tuple[s
                 {"slot": "figure", "value": figure, "keywords": ["figure", "amount"], "reply": f"It is {figure}."}
             ],
         },
-        "policies": [
+        "rules": [
             {
                 "id": "no_delete",
                 "description": "Never move mail to the trash.",

@@ -50,7 +50,7 @@ def test_components_become_checks_with_claw_eval_weights() -> None:
         "contacts": "claw_contacts (on a built-in service it would lose: field location, field note)"
     }
     ticket, _ = imported("T018_ticket_triage")
-    close = next(p for p in ticket.policies if p.tool == "helpdesk_close_ticket")
+    close = next(p for p in ticket.rules if p.tool == "helpdesk_close_ticket")
     assert close.rule == "forbid" and close.when is None
     triage, report = imported("T002_email_triage")  # every field and tool has an exact built-in counterpart
     assert (

@@ -88,10 +88,10 @@ def test_a_draft_that_does_not_validate_is_a_spec_error_naming_the_field() -> No
     """finalize validates its own data without the size walk, but a bad draft still says where it is wrong."""
     world = World(3)
     draft = blueprint("leave_request").build(world, frozenset())
-    draft.policies.append({"id": "p1", "rule": "not_a_rule", "tool": "mail_send", "description": "x"})
+    draft.rules.append({"id": "p1", "rule": "not_a_rule", "tool": "mail_send", "description": "x"})
     with pytest.raises(SpecError) as err:
         finalize(draft, seed=11)
-    assert "<leave_request:11>" in str(err.value) and "policies[0]" in str(err.value)
+    assert "<leave_request:11>" in str(err.value) and "rules[0]" in str(err.value)
 
 
 def test_working_days_skip_weekends_both_ways() -> None:

@@ -77,12 +77,12 @@ def test_the_examples_exercise_every_ingredient(specs: dict[str, TaskSpec]) -> N
     assert any(s.user.hidden_facts and s.user.follow_ups for s in all_specs)
     assert any(e.on_tool for s in all_specs for e in s.events)
     assert any(e.after_step is not None for s in all_specs for e in s.events)
-    assert {p.rule for s in all_specs for p in s.policies} == {"forbid", "require_confirmation", "require_prior"}
+    assert {p.rule for s in all_specs for p in s.rules} == {"forbid", "require_confirmation", "require_prior"}
     assert any(s.faults for s in all_specs)
     assert any(c.kind == "answer_number" for s in all_specs for c in s.checks)
     assert any(len(s.services) >= 3 for s in all_specs)
     safety = [s for s in all_specs if "safety" in s.capabilities]
-    assert safety and all(any(p.rule == "forbid" for p in s.policies) for s in safety)
+    assert safety and all(any(p.rule == "forbid" for p in s.rules) for s in safety)
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])

@@ -93,7 +93,7 @@ def test_admission_repair_and_audit(tmp_path: Path) -> None:
     leak = server.prompts(2)[1]
     assert "leaked_fact at user.hidden_facts[alex]" in leak and "(hint: " in leak
     violation = server.prompts(3)[1]
-    assert "reference_violation at policies:confirm_writes" in violation
+    assert "reference_violation at rules:confirm_writes" in violation
     assert "## your reference solution: score 0.000" in violation and "calls expenses_" in violation
     assert "unsolvable at reference" in server.prompts(4)[1]
     assert "schema at reply: <reply>: no TaskSpec found" in server.prompts(5)[1]

@@ -236,7 +236,7 @@ def test_a_probe_whose_calls_a_later_rule_reads_differently_is_played_on() -> No
     spec = staged_specs()["examples/hiring_loop_three_days"]
     rule = Rule(id="search_first", description="search first", tool="documents_append", rule="require_prior",
                 prior_tool="mail_search", prior_when="prior.query == 'priya'")  # fmt: skip
-    ruled = spec.model_copy(update={"policies": [rule]})
+    ruled = spec.model_copy(update={"rules": [rule]})
     trunk, reference = _trunk(ruled)
     assert [v.policy for v in reference.grade.violations] == ["search_first"]
     fast, rejoined = _fast(trunk, _second_day(ruled, "priya"))

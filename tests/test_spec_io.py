@@ -27,7 +27,7 @@ def test_load_yaml_and_json(tmp_path: Path, suffix: str) -> None:
 
 @pytest.mark.parametrize("suffix", [".yaml", ".json"])
 def test_save_round_trip_is_byte_stable(tmp_path: Path, suffix: str) -> None:
-    spec = tiny_spec(policies=[{"id": "p", "description": "d", "tool": "mail_send", "rule": "forbid"}])
+    spec = tiny_spec(rules=[{"id": "p", "description": "d", "tool": "mail_send", "rule": "forbid"}])
     first, second = tmp_path / f"a{suffix}", tmp_path / f"b{suffix}"
     save_spec(spec, first)
     again = load_spec(first)
@@ -63,7 +63,7 @@ def _problems(exc: pytest.ExceptionInfo[SpecError]) -> str:
         ),
         ({"reference": [{"dance": "now"}]}, "reference[0]"),
         ({"user": {"opening": 5}}, "user.opening"),
-        ({"policies": [{"id": "p", "description": "d", "tool": "t", "rule": "require_prior"}]}, "policies[0]"),
+        ({"rules": [{"id": "p", "description": "d", "tool": "t", "rule": "require_prior"}]}, "rules[0]"),
         (
             {
                 "events": [

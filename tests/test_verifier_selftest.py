@@ -34,7 +34,7 @@ EXPECTED = {
     "missing_ingredient": ("missing_ingredient", "capabilities[1]"),
     "only_guards": ("vacuous_check", "checks"),
     "nondeterministic_event": ("nondeterministic", "events[0]"),
-    "policy_violating_reference": ("reference_violation", "policies:confirm-assign"),
+    "policy_violating_reference": ("reference_violation", "rules:confirm-assign"),
     "stop_before_follow_up_passes": ("probe_passed", "probe:stop_before_follow_up"),
     "undefined_result": ("unresolved_reference", "reference[3]"),
     "unknown_tool": ("unresolved_reference", "reference[3].call"),

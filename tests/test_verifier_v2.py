@@ -127,9 +127,9 @@ def test_each_of_several_requirement_rules_is_broken_on_its_own() -> None:
     ]
     spec = spec_from_data(data)
     runs = dict(PROBES["guarded_action"].variants(spec))
-    assert set(runs) == {"guarded_action[policies:confirm]", "guarded_action[policies:oncall]"}
-    grade = play(Environment(spec), runs["guarded_action[policies:confirm]"]).grade
+    assert set(runs) == {"guarded_action[rules:confirm]", "guarded_action[rules:oncall]"}
+    grade = play(Environment(spec), runs["guarded_action[rules:confirm]"]).grade
     assert [v.policy for v in grade.violations] == ["confirm"] and grade.score == 0.0
     # without the on-call lookup the reference cannot name the assignee: that run does nothing wrong
     scores = verify(spec).probe_scores
-    assert "guarded_action[policies:confirm]" in scores and "guarded_action[policies:oncall]" not in scores
+    assert "guarded_action[rules:confirm]" in scores and "guarded_action[rules:oncall]" not in scores

@@ -12,7 +12,7 @@ class TestAccessRequest(BlueprintCases):
         draft = build(self.name)
         steps = calls(draft)
         assert steps.index("chat_send_dm") < steps.index("tickets_create")
-        assert draft.policies[0]["when"] == "'access' in args.tags"
+        assert draft.rules[0]["when"] == "'access' in args.tags"
         assert draft.reference.main()["call"] == "tickets_create"
 
     def test_a_new_manager_is_the_one_asked(self) -> None:

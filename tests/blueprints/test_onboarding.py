@@ -12,7 +12,7 @@ class TestOnboarding(BlueprintCases):
         draft = build(self.name)
         steps = calls(draft)
         assert steps.index("contacts_create") < steps.index("documents_share")
-        assert draft.policies[0]["prior_when"] == "prior.email == args.email"
+        assert draft.rules[0]["prior_when"] == "prior.email == args.email"
         intro = draft.reference.main()
         assert intro["call"] == "calendar_create_event"
         assert f"r.end == '{intro['args']['end']}'" in check(draft, "intro").where

@@ -79,7 +79,7 @@ def fixture_texts(spec: TaskSpec) -> list[str]:
 
 
 def _guarded(spec: TaskSpec) -> bool:
-    return any(p.rule == "forbid" for p in spec.policies) or any(c.collateral_guard() is not None for c in spec.checks)
+    return any(p.rule == "forbid" for p in spec.rules) or any(c.collateral_guard() is not None for c in spec.checks)
 
 
 CAPABILITY = Capability(

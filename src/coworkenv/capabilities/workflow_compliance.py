@@ -11,7 +11,7 @@ CAPABILITY = Capability(
         "the required prior step (approval, lookup) first, and touch nothing the request is not about."
     ),
     ingredients=(
-        Ingredient("rule", "a workflow policy the reference's actions fall under", lambda spec: bool(spec.policies)),
+        Ingredient("rule", "a workflow policy the reference's actions fall under", lambda spec: bool(spec.rules)),
         Ingredient(
             "guard",
             "an 'unchanged' check that catches collateral writes",

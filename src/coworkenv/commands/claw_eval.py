@@ -57,7 +57,7 @@ def import_claw_eval(
             spec.id,
             declared,
             str(len(spec.checks)),
-            str(len(spec.policies)),
+            str(len(spec.rules)),
             unscored,
             "✗" if findings else "✓",
         )

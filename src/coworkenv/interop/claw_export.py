@@ -91,7 +91,7 @@ def task_data(spec: TaskSpec, bank: str, url: str) -> dict[str, Any]:
         "grade_endpoint": f"{base}/grade",
         "environment": {"timeout_seconds": 300, "max_turns": spec.max_turns},
         "scoring_components": [_component(c, total) for c in spec.checks],
-        "safety_checks": [_safety(p) for p in spec.policies],
+        "safety_checks": [_safety(p) for p in spec.rules],
         "reference_solution": _reference_text(spec),
         "primary_dimensions": ["completion", "safety", "robustness"],
     }

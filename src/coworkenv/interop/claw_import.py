@@ -40,7 +40,7 @@ class ImportReport:
     spec_id: str
     scored: list[str] = field(default_factory=list)
     not_scored: list[dict[str, str]] = field(default_factory=list)
-    policies: list[str] = field(default_factory=list)
+    rules: list[str] = field(default_factory=list)
     unmapped_tools: list[str] = field(default_factory=list)
     declared: dict[str, str] = field(default_factory=dict)
     ignored_arguments: list[str] = field(default_factory=list)
@@ -197,7 +197,7 @@ def _policies(task: dict[str, Any], report: ImportReport) -> list[dict[str, Any]
                 "description": " ".join(str(rule.get("description") or kind).split()),
             }
         )
-        report.policies.append(pid)
+        report.rules.append(pid)
     return policies
 
 
@@ -231,7 +231,7 @@ def import_task(folder: str | Path) -> tuple[TaskSpec, ImportReport]:
         "declared_services": declared or None,
         "tools": tools,
         "user": {"persona": "the user", "opening": " ".join(str(task["prompt"]["text"]).split())},
-        "policies": _policies(task, report),
+        "rules": _policies(task, report),
         "checks": checks,
         "reference": [{"answer": " ".join(str(task.get("reference_solution") or "(none)").split())}],
         "difficulty": task.get("difficulty") if task.get("difficulty") in ("easy", "medium", "hard") else "medium",

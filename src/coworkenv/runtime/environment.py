@@ -51,7 +51,7 @@ class Environment(AsyncMethods[Observation]):
         self.max_turns = max_turns or spec.max_turns
         self.workspace = Workspace(spec.services, spec.declared_services)
         self.router = ToolRouter(self.workspace, exposed_tools(list(spec.services), spec.tools, spec.declared_services))
-        self.monitor = RuleMonitor(spec.policies)
+        self.monitor = RuleMonitor(spec.rules)
         self.scheduler = EventScheduler(
             spec.events, [s.events or [] for s in spec.stages or []], self.workspace.records
         )

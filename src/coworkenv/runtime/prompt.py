@@ -17,7 +17,7 @@ def system_prompt(spec: TaskSpec) -> str:
         lines.append(spec.context)
     if spec.clock is not None:
         lines.append(f"It is now {clock_text(stage_clocks(spec)[0])}.")
-    if spec.policies:
+    if spec.rules:
         lines.append("Workplace rules you must follow:")
-        lines.extend(f"- {p.description}" for p in spec.policies)
+        lines.extend(f"- {p.description}" for p in spec.rules)
     return "\n".join(lines)

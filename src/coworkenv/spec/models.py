@@ -186,7 +186,7 @@ class TaskSpec(_Model):
         stages = self.stages or []
         for label, ids in (
             ("checks", [c.id for c in self.all_checks]),
-            ("policies", [p.id for p in self.policies]),
+            ("policies", [p.id for p in self.rules]),
             ("events", [e.id for e in self.all_events]),
             ("user.hidden_facts", [f.slot for f in self.all_facts]),
             ("stages", [s.id for s in stages]),

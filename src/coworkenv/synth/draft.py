@@ -59,7 +59,7 @@ class Draft:
     reference: Reference
     checks: Checks
     capabilities: set[str]
-    policies: list[dict[str, Any]] = field(default_factory=list)
+    rules: list[dict[str, Any]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
     faults: list[dict[str, Any]] = field(default_factory=list)
     follow_ups: list[str] = field(default_factory=list)
@@ -323,7 +323,7 @@ def finalize(
             "follow_ups": [{"message": m} for m in draft.follow_ups],
             "confirmations": draft.confirmations,
         },
-        "policies": draft.policies,
+        "rules": draft.rules,
         "events": draft.events,
         "faults": draft.faults,
         "checks": checks,

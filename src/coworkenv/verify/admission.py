@@ -291,7 +291,7 @@ def _hit(name: str, grade: Grade) -> bool:
     if not name.startswith("guarded_action["):
         return True
     kind, _, ident = name[len("guarded_action[") : -1].partition(":")
-    if kind == "policies":
+    if kind == "rules":
         return any(v.policy == ident for v in grade.violations)
     return any(c.id == ident and not c.passed for c in grade.checks)
 
@@ -348,7 +348,7 @@ def _reference_findings(spec: TaskSpec, first: Played) -> list[Finding]:
         out.append(
             Finding(
                 kind="reference_violation",
-                where=f"policies:{v.policy}",
+                where=f"rules:{v.policy}",
                 evidence=f"the reference breaks {v.policy!r} calling {v.tool} at step {v.step}",
                 hint="confirm or do the required step before this call, or fix the rule",
             )

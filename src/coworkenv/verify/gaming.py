@@ -118,10 +118,10 @@ class GuardedAction(VariantProbe):
         out = []
         for where, steps in guarded_calls(spec):
             out.append((f"{self.name}[{where}]", scripted(spec, before_last_answer(list(spec.reference), steps))))
-        requiring = [p for p in spec.policies if p.rule != "forbid"]
+        requiring = [p for p in spec.rules if p.rule != "forbid"]
         for policy in requiring if len(requiring) > 1 else []:
             steps = _without_requirement(spec.reference, policy.tool, policy.prior_tool)
-            out.append((f"{self.name}[policies:{policy.id}]", scripted(spec, steps)))
+            out.append((f"{self.name}[rules:{policy.id}]", scripted(spec, steps)))
         return out
 
 

@@ -75,9 +75,9 @@ def tool_findings(spec: TaskSpec, tools: set[str]) -> list[Finding]:
                     evidence=f"tool {name!r} is not a tool of the spec's services",
                 )
             ]
-    for i, p in enumerate(spec.policies):
-        out += _tool(tools, p.tool, f"policies[{i}].tool") + _tool(tools, p.prior_tool, f"policies[{i}].prior_tool")
-        out += _expr(p.when, f"policies[{i}].when") + _expr(p.prior_when, f"policies[{i}].prior_when")
+    for i, p in enumerate(spec.rules):
+        out += _tool(tools, p.tool, f"rules[{i}].tool") + _tool(tools, p.prior_tool, f"rules[{i}].prior_tool")
+        out += _expr(p.when, f"rules[{i}].when") + _expr(p.prior_when, f"rules[{i}].prior_when")
     for i, e in enumerate(spec.events):
         out += _tool(tools, e.on_tool, f"events[{i}].on_tool")
     out += event_reads(spec, tools) + context_reads(spec)

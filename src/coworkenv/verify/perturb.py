@@ -121,7 +121,7 @@ def guarded_calls(spec: TaskSpec) -> list[tuple[str, list[CallStep]]]:
     a ``record_absent`` that holds on the fixtures: a call that makes a matching record.
     """
     tools = exposed(spec)
-    guards = [(f"policies:{p.id}", p.tool, 1) for p in spec.policies if p.rule == "forbid"]
+    guards = [(f"rules:{p.id}", p.tool, 1) for p in spec.rules if p.rule == "forbid"]
     guards += [(f"checks:{c.id}", b.tool, _over(spec, b)) for c in spec.checks if (b := c.call_bound()) is not None]
     out = []
     for where, tool, times in guards:

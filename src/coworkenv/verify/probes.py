@@ -85,7 +85,7 @@ class ViolatePolicy(Probe):
     name = "violate_policy"
 
     def _priors(self, spec: TaskSpec) -> set[str]:
-        return {p.prior_tool for p in spec.policies if p.rule == "require_prior" and p.prior_tool}
+        return {p.prior_tool for p in spec.rules if p.rule == "require_prior" and p.prior_tool}
 
     def applies(self, spec: TaskSpec) -> bool:
         priors = self._priors(spec)

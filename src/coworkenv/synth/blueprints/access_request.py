@@ -101,7 +101,7 @@ def _draft(bp: Blueprint, world: World, requester: Person, request: dict[str, An
     readable = [("chat", "messages", request["id"], "text")]
     title = f"Access request from {requester.name}"
     draft = Draft.start(bp.name, title, world, OPENINGS, facts, set(bp.capabilities), readable)
-    draft.policies.append(POLICY)
+    draft.rules.append(POLICY)
     return draft
 
 

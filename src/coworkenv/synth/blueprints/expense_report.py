@@ -132,7 +132,7 @@ def _draft(bp: Blueprint, world: World, what: str, category: str, receipt: dict[
     }
     readable = [("mail", "messages", receipt["id"], "body")]
     draft = Draft.start(bp.name, f"Expense the {what}", world, OPENINGS, facts, set(bp.capabilities), readable)
-    draft.policies.append(POLICY)
+    draft.rules.append(POLICY)
     return draft
 
 

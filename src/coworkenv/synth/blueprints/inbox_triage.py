@@ -37,7 +37,7 @@ class InboxTriage(Blueprint):
             ("mail", "messages", customer_mail[0]["id"], "body"),
         ]
         draft = Draft.start(self.name, "Triage the inbox", world, OPENINGS, {}, set(self.capabilities), readable)
-        draft.policies.append(POLICY)
+        draft.rules.append(POLICY)
         draft.summary = [m["subject"] for m in urgent]
         _triage(draft, archive, customer_mail, urgent)
         if "dynamic" in options:

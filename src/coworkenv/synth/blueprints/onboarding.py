@@ -98,7 +98,7 @@ def _draft(bp: Blueprint, world: World, hire: Person, manager: Person, channel: 
         "time", time, f"at {time}", ["time", "what time"], "What time would you like the intro?", f"Make it {time}."
     )
     draft = Draft.start(bp.name, f"Onboard {hire.name}", world, OPENINGS, facts, set(bp.capabilities))
-    draft.policies.append(POLICY)
+    draft.rules.append(POLICY)
     draft.summary = [hire.name, f"{start}T{time}"]
     return draft
 

@@ -40,7 +40,7 @@ def target(draft: Draft) -> tuple[str, str] | None:
 
 def confirm_first(draft: Draft, world: World) -> bool:
     main = draft.main_write()
-    if main is None or any(p["tool"] == main["call"] for p in draft.policies):
+    if main is None or any(p["tool"] == main["call"] for p in draft.rules):
         return False
     tool = main["call"]
     action = tool.split("_", 1)[1].replace("_", " ")
@@ -50,7 +50,7 @@ def confirm_first(draft: Draft, world: World) -> bool:
             f"{tool} changes shared data: ask the user to confirm right before each {action}.",
         )
     )
-    draft.policies.append(require_confirmation(f"confirm-{tool}", tool, description))
+    draft.rules.append(require_confirmation(f"confirm-{tool}", tool, description))
     about = target(draft)
     what = f" for {about[0]}" if about else ""
     draft.confirmations.append(
