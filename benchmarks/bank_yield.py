@@ -5,7 +5,7 @@ first-try and final yield, rejections) with admitted environments per CPU-second
 process (CPU time, not wall time: the machine is shared, so wall time measures the neighbours).
 Run it on two checkouts to compare them:
 
-    python benchmarks/bank_yield.py [--n 320] [--seed 0] [--blueprints a,b]
+    python benchmarks/bank_yield.py [--n 320] [--seed 0] [--blueprints a,b] [--generator composed]
 """
 
 from __future__ import annotations
@@ -26,11 +26,16 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=320)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--blueprints", default="", help="comma-separated; default: every blueprint")
+    ap.add_argument("--generator", default="blueprints", choices=("blueprints", "composed", "mix"))
+    ap.add_argument(
+        "--keep", default="", help="write the bank here (for benchmarks/diversity.py) instead of a temp dir"
+    )
     args = ap.parse_args()
     names = [b for b in args.blueprints.split(",") if b] or None
     with tempfile.TemporaryDirectory() as tmp:
         cpu = time.process_time()
-        manifest = synthesize_bank(Path(tmp) / "bank", args.n, seed=args.seed, blueprints=names)
+        out = Path(args.keep or Path(tmp) / "bank")
+        manifest = synthesize_bank(out, args.n, seed=args.seed, blueprints=names, generator=args.generator)
         cpu = time.process_time() - cpu
     table = Table(title=f"bank of {args.n} (seed {args.seed})")
     for col in ("figure", "value"):

@@ -30,6 +30,8 @@ class BankConfig:
     seed: int = 0
     capabilities: tuple[str, ...] = ()
     blueprints: tuple[str, ...] = ()
+    generator: str = "blueprints"
+    """Where workflows come from: ``blueprints``, ``composed`` (:mod:`coworkenv.synth.chains`) or ``mix``."""
     held_out: tuple[str, ...] = HELD_OUT
     max_rounds: int = 3
     shard_size: int = 1000
@@ -41,7 +43,7 @@ class BankConfig:
 
 def run_job(config: BankConfig, index: int) -> dict[str, Any]:
     """Synthesize and verify job ``index``; returns its journal entry (+ the shard line if admitted)."""
-    recipe = plan(config.seed, index, config.blueprints or None, config.capabilities or None)
+    recipe = plan(config.seed, index, config.blueprints or None, config.capabilities or None, config.generator)
     outcome = synthesize(recipe, config.max_rounds)
     v = outcome.verification
     entry: dict[str, Any] = {

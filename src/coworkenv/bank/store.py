@@ -30,6 +30,8 @@ from coworkenv.bank.llm.stats import LLMTally
 from coworkenv.spec import TaskSpec, spec_from_data
 from coworkenv.storage import append_jsonl, append_lines, atomic_write_json, atomic_write_text, read_jsonl, repair_jsonl
 from coworkenv.synth.blueprints import BLUEPRINTS, HELD_OUT
+from coworkenv.synth.chains import COMPOSED, HELD_OUT_COMPOSED
+from coworkenv.synth.composer import workflows
 from coworkenv.verify.admission import Verification
 
 if TYPE_CHECKING:
@@ -193,6 +195,7 @@ def synthesize_bank(
     capabilities: Sequence[str] | None = None,
     blueprints: Sequence[str] | None = None,
     held_out: Sequence[str] | None = None,
+    generator: str = "blueprints",
     workers: int = 1,
     max_rounds: int = 3,
     shard_size: int = 1000,
@@ -204,11 +207,14 @@ def synthesize_bank(
 
     ``capabilities`` restricts the bank to environments exercising at least one of them;
     ``blueprints`` to those workflows; ``held_out`` names the held-out blueprints (default
-    :data:`HELD_OUT`). ``on_progress(admitted, jobs)`` is called after every job.
+    :data:`HELD_OUT`, and :data:`HELD_OUT_COMPOSED` when composed workflows take part); ``generator`` says
+    where workflows come from (``blueprints``, ``composed`` or ``mix``). ``on_progress(admitted, jobs)`` is
+    called after every job.
     With ``llm``, that model writes ``llm_share`` of the jobs (:mod:`coworkenv.bank.llm`),
     ``workers`` requests at a time, and held-out workflow families join the held-out split.
     """
-    unknown = sorted(set(blueprints or ()) - set(BLUEPRINTS))
+    workflows(generator)  # an unknown generator is a ValueError before anything is written
+    unknown = sorted(set(blueprints or ()) - set(BLUEPRINTS) - set(COMPOSED))
     if unknown:
         raise BankError(f"unknown blueprints: {', '.join(unknown)}")
     config = BankConfig(
@@ -216,7 +222,8 @@ def synthesize_bank(
         seed=seed,
         capabilities=tuple(capabilities or ()),
         blueprints=tuple(blueprints or ()),
-        held_out=tuple(held_out if held_out is not None else _default_held_out(llm is not None)),
+        held_out=tuple(held_out if held_out is not None else _default_held_out(llm is not None, generator)),
+        generator=generator,
         max_rounds=max_rounds,
         shard_size=shard_size,
         llm_model=llm.model if llm is not None else None,
@@ -254,11 +261,11 @@ def _fill_with_blueprints(writer: _Writer, n: int, workers: int, on_progress: Pr
             writer.flush()
 
 
-def _default_held_out(llm: bool) -> tuple[str, ...]:
-    """Held-out blueprints, plus held-out LLM workflow families when a model writes jobs."""
-    if not llm:
-        return HELD_OUT
-    return (*HELD_OUT, *HELD_OUT_LABELS)
+def _default_held_out(llm: bool, generator: str = "blueprints") -> tuple[str, ...]:
+    """Held-out blueprints, plus the held-out composed families when chains take part, plus held-out LLM workflow
+    families when a model writes jobs."""
+    composed = HELD_OUT_COMPOSED if generator != "blueprints" else ()
+    return (*HELD_OUT, *composed, *(HELD_OUT_LABELS if llm else ()))
 
 
 class _Runner:

@@ -93,6 +93,9 @@ def synth(
     capabilities: list[str] | None = typer.Option(None, "--capabilities", help="only environments exercising them"),
     blueprints: list[str] | None = typer.Option(None, "--blueprints", help="only these workflows"),
     held_out: list[str] | None = typer.Option(None, "--held-out", help="held-out blueprints (default: built-in)"),
+    generator: str = typer.Option(
+        "blueprints", "--generator", help="where workflows come from: blueprints, composed (typed step chains) or mix"
+    ),
     workers: int = typer.Option(1, "--workers", "-w", min=1, help="worker processes"),
     max_rounds: int = typer.Option(3, "--max-rounds", "--rounds", min=0, help="repair rounds per environment"),
     llm: str | None = typer.Option(None, "--llm", help="generator model: openai:<model>@<base_url>"),
@@ -118,6 +121,7 @@ def synth(
                 capabilities=caps,
                 blueprints=_names(blueprints),
                 held_out=_names(held_out) if held_out else None,
+                generator=generator,
                 workers=concurrency if client else workers,
                 max_rounds=max_rounds,
                 on_progress=lambda admitted, jobs: progress.update(task, completed=admitted, jobs=jobs),

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from coworkenv.spec.models import TaskSpec
-from coworkenv.synth.blueprints import BLUEPRINTS, blueprint
+from coworkenv.synth.blueprints import BLUEPRINTS, Blueprint, blueprint
+from coworkenv.synth.chains import COMPOSED
 from coworkenv.synth.draft import finalize
 from coworkenv.synth.modifiers import MODIFIERS, Modifier
 from coworkenv.synth.world import World
@@ -55,8 +56,26 @@ class Recipe:
         return replace(self, world=self.world + 1, phrasing=0, drop=(), weights=(), required=())
 
 
+GENERATORS = ("blueprints", "composed", "mix")
+
+
+def workflow(name: str) -> Blueprint:
+    """A blueprint, or a family of composed workflows (``composed:<family>``), by name."""
+    return COMPOSED[name] if name in COMPOSED else blueprint(name)
+
+
+def workflows(generator: str = "blueprints") -> list[str]:
+    """The workflow names a generator draws from: blueprints, composed families, or both (interleaved)."""
+    if generator not in GENERATORS:
+        raise ValueError(f"unknown generator {generator!r}; known: {', '.join(GENERATORS)}")
+    names = {"blueprints": list(BLUEPRINTS), "composed": list(COMPOSED)}
+    if generator != "mix":
+        return names[generator]
+    return [*BLUEPRINTS, *(n for n in COMPOSED for _ in range(len(BLUEPRINTS) // len(COMPOSED)))]
+
+
 def compose(recipe: Recipe) -> TaskSpec:
-    bp = blueprint(recipe.blueprint)
+    bp = workflow(recipe.blueprint)
     world = World(derive(recipe.seed, recipe.world))
     wanted = [MODIFIERS[m] for m in MODIFIERS if m in recipe.modifiers]
     options = frozenset(m.option for m in wanted if m.option in bp.options)
@@ -79,19 +98,24 @@ def compose(recipe: Recipe) -> TaskSpec:
 
 def capabilities_of(name: str) -> set[str]:
     """The capabilities a blueprint can exercise, natively or through a modifier it accepts."""
-    bp = blueprint(name)
+    bp = workflow(name)
     return set(bp.capabilities) | {m.capability for m in MODIFIERS.values() if m.offered_by(bp.options)}
 
 
 def plan(
-    seed: int, index: int, blueprints: Sequence[str] | None = None, capabilities: Sequence[str] | None = None
+    seed: int,
+    index: int,
+    blueprints: Sequence[str] | None = None,
+    capabilities: Sequence[str] | None = None,
+    generator: str = "blueprints",
 ) -> Recipe:
-    """The recipe of job ``index`` of a bank: blueprint round-robin, modifiers drawn by seed.
+    """The recipe of job ``index`` of a bank: workflow round-robin, modifiers drawn by seed.
 
-    With ``capabilities``, only blueprints that can exercise one of them take part, and
-    every recipe exercises at least one of them.
+    ``generator`` says where workflows come from (:func:`workflows`); ``blueprints`` narrows
+    them to those names. With ``capabilities``, only workflows that can exercise one of them
+    take part, and every recipe exercises at least one of them.
     """
-    names = list(blueprints or BLUEPRINTS)
+    names = list(blueprints or workflows(generator))
     wanted = set(capabilities or ())
     if wanted:
         names = [n for n in names if capabilities_of(n) & wanted]
@@ -100,7 +124,7 @@ def plan(
     job = derive(seed, index)
     rng = random.Random(job)
     name = names[index % len(names)]
-    bp = blueprint(name)
+    bp = workflow(name)
     offered = [m for m in MODIFIERS.values() if m.offered_by(bp.options)]
     count = rng.choices([c for c, _ in MODIFIER_COUNT], weights=[w for _, w in MODIFIER_COUNT])[0]
     chosen: list[Modifier] = []

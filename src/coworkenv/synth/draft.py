@@ -75,6 +75,8 @@ class Draft:
     """The workspace time at the start (YYYY-MM-DDTHH:MM); multi-day drafts need it."""
     stages: list[DraftStage] = field(default_factory=list)
     """Later days of a multi-day workflow (see :mod:`coworkenv.synth.stages`)."""
+    description: str = ""
+    """What the workflow is made of, for the bank's readers (never shown to the agent)."""
 
     @classmethod
     def start(
@@ -311,6 +313,7 @@ def finalize(
     data: dict[str, Any] = {
         "id": "",
         "title": draft.title,
+        "description": draft.description,
         "services": draft.fixtures,
         "context": draft.context,
         "user": {

@@ -1,0 +1,25 @@
+"""report: the final answer, which must name the customer and state what the derive steps found.
+
+The derive steps add their own answer checks (the count, the total, the record picked);
+the report adds the customer's name and joins every step's report sentence.
+"""
+
+from __future__ import annotations
+
+from coworkenv.synth.steps.base import Chain, Step
+
+
+class Report(Step):
+    """Tell the user what was done and found."""
+
+    kind = "report"
+    name = "report"
+
+    def apply(self, chain: Chain) -> None:
+        company = chain.need("account").record["name"]
+        chain.report.insert(0, f"Done for {company}.")
+        chain.checks.answer_contains("told_customer", [company])
+        chain.clause("and tell me what you found", "then report back", "and give me a short summary")
+
+
+REPORT = Report()
