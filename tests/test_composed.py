@@ -118,7 +118,7 @@ def test_information_synthesis_makes_the_chain_derive_a_figure_the_report_states
 
 
 def test_scripted_cheats_fail_on_the_composed_bank(bank: Path) -> None:
-    cheats = _benchmark("cheats")
+    cheats = _benchmark("cheats_by_generator")
     tally = cheats.measure(str(bank), limit=16)["composed"]
     assert tally["ran"]["bare_done"] == 16 and tally["ran"]["look_alike_write"] > 0
     for name in ("bare_done", "stop_after_first_write", "look_alike_write", *cheats.VERIFIER_CHEATS):

@@ -96,9 +96,9 @@ def main_job(
 ) -> dict[str, Any]:
     """The pipeline end to end on the embedded defaults; every stage resumes from ``out``.
 
-    examples with the oracle → synthesize and verify ``n`` environments → oracle rollouts on
-    the training split → SFT dataset; with ``student`` (a policy spec such as ``embedded``),
-    also ``samples`` student episodes on ``student_envs`` training environments → RL records.
+    examples with the oracle → synthesize and verify ``n`` environments (blueprints and composed
+    workflows) → oracle rollouts on the training split → SFT dataset; with ``student`` (a policy spec
+    such as ``embedded``), also ``samples`` student episodes on ``student_envs`` training environments → RL records.
     """
     summary: dict[str, Any] = {"examples": run_examples(examples, console)}
     bank = out / "bank"
@@ -109,6 +109,7 @@ def main_job(
             bank,
             n,
             seed=seed,
+            generator="mix",
             workers=workers,
             on_progress=lambda admitted, _: progress.update(task, completed=admitted),
         )
