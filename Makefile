@@ -28,7 +28,7 @@ lint: $(VENV)/.full typecheck
 	$(BIN)/ruff check src tests benchmarks docs
 	$(BIN)/ruff format --check src tests benchmarks docs
 
-# mypy --strict on the typed core (runtime, grading, spec); settings in pyproject.toml
+# mypy --strict on the whole package; settings in pyproject.toml
 typecheck: $(VENV)/.full
 	$(BIN)/mypy
 

@@ -16,13 +16,10 @@ ROOT = Path(coworkenv.__file__).parent
 
 # Lower rank = lower layer; a module may import its own stage, shared leaves and lower ranks.
 ORDER: list[tuple[str, ...]] = [
-    ("storage", "expr_budget", "values", "patterns", "trajectory", "provenance"),  # shared leaves
-    ("expr_ops",),
+    ("storage", "values", "patterns", "trajectory", "provenance"),  # shared leaves
     ("transcript",),
-    ("expr_parse",),  # the expression language: parse, the reference evaluator, then what builds on it
-    ("expr_eval",),
-    ("expr_template",),
-    ("expr", "spec"),
+    ("expr",),  # the expression language that specs are written in
+    ("spec",),
     ("capabilities",),
     ("services",),
     ("grading",),

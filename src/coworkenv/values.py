@@ -190,7 +190,7 @@ def _relative_dates(low: str, today: date) -> set[Key]:
     return {("date", d.isoformat()) for d in days} | {("md", d.strftime("%m-%d")) for d in days}
 
 
-_NO_QUALIFIER = re.compile(r"()()()").match("")
+_NO_QUALIFIER: re.Match[str] = re.compile(r"()()()").fullmatch("")  # type: ignore[assignment]  # matches ""
 
 
 def _shifted(today: date, days: int) -> set[date]:

@@ -11,7 +11,7 @@ lock: steps share it with the event loop, so while several CPU-heavy steps run, 
 other sessions' requests wait for it (tens of milliseconds typically, occasionally hundreds on a
 loaded machine) until each heavy step ends or is stopped; and an interrupt cannot reach into a
 single long call into C (a regular expression over a long text), which the body size limit and the
-expression budget (:mod:`coworkenv.expr_budget`) bound.
+expression budget (:mod:`coworkenv.expr.budget`) bound.
 
 The time limit counts from when the work starts on a worker, not from when it was queued: a
 session waiting behind others' steps does not lose its own step's time to them.

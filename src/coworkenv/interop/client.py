@@ -82,10 +82,12 @@ class EnvClient:
         return parsed
 
     def health(self) -> dict[str, Any]:
-        return self.request("GET", "/health")
+        health: dict[str, Any] = self.request("GET", "/health")
+        return health
 
     def environments(self) -> list[dict[str, Any]]:
-        return self.request("GET", "/environments")
+        listed: list[dict[str, Any]] = self.request("GET", "/environments")
+        return listed
 
     def spec(self, env_id: str) -> TaskSpec:
         if env_id not in self._specs:
@@ -172,7 +174,8 @@ class RemoteEnv:
         return Grade.model_validate(self.client.request("POST", self._path("/grade")))
 
     def state(self) -> dict[str, Any]:
-        return self.client.request("GET", self._path("/state"))
+        state: dict[str, Any] = self.client.request("GET", self._path("/state"))
+        return state
 
     def end(self, reason: str) -> None:
         self.client.request("POST", self._path("/end"), {"reason": reason})

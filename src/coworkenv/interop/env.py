@@ -17,7 +17,7 @@ from typing import Any
 from coworkenv.interop.catalog import Catalog
 from coworkenv.runtime.asynchronous import AsyncMethods
 from coworkenv.runtime.environment import Environment
-from coworkenv.runtime.observation import Observation
+from coworkenv.runtime.observation import Observation as Observation  # served from here too
 from coworkenv.spec import spec_from_data
 from coworkenv.spec.models import TaskSpec
 from coworkenv.trajectory import Grade, Trajectory

@@ -74,7 +74,7 @@ class CoworkEnv(gymnasium.Env[str, str]):
         reason = obs.info.get("done_reason", "")
         truncated = obs.done and reason in LIMIT_REASONS
         terminated = obs.done and not truncated
-        reward = float(obs.reward) if obs.done else 0.0
+        reward = float(obs.reward or 0.0) if obs.done else 0.0
         return self._text(obs.messages), reward, terminated, truncated, dict(obs.info, step=obs.step)
 
     def render(self) -> str | None:

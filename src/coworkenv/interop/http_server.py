@@ -20,7 +20,7 @@ import asyncio
 import hmac
 import ipaddress
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
@@ -90,7 +90,7 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _auth(token: str | None):
+def _auth(token: str | None) -> Callable[[str | None], None]:
     def check(authorization: str | None = Header(None)) -> None:
         if token is None:
             return

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import inspect
 import random
+import types
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -43,7 +44,7 @@ def _py_type(schema: dict[str, Any]) -> Any:
     if isinstance(kind, list):  # ["string", "null"] and the like
         kind = next((k for k in kind if k != "null"), "string")
     if kind == "array":
-        return list[_py_type(schema.get("items") or {"type": "string"})]
+        return types.GenericAlias(list, (_py_type(schema.get("items") or {"type": "string"}),))
     if kind is None and "anyOf" in schema:
         return _py_type(next((s for s in schema["anyOf"] if s.get("type") != "null"), {"type": "string"}))
     return _JSON_TYPES.get(str(kind), str)
@@ -90,7 +91,8 @@ class CoworkTrlEnv:
         """Start an episode of ``env_id`` (a dataset column) or a drawn environment; returns the opening request."""
         chosen = env_id if env_id in self.specs else self._rng.choice(sorted(self.specs))
         self.env = Env(self.specs[chosen])
-        return self.env.reset().messages[-1]["content"]
+        opening: str = self.env.reset().messages[-1]["content"]
+        return opening
 
     def get_reward(self) -> float:
         return self.env.grade().score if self.env is not None else 0.0

@@ -24,11 +24,11 @@ def make_environment(
     ``user`` is None (scripted) or ``openai:<model>@<base_url>``; ``max_turns`` caps the
     episode below the spec's own limit (a budget for slow local models), never above it.
     """
-    limits = {"seed": seed, "fault_rate": fault_rate, "max_turns": min(spec.max_turns, max_turns or spec.max_turns)}
+    turns = min(spec.max_turns, max_turns or spec.max_turns)
     if not user or user == "scripted":
-        return Environment(spec, **limits)
+        return Environment(spec, seed=seed, fault_rate=fault_rate, max_turns=turns)
     kind, _, rest = user.partition(":")
     if kind != "openai":
         raise ValueError(f"unknown user simulator {user!r}; expected 'scripted' or 'openai:<model>@<base_url>'")
     model, base_url = parse_openai_spec(rest)
-    return LLMUserEnvironment(spec, model=model, base_url=base_url, **limits)
+    return LLMUserEnvironment(spec, model=model, base_url=base_url, seed=seed, fault_rate=fault_rate, max_turns=turns)

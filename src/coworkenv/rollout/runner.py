@@ -129,7 +129,7 @@ def rollout_bank(
     if options.env_server and (options.user or options.fault_rate):
         raise ValueError("--env-server runs the server's scripted user without random faults; drop --user/--fault-rate")
     from_specs = not isinstance(bank, str | Path)
-    specs = list(bank) if from_specs else load_specs(bank, split)
+    specs = load_specs(bank, split) if isinstance(bank, str | Path) else list(bank)
     if not specs:
         raise ValueError(f"{bank}: no environments to run" + (f" in split {split!r}" if split else ""))
     name = policy if isinstance(policy, str) else getattr(policy, "name", type(policy).__name__)
@@ -274,7 +274,7 @@ def _ray(
         yield from ActorPool(actors).map_unordered(lambda actor, chunk: actor.run.remote(chunk, options), chunks)
     finally:
         for actor in actors:
-            ray.kill(actor)
+            ray.kill(actor)  # type: ignore[arg-type]  # ray types a remote class's handle as the class
 
 
 __all__ = ["RolloutSummary", "episode_key", "plan_tasks", "rollout_bank"]

@@ -235,7 +235,8 @@ class RolloutStore:
     def manifest(self) -> dict[str, Any]:
         if not self.manifest_path.exists():
             return {}
-        return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        manifest: dict[str, Any] = json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        return manifest
 
     def write_manifest(self, data: dict[str, Any]) -> None:
         atomic_write_json(self.manifest_path, data)

@@ -141,7 +141,7 @@ class Crm(Service):
             by_email = self.lookup("contacts", "email", email.strip().lower(), lower=True)
             rows = self.matching(by_email, words, _role_text)
         else:
-            rows = self.text_search("contacts", words, _role_text)
+            rows = list(self.text_search("contacts", words, _role_text))
         hits = [c for c in rows if email is None or c["email"].lower() == email.strip().lower()]
         hits.sort(key=_contact_order)
         return page(hits, limit, offset, key="contacts")

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from pydantic import Field
 
-from coworkenv.expr_eval import evaluate
-from coworkenv.expr_ops import ExprError
+from coworkenv.expr.evaluate import evaluate
+from coworkenv.expr.ops import ExprError
 from coworkenv.spec.base import SpecModel
 from coworkenv.trajectory import ToolCallRecord, UserReply
 

@@ -7,7 +7,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from coworkenv.expr_ops import COMPARE
+from coworkenv.expr.ops import COMPARE
 from coworkenv.spec.checks.base import Record, StateCheck, record_matches
 
 

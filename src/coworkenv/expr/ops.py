@@ -2,7 +2,7 @@
 
 Operands come from specs and from model output, so every operation that can build a large
 value charges its expanded size to the evaluation's budget before building it
-(:mod:`coworkenv.expr_budget`), ``%`` is the numeric remainder only (a string on its left
+(:mod:`coworkenv.expr.budget`), ``%`` is the numeric remainder only (a string on its left
 would be printf-style formatting, which reads keys, width and precision from the data), and
 any failure is an :class:`ExprError`.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from coworkenv.expr_budget import ExprError, built, charge, charged, left, size
+from coworkenv.expr.budget import ExprError, built, charge, charged, left, size
 
 __all__ = ["COMPARE", "FUNCTIONS", "ExprError", "arith", "brief", "get_item", "text_of"]
 

@@ -2,7 +2,7 @@
 
 A string that is exactly one reference keeps the referenced value's type; a reference
 inside longer text is formatted into it (:func:`format_value`). A template renders under one
-size budget for all its references (:mod:`coworkenv.expr_budget`), the text it formats charged
+size budget for all its references (:mod:`coworkenv.expr.budget`), the text it formats charged
 with them: three hundred references of a million characters each are one over-budget render,
 not three hundred evaluations within bounds.
 """
@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from coworkenv.expr_budget import budgeted, charged
-from coworkenv.expr_eval import Compiled, Context, evaluate
-from coworkenv.expr_ops import ExprError, brief
+from coworkenv.expr.budget import budgeted, charged
+from coworkenv.expr.evaluate import Compiled, Context, evaluate
+from coworkenv.expr.ops import ExprError, brief
 
 _TEMPLATE = re.compile(r"\$\{([^}]*)\}")
 

@@ -3,15 +3,15 @@
 Specs are data: checks, rules, events and reference solutions need predicates
 (``args.amount > 500``) and value references (``${r1.items[0].id}``), but spec content is
 never handed to ``eval``/``exec``. The expression is tokenized and parsed here
-(:mod:`coworkenv.expr_parse`) and compiled into closures over a context dict
-(:mod:`coworkenv.expr_eval`; :mod:`coworkenv.expr_template` for ``${expr}`` templates); this
+(:mod:`coworkenv.expr.parse`) and compiled into closures over a context dict
+(:mod:`coworkenv.expr.evaluate`; :mod:`coworkenv.expr.template` for ``${expr}`` templates); this
 module is their front. Only the operators below and the
 functions in :data:`FUNCTIONS` exist; attribute access reads dict keys, never Python
 attributes; ``%`` is the numeric remainder only (no printf-style string formatting).
 
 Expressions come from spec files and are evaluated against model output, so every cost is
 bounded: source length, literal digits and nesting depth at parse time; at run time, what
-one evaluation builds, counted at its expanded size (:mod:`coworkenv.expr_budget`). Anything over a bound is an
+one evaluation builds, counted at its expanded size (:mod:`coworkenv.expr.budget`). Anything over a bound is an
 :class:`ExprError`, never a hang, a crash or a RecursionError.
 
 Grammar (lowest precedence first)::
@@ -30,10 +30,10 @@ Grammar (lowest precedence first)::
 
 from __future__ import annotations
 
-from coworkenv.expr_eval import Compiled, Context, check_syntax, compile_expr, evaluate
-from coworkenv.expr_ops import FUNCTIONS, ExprError
-from coworkenv.expr_parse import tokenize
-from coworkenv.expr_template import compile_template, format_value, references, render
+from coworkenv.expr.evaluate import Compiled, Context, check_syntax, compile_expr, evaluate
+from coworkenv.expr.ops import FUNCTIONS, ExprError
+from coworkenv.expr.parse import tokenize
+from coworkenv.expr.template import compile_template, format_value, references, render
 
 __all__ = [
     "FUNCTIONS",

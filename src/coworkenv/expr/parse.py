@@ -25,7 +25,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from coworkenv.expr_ops import FUNCTIONS, ExprError
+from coworkenv.expr.ops import FUNCTIONS, ExprError
 
 Node = tuple[Any, ...]
 

@@ -2,7 +2,7 @@
 
 Every node becomes one closure; names read the context (``c.get``), paths read dict keys
 and list items through :func:`get_item`, operators and functions are those of
-:mod:`coworkenv.expr_ops`. This is the evaluator for every context (checks, rules, events,
+:mod:`coworkenv.expr.ops`. This is the evaluator for every context (checks, rules, events,
 the user, templates).
 """
 
@@ -12,9 +12,9 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from coworkenv.expr_budget import budgeted, built, charge, charged
-from coworkenv.expr_ops import COMPARE, FUNCTIONS, ExprError, arith, get_item
-from coworkenv.expr_parse import Node, parse, show
+from coworkenv.expr.budget import budgeted, built, charge, charged
+from coworkenv.expr.ops import COMPARE, FUNCTIONS, ExprError, arith, get_item
+from coworkenv.expr.parse import Node, parse, show
 
 Context = dict[str, Any]
 Compiled = Callable[[Context], Any]
@@ -83,7 +83,8 @@ def build(node: Node) -> Compiled:
 
 def _literal(items: list[Any]) -> list[Any]:
     """A list literal, charged at its expanded size (``[x, x, x]`` holds ``x`` three times)."""
-    return built(items, charged(items, "a list"))
+    made: list[Any] = built(items, charged(items, "a list"))
+    return made
 
 
 def _chain(first: Compiled, rest: list[tuple[Callable[[Any, Any], Any], Compiled]]) -> Compiled:
