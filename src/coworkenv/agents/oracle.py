@@ -48,7 +48,7 @@ def compiled(template: Any) -> Compiled:
 
 def turn(content: Any, calls: list[ToolCall] | None = None) -> AssistantTurn:
     """``AssistantTurn(content=content)`` (and ``tool_calls=calls`` when given), without validating what the
-    oracle made; content that is not text goes through validation, which rejects it as before."""
+    oracle made; content that is not text goes through validation, which rejects it."""
     if content is not None and type(content) is not str:
         return AssistantTurn(content=content) if calls is None else AssistantTurn(content=content, tool_calls=calls)
     given = {"content"} if calls is None else {"content", "tool_calls"}

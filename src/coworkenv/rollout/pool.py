@@ -10,10 +10,8 @@ about twice the driver time on a run of scripted episodes, and the driver shares
 With a scripted policy a pool of N plays in N processes: the driver and N - 1 workers. The driver takes chunks
 like a worker and, between the episodes of its chunk, reads what the workers sent and sends them more, so none
 waits. Its lines go to the store without a spool file, and the run has one process fewer to start and to share
-the cores with: on 2 cores, all the processes of a driver beside 2 workers used x1.13 one process's CPU (its
-bookkeeping, a third process's switches, a second worker's start and copied memory pages); a driver that plays
-beside 1 worker, x1.05 (medians of 6 runs). A model policy's driver only feeds its N workers: it would have to
-load the model too.
+the cores with (a driver that only fed its workers would cost a process's switches, start and copied memory
+pages). A model policy's driver only feeds its N workers: it would have to load the model too.
 """
 
 from __future__ import annotations

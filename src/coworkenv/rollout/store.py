@@ -47,7 +47,7 @@ EPISODES_FILE = "episodes.jsonl"
 MANIFEST_FILE = "manifest.json"
 RESUME_FIELDS = ("policy", "seed", "user", "fault_rate", "bank", "split", "code")
 """Settings that must match to resume a run (``samples`` may grow; ``code``: :func:`~coworkenv.provenance.code_version`,
-recorded since it was added, so older runs resume as before)."""
+absent from runs that did not record it, which then resume without the check)."""
 SYNC_INTERVAL = 1.0
 """Seconds between fsyncs of ``episodes.jsonl`` while a run goes on (see the module's durability rule)."""
 SPOOL_PREFIX = ".spool-"

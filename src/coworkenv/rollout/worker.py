@@ -304,9 +304,8 @@ def prepare_for_fork(
     :meth:`SpecCache.add`). A spec that fails here is left to the worker, which records its error.
 
     A driver that plays beside its workers asks for specs alone: then each process builds the environments of the
-    chunks it plays, at the same time as the others (built here, all of them were built before any episode began,
-    ~11 ms of a 1,440-episode run on one core while the other waited), and a process's own environments are its
-    own memory pages, not pages shared with the fork that the first write copies."""
+    chunks it plays, at the same time as the others (built here, all of them would be built before any episode
+    began, on one core while the others wait), and a process's own environments are its own memory pages, not pages shared with the fork that the first write copies."""
     if known is not None:
         _SPECS.entries.update(known.entries)
     for task in tasks:
