@@ -305,7 +305,8 @@ def prepare_for_fork(
 
     A driver that plays beside its workers asks for specs alone: then each process builds the environments of the
     chunks it plays, at the same time as the others (built here, all of them would be built before any episode
-    began, on one core while the others wait), and a process's own environments are its own memory pages, not pages shared with the fork that the first write copies."""
+    began, on one core while the others wait), and a process's own environments are its own memory pages, not
+    pages shared with the fork that the first write copies."""
     if known is not None:
         _SPECS.entries.update(known.entries)
     for task in tasks:
