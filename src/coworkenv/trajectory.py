@@ -9,27 +9,10 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic_core import PydanticSerializationError
-
-M = TypeVar("M", bound=BaseModel)
-_new = object.__new__
-_set = object.__setattr__
-
-
-def trusted(cls: type[M], values: dict[str, Any], given: set[str]) -> M:
-    """An instance of ``cls`` holding ``values`` (every field, already of its type) with ``given`` marked set:
-    what validating those values would make, so it compares, copies and serialises alike, without validating
-    what the code itself made and typed. (pydantic's ``model_construct`` does the same, but measured slower
-    than validating.)"""
-    obj = _new(cls)
-    _set(obj, "__dict__", values)
-    _set(obj, "__pydantic_fields_set__", given)
-    _set(obj, "__pydantic_extra__", None)
-    _set(obj, "__pydantic_private__", None)
-    return obj
 
 
 class PublicModel(BaseModel):

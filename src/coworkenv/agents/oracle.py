@@ -14,12 +14,10 @@ from coworkenv.expr import Compiled, ExprError, compile_template
 from coworkenv.runtime.turn import AssistantTurn, ToolCall
 from coworkenv.spec.models import AnswerStep, AskStep, CallStep, ConfirmStep, TaskSpec
 from coworkenv.spec.stages import current_stage, stage_count, stage_view
-from coworkenv.trajectory import trusted
 
 MAX_RETRIES = 3
 TRANSIENT_MARKERS = ("503", "temporar", "retry", "timeout", "unavailable")
 _ERROR_START = '{"error"'
-_CALL_FIELDS = frozenset({"id", "name", "arguments"})
 _TEMPLATES: dict[int, tuple[Any, Compiled]] = {}
 _TEMPLATES_LIMIT = 4096
 
@@ -47,18 +45,13 @@ def compiled(template: Any) -> Compiled:
 
 
 def turn(content: Any, calls: list[ToolCall] | None = None) -> AssistantTurn:
-    """``AssistantTurn(content=content)`` (and ``tool_calls=calls`` when given), without validating what the
-    oracle made; content that is not text goes through validation, which rejects it."""
-    if content is not None and type(content) is not str:
-        return AssistantTurn(content=content) if calls is None else AssistantTurn(content=content, tool_calls=calls)
-    given = {"content"} if calls is None else {"content", "tool_calls"}
-    return trusted(AssistantTurn, {"content": content, "tool_calls": calls or [], "usage": {}}, given)
+    """The oracle's turn: ``content`` (and ``calls`` when given), validated like any model's."""
+    return AssistantTurn(content=content) if calls is None else AssistantTurn(content=content, tool_calls=calls)
 
 
 def tool_call(call_id: str, name: str, arguments: str | dict[str, Any]) -> ToolCall:
-    """``ToolCall(id=call_id, name=name, arguments=arguments)`` for a name and arguments from a validated spec
-    (validation would copy the arguments: the caller hands over a dict of its own)."""
-    return trusted(ToolCall, {"id": call_id, "name": name, "arguments": arguments}, set(_CALL_FIELDS))
+    """One call of the oracle's turn (validation copies the arguments, so no two turns share them)."""
+    return ToolCall(id=call_id, name=name, arguments=arguments)
 
 
 def ask_text(spec: TaskSpec, slot: str, question: str | None) -> str:
