@@ -8,18 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from coworkenv.expr import ExprError, evaluate
+from coworkenv.spec.checks import holds
 from coworkenv.spec.models import Rule
 from coworkenv.trajectory import ToolCallRecord
 
 
 def _holds(expr: str | None, ctx: dict[str, Any]) -> bool:
-    if expr is None:
-        return True
-    try:
-        return bool(evaluate(expr, ctx))
-    except ExprError:
-        return False
+    """A rule's condition: none always holds; one that fails to evaluate does not."""
+    return expr is None or holds(expr, ctx)
 
 
 class RuleMonitor:

@@ -12,11 +12,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from coworkenv.capabilities.safety import INJECTION, fixture_texts
-from coworkenv.expr import ExprError, evaluate
 from coworkenv.runtime.router import exposed_names
 from coworkenv.services.damage import Damage
 from coworkenv.services.registry import ALL_TOOLS, SERVICES, service_class, tool_table
-from coworkenv.spec.checks import CallBound, record_matches
+from coworkenv.spec.checks import CallBound, holds, record_matches
 from coworkenv.spec.models import CallStep, TaskSpec
 from coworkenv.verify.violations import violating_call
 
@@ -184,7 +183,7 @@ def _over(spec: TaskSpec, check: CallBound) -> int:
         for s in spec.reference
         if isinstance(s, CallStep)
         and s.call == check.tool
-        and (check.where is None or "${" in repr(s.args) or _holds(check.where, {"args": s.args}))
+        and (check.where is None or "${" in repr(s.args) or holds(check.where, {"args": s.args}))
     )
     return max(check.max + 1 - made, 1)
 
@@ -225,11 +224,4 @@ def _call_of(spec: TaskSpec, tool: str) -> CallStep | None:
 
 
 def _allowed(allow: str | None, rec: dict[str, Any]) -> bool:
-    return allow is not None and _holds(allow, {"r": rec})
-
-
-def _holds(expr: str, ctx: dict[str, Any]) -> bool:
-    try:
-        return bool(evaluate(expr, ctx))
-    except ExprError:
-        return False
+    return allow is not None and holds(allow, {"r": rec})
