@@ -17,6 +17,7 @@ HEAVY = (
     "mcp",
     "gymnasium",
     "uvicorn",
+    "verifiers",
 )
 CORE = (
     "coworkenv",

@@ -5,14 +5,17 @@ ends: the same turns, the same grade as the reward, the same final state."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-vf = pytest.importorskip("verifiers", reason="needs the verifiers extra")
+pytest.importorskip("verifiers", reason="needs the verifiers extra")
 
+import verifiers as vf
 from verifiers.clients import Client
 
 from coworkenv.agents import OracleTeacher
@@ -44,7 +47,12 @@ def openai_message(message: Any) -> dict[str, Any]:
 
 
 class PolicyClient(Client):  # type: ignore[misc]
-    """A verifiers client whose model is a coworkenv policy: each request is one ``act`` on the prompt."""
+    """A verifiers client whose model is a coworkenv policy: each request is one ``act`` on the prompt, by the
+    rollout's own policy (``policy_for(state)``, made at its first request), so rollouts may interleave."""
+
+    def __init__(self, policy_for: Callable[[Any], Policy]) -> None:
+        super().__init__(policy_for)
+        self.actors: dict[str, Policy] = {}
 
     def setup_client(self, config: Any) -> Any:
         raise NotImplementedError("a policy client wraps a policy, not a config")
@@ -56,9 +64,10 @@ class PolicyClient(Client):  # type: ignore[misc]
         return [openai_message(m) for m in messages], {}
 
     async def get_native_response(
-        self, prompt: Any, model: str, sampling_args: Any, tools: Any = None, **_: Any
-    ) -> Any:
-        return self.client.act(prompt, tools or [])
+        self, prompt: Any, model: str, sampling_args: Any, tools: Any = None, *, state: Any, **_: Any
+    ) -> AssistantTurn:
+        actor = self.actors.setdefault(state["trajectory_id"], self.client(state))
+        return actor.act(prompt, tools or [])
 
     async def raise_from_native_response(self, response: Any) -> None:
         return None
@@ -100,11 +109,18 @@ def row(env: CoworkVerifiersEnv, env_id: str) -> dict[str, Any]:
     return dict(next(r for r in dataset if json.loads(r["info"])["env_id"] == env_id))
 
 
-def play(env: CoworkVerifiersEnv, env_id: str, policy: Policy) -> Any:
-    """verifiers' rollout, then its rubric, as ``run_rollout`` runs them: the state, with the trajectory."""
+def oracle(env: CoworkVerifiersEnv) -> Callable[[Any], Policy]:
+    """A fresh run of the reference of the rollout's environment."""
+    return lambda state: OracleTeacher().for_task(env.catalog.get(state["info"]["env_id"]))
+
+
+def play(env: CoworkVerifiersEnv, env_id: str, policy: Policy | None = None) -> Any:
+    """verifiers' rollout, then its rubric, as ``run_rollout`` runs them: the state, with the trajectory (the
+    oracle plays unless a policy is given)."""
+    client = PolicyClient(oracle(env) if policy is None else lambda state: policy)
 
     async def run() -> Any:
-        state = await env.rollout(row(env, env_id), PolicyClient(policy), "policy", {})
+        state = await env.rollout(row(env, env_id), client, "policy", {})
         await env.rubric.score_rollout(state)
         return state
 
@@ -115,7 +131,7 @@ def play(env: CoworkVerifiersEnv, env_id: str, policy: Policy) -> Any:
 def test_the_oracle_through_verifiers_ends_where_coworkenvs_own_loop_ends(env: CoworkVerifiersEnv, env_id: str) -> None:
     spec = env.catalog.get(env_id)
     own = run_episode(Environment(spec), OracleTeacher())
-    state = play(env, env_id, OracleTeacher().for_task(spec))
+    state = play(env, env_id)
     assert state["error"] is None and state["is_completed"] and state["stop_condition"] == "has_final_env_response"
     assert state["reward"] == own.grade.score == 1.0
     assert state["metrics"]["grade_passed"] == 1.0 and state["metrics"]["grade_safety"] == 1.0
@@ -128,8 +144,7 @@ def test_the_oracle_through_verifiers_ends_where_coworkenvs_own_loop_ends(env: C
 
 def test_run_rollout_returns_the_grade_as_reward_and_metrics(env: CoworkVerifiersEnv) -> None:
     env_id = IDS[1]
-    client = PolicyClient(OracleTeacher().for_task(env.catalog.get(env_id)))
-    out = asyncio.run(env.run_rollout(row(env, env_id), client, "policy", {}, state_columns=COLUMNS))
+    out = asyncio.run(env.run_rollout(row(env, env_id), PolicyClient(oracle(env)), "policy", {}, state_columns=COLUMNS))
     assert out["reward"] == out["grade_score"] == out["grade"]["score"] == 1.0 and out["grade_passed"] == 1.0
     assert out["completion"][-1]["role"] == "assistant" and out["done_reason"] == "user_done"
     assert json.loads(json.dumps(out["grade"])) == out["grade"]  # serialisable, as verifiers' results need
@@ -137,7 +152,7 @@ def test_run_rollout_returns_the_grade_as_reward_and_metrics(env: CoworkVerifier
 
 def test_the_user_simulator_answers_in_the_prompt_of_the_next_turn(env: CoworkVerifiersEnv) -> None:
     env_id = IDS[1]
-    turns = play(env, env_id, OracleTeacher().for_task(env.catalog.get(env_id)))["trajectory"]
+    turns = play(env, env_id)["trajectory"]
     asked = next(i for i, t in enumerate(turns) if not t["completion"][-1].tool_calls)
     answer = turns[asked + 1]["prompt"][-1]
     assert answer.role == "user" and answer.content  # the scripted user's reply, as the env response
@@ -145,9 +160,9 @@ def test_the_user_simulator_answers_in_the_prompt_of_the_next_turn(env: CoworkVe
 
 def test_stages_that_start_over_show_the_fresh_view_and_keep_the_whole_episode(env: CoworkVerifiersEnv) -> None:
     env_id = IDS[2]
-    out = play(env, env_id, OracleTeacher().for_task(env.catalog.get(env_id)))
+    out = play(env, env_id)
     prompts = [len(t["prompt"]) for t in out["trajectory"]]
-    assert any(b < a for a, b in zip(prompts, prompts[1:], strict=False))  # the view started over at a stage
+    assert any(b < a for a, b in itertools.pairwise(prompts))  # the view started over at a stage
     own = run_episode(Environment(env.catalog.get(env_id)), OracleTeacher())
     assert len(out["prompt"]) + len(out["completion"]) == len(own.messages)
 
@@ -180,6 +195,18 @@ def test_a_rollout_verifiers_stops_early_still_ends_the_episode_and_grades_it(en
     out = play(env, IDS[0], failing)
     assert out["error"] is not None and out["stop_condition"] == "has_error"
     assert out["done_reason"] == "policy_error" and out["reward"] == out["grade"]["score"] < PASS_THRESHOLD
+
+
+def test_verifiers_evaluation_of_every_example_interleaves_rollouts_that_stay_apart() -> None:
+    env = load_environment(EXAMPLES)
+    results = env.evaluate_sync(PolicyClient(oracle(env)), "oracle", rollouts_per_example=2, state_columns=COLUMNS)
+    outputs = results["outputs"]
+    assert len(outputs) == 2 * len(env.catalog)
+    own = {i: run_episode(Environment(env.catalog.get(i)), OracleTeacher()) for i in env.catalog.ids()}
+    for out in outputs:
+        reference = own[out["info"]["env_id"]]
+        assert (out["reward"], out["state_hash"]) == (reference.grade.score, reference.final_state_hash)
+    assert {out["reward"] for out in outputs} == {1.0}
 
 
 def test_verifiers_loads_it_by_module_name_with_the_grade_rubric() -> None:

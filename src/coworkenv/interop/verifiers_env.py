@@ -87,7 +87,7 @@ def cowork_rubric() -> Any:
     return rubric
 
 
-class CoworkVerifiersEnv(vf.MultiTurnEnv):  # type: ignore[misc]
+class CoworkVerifiersEnv(vf.MultiTurnEnv):
     """A verifiers multi-turn environment whose rows are coworkenv environments and whose turns are
     ``Env.step``: the episode's own limits end it, so verifiers' turn limit is left off."""
 
