@@ -7,6 +7,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +21,7 @@ pytest.importorskip("verifiers", reason="needs the verifiers extra")
 import verifiers as vf
 from verifiers.clients import Client
 
+import coworkenv
 from coworkenv.agents import OracleTeacher
 from coworkenv.grading import PASS_THRESHOLD
 from coworkenv.interop.catalog import Catalog
@@ -207,6 +211,33 @@ def test_verifiers_evaluation_of_every_example_interleaves_rollouts_that_stay_ap
         reference = own[out["info"]["env_id"]]
         assert (out["reward"], out["state_hash"]) == (reference.grade.score, reference.final_state_hash)
     assert {out["reward"] for out in outputs} == {1.0}
+
+
+def test_vf_eval_plays_it_against_an_openai_compatible_server(tmp_path: Path) -> None:
+    """verifiers' own command line, its env server and its OpenAI client: a malformed call, then a report."""
+    from test_openai_policy import FakeServer, Reply, completion, tool_call
+
+    server = FakeServer()
+    server.script(
+        Reply(body=completion(tool_call("expenses_list", "{oops"))), Reply(body=completion({"content": "Done."}))
+    )
+    spec = EXAMPLES / f"{IDS[0]}.yaml"
+    command = [
+        *(str(Path(sys.executable).parent / "vf-eval"), "coworkenv.interop.verifiers_env"),
+        *("-a", json.dumps({"bank": str(spec)}), "-m", "fake", "-b", server.url, "-k", "FAKE_KEY"),
+        *("-n", "1", "-r", "1", "--disable-tui", "--save-results", "-o", str(tmp_path), "-C", "state_hash,done_reason"),
+    ]
+    env = {**os.environ, "FAKE_KEY": "none", "PYTHONPATH": str(Path(coworkenv.__file__).parent.parent)}
+    try:
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, check=False)
+    finally:
+        server.httpd.shutdown()
+    assert done.returncode == 0, done.stderr[-3000:]
+    (results,) = tmp_path.rglob("results.jsonl")
+    (out,) = [json.loads(line) for line in results.read_text().splitlines()]
+    assert out["completion"][1]["role"] == "tool" and "unknown tool 'expenses_list'" in out["completion"][1]["content"]
+    assert out["done_reason"] == "user_done" and out["reward"] == out["grade_score"] < PASS_THRESHOLD
+    assert len(server.requests) == 2
 
 
 def test_verifiers_loads_it_by_module_name_with_the_grade_rubric() -> None:
