@@ -25,7 +25,7 @@ import coworkenv
 from coworkenv.agents import OracleTeacher
 from coworkenv.grading import PASS_THRESHOLD
 from coworkenv.interop.catalog import Catalog
-from coworkenv.interop.verifiers_env import CoworkVerifiersEnv, load_environment
+from coworkenv.interop.verifiers_env import CoworkVerifiersEnv, assistant_turn, load_environment
 from coworkenv.runtime import Environment, run_episode
 from coworkenv.runtime.policy import Policy
 from coworkenv.runtime.turn import AssistantTurn, ToolCall
@@ -249,6 +249,18 @@ def test_verifiers_loads_it_by_module_name_with_the_grade_rubric() -> None:
     assert first["tool_defs"] and {"name", "description", "parameters"} <= set(first["tool_defs"][0])
     assert loaded.pass_threshold == PASS_THRESHOLD
     assert {"grade_score", "grade_passed"} <= set(loaded.rubric._get_reward_func_names())
+
+
+def test_an_assistant_message_becomes_the_turn_the_runtime_reads() -> None:
+    parts = [vf.TextContentPart(text="Booked "), vf.ImageUrlContentPart(image_url={"url": "x"}), {"type": "text"}]
+    call = vf.ToolCall(id="c1", name="calendar_create", arguments='{"title": "x"}')
+    turn = assistant_turn(vf.AssistantMessage(content=parts, tool_calls=[call]))
+    assert turn == {
+        "role": "assistant",
+        "content": "Booked ",
+        "tool_calls": [{"id": "c1", "name": "calendar_create", "arguments": '{"title": "x"}'}],
+    }
+    assert assistant_turn(vf.AssistantMessage()) == {"role": "assistant", "content": None, "tool_calls": []}
 
 
 def test_bad_sources_are_clear_errors(tmp_path: Path) -> None:

@@ -1,20 +1,21 @@
 """coworkenv environments as a ``verifiers`` environment (Prime Intellect's RL environment library).
 
-:func:`load_environment` is the entry point verifiers looks for (``vf.load_environment("coworkenv.interop.
-verifiers_env", bank=...)``, ``vf-eval``, prime-rl). Its dataset holds one row per environment of a bank or folder
-of specs: the prompt is the episode's opening messages, ``info`` names the environment and carries its tool
-schemas. Each rollout opens that environment (:class:`~coworkenv.interop.env.Env`) and every assistant turn is
-one ``Env.step``: the environment's answers (tool results, error observations, the scripted user's replies,
-events) are the env response, and the prompt of the next turn is the agent's view the runtime keeps, so
-multi-stage episodes that start a fresh view look as they do in the project's own loop. The rollout ends when
-the episode does; the reward is the grade's score, with pass, completion, robustness and safety as metrics.
+:func:`load_environment` is the entry point verifiers looks for
+(``vf.load_environment("coworkenv.interop.verifiers_env", bank=...)``, ``vf-eval``, the trainers that take
+verifiers environments). Its dataset holds one row per environment of a bank or folder of specs: the prompt is
+the episode's opening messages, ``info`` names the environment and carries its tool schemas. Each rollout opens
+that environment (:class:`~coworkenv.interop.env.Env`) and every assistant turn is one ``Env.step``: the
+environment's answers (tool results, error observations, the scripted user's replies, events) are the env
+response, and the prompt of the next turn is the agent's view the runtime keeps, so multi-stage episodes that
+start a fresh view look as they do in the project's own loop. The rollout ends when the episode does; the
+reward is the grade's score, with pass, completion, robustness and safety as metrics.
 Needs the ``verifiers`` extra; this module is imported only where it is used.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -63,14 +64,14 @@ def assistant_turn(message: Any) -> dict[str, Any]:
     return {"role": "assistant", "content": content, "tool_calls": data.get("tool_calls") or []}
 
 
-def _messages(messages: Sequence[dict[str, Any]]) -> Any:
+def _messages(messages: Sequence[dict[str, Any]]) -> vf.Messages:
     return normalize_messages(list(messages), field_name="coworkenv messages")
 
 
-def _grade_value(key: str) -> Any:
+def _grade_value(key: str) -> Callable[[vf.State], Awaitable[float]]:
     """A rubric function reading one value of the rollout's grade (0 when the rollout never opened one)."""
 
-    async def value(state: dict[str, Any]) -> float:
+    async def value(state: vf.State) -> float:
         grade = state.get("grade") or {}
         return float(grade.get(key, 0.0))
 
@@ -78,7 +79,7 @@ def _grade_value(key: str) -> Any:
     return value
 
 
-def cowork_rubric() -> Any:
+def cowork_rubric() -> vf.Rubric:
     """The grade's score as the reward; pass, completion, robustness and safety as metrics (weight 0)."""
     score, *metrics = GRADE_VALUES
     rubric = vf.Rubric(funcs=[_grade_value(score)], weights=[1.0])
@@ -99,20 +100,20 @@ class CoworkVerifiersEnv(vf.MultiTurnEnv):
         kwargs.setdefault("pass_threshold", PASS_THRESHOLD)
         super().__init__(dataset=Dataset.from_list(dataset_rows(catalog, seed)), rubric=cowork_rubric(), **kwargs)
 
-    async def setup_state(self, state: dict[str, Any]) -> None:
+    async def setup_state(self, state: vf.State) -> None:
         info = state["info"]
         env = Env(self.catalog.get(info["env_id"]), seed=int(info["seed"]), max_turns=self.episode_max_turns)
         await env.areset()
         state[EPISODE] = env
 
-    async def get_prompt_messages(self, state: dict[str, Any]) -> Any:
+    async def get_prompt_messages(self, state: vf.State) -> vf.Messages:
         """Step the episode with the last assistant turn (after the first), then give the agent's view."""
         env = cast(Env, state[EPISODE])
         if state["trajectory"]:
             await self.env_response(state["trajectory"][-1]["completion"], state)
         return _messages(env.messages)
 
-    async def env_response(self, messages: Any, state: dict[str, Any], **kwargs: Any) -> Any:
+    async def env_response(self, messages: vf.Messages, state: vf.State, **kwargs: Any) -> vf.Messages:
         """The environment's answer to the last assistant message: the new messages of one ``Env.step``."""
         env = cast(Env, state[EPISODE])
         obs = await env.astep(assistant_turn(messages[-1]))
@@ -121,7 +122,7 @@ class CoworkVerifiersEnv(vf.MultiTurnEnv):
             state["final_env_response"] = new
         return new
 
-    async def render_completion(self, state: dict[str, Any]) -> None:
+    async def render_completion(self, state: vf.State) -> None:
         """The completion is every message of the episode after the prompt (stages whose view started over
         included)."""
         env = state.get(EPISODE)
@@ -131,7 +132,7 @@ class CoworkVerifiersEnv(vf.MultiTurnEnv):
         state["completion"] = _messages(env.runtime.transcript()[len(state["prompt"]) :])
 
     @vf.cleanup  # type: ignore[untyped-decorator]
-    async def grade_episode(self, state: dict[str, Any]) -> None:
+    async def grade_episode(self, state: vf.State) -> None:
         """End an episode verifiers stopped early (a model error, a token or time budget), and keep its grade
         and final state hash in the state for the rubric and for the results."""
         env = state.get(EPISODE)
