@@ -45,19 +45,25 @@ def run_named(config: BankConfig, index: int) -> Entry:
 
 @dataclass(frozen=True)
 class Runner:
-    """Results from an index on (``stream``), and how the runner is timed."""
+    """Results from an index on (``stream``), and how the runner is timed: wall clock from ``began``, and the
+    CPU time its workers spent after start-up (``cpu``, where it can be read: None from a process pool)."""
 
     backend: str
     workers: int
     began: float
     startup: float
     stream: Callable[[int], Iterator[Entry]]
+    cpu: Callable[[], float | None] = lambda: None
+    cpu_start: float = 0.0
 
     def record(self, jobs: int, admitted: int) -> dict[str, object]:
-        """This build's figures: admitted environments per second overall, after start-up, and per worker."""
+        """This build's figures: admitted environments per second overall, after start-up, per worker, and per
+        CPU-second of the workers (what a machine shared with other work still measures)."""
         seconds = time.perf_counter() - self.began
         steady = seconds - self.startup
         marginal = admitted / steady if steady > 0 else 0.0
+        cpu = self.cpu()
+        used = None if cpu is None else cpu - self.cpu_start
         return {
             "backend": self.backend,
             "workers": self.workers,
@@ -68,6 +74,8 @@ class Runner:
             "rate": round(admitted / seconds, 2) if seconds > 0 else 0.0,
             "marginal_rate": round(marginal, 2),
             "per_worker_rate": round(marginal / self.workers, 2),
+            "worker_cpu_seconds": None if used is None else round(used, 3),
+            "per_cpu_second": round(admitted / used, 2) if used else None,
         }
 
 
@@ -82,7 +90,8 @@ def open_runner(config: BankConfig, workers: int, ray_address: str | None = None
         with _pool_runner(config, workers, began) as runner:
             yield runner
     else:
-        yield Runner("inline", 1, began, 0.0, lambda start: (run_named(config, i) for i in count(start)))
+        jobs = lambda start: (run_named(config, i) for i in count(start))  # noqa: E731
+        yield Runner("inline", 1, began, 0.0, jobs, time.process_time, time.process_time())
 
 
 def _ready(_: int) -> bool:
@@ -115,8 +124,9 @@ class SynthWorker:
     def __init__(self, config: BankConfig) -> None:
         self.config = config
 
-    def ready(self) -> bool:
-        return True
+    def cpu_time(self) -> float:
+        """The CPU seconds this actor's process has used (asked once it is up, then at the end)."""
+        return time.process_time()
 
     def run(self, indices: range) -> list[Entry]:
         return [run_named(self.config, i) for i in indices]
@@ -125,12 +135,19 @@ class SynthWorker:
 @contextmanager
 def _ray_runner(config: BankConfig, workers: int, address: str, began: float) -> Iterator[Runner]:
     import ray
+    from ray.exceptions import RayError
 
     connect(address, workers or None)
     size = workers or cluster_cpus()
     with actors(SynthWorker, size, config) as handles:
         with _worker_errors():
-            ray.get([handle.ready.remote() for handle in handles])
+            cpu_start = sum(ray.get([handle.cpu_time.remote() for handle in handles]))
+
+        def cpu() -> float | None:
+            try:
+                return float(sum(ray.get([handle.cpu_time.remote() for handle in handles], timeout=30)))
+            except RayError:  # an actor lost: its time is not known
+                return None
 
         def stream(start: int) -> Iterator[Entry]:
             chunks = (range(first, first + RAY_CHUNK) for first in count(start, RAY_CHUNK))
@@ -138,7 +155,7 @@ def _ray_runner(config: BankConfig, workers: int, address: str, began: float) ->
                 for entries in ordered_map(handles, lambda handle, chunk: handle.run.remote(chunk), chunks):
                     yield from entries
 
-        yield Runner("ray", size, began, time.perf_counter() - began, stream)
+        yield Runner("ray", size, began, time.perf_counter() - began, stream, cpu, cpu_start)
 
 
 @contextmanager
