@@ -25,6 +25,10 @@ RAY_CHUNK = 8
 """Jobs per call to a Ray actor: long enough that a call's overhead does not count, short enough to share out."""
 
 Entry = dict[str, Any]
+BUILD_FIELDS = frozenset(
+    {"backend", "workers", "jobs", "admitted", "seconds", "startup_seconds", "rate", "marginal_rate", "per_worker_rate"}
+)
+"""What every line of ``builds.jsonl`` holds (:meth:`Runner.record`); ``per_cpu_second`` may be None."""
 
 
 class JobFailed(RuntimeError):

@@ -29,10 +29,18 @@ from coworkenv.bank.llm.driver import fill_with_llm
 from coworkenv.bank.llm.prompts import prompt_version
 from coworkenv.bank.llm.scenario import HELD_OUT_LABELS
 from coworkenv.bank.llm.stats import LLMTally
-from coworkenv.bank.runners import BATCH_PER_WORKER, open_runner
+from coworkenv.bank.runners import BATCH_PER_WORKER, BUILD_FIELDS, open_runner
 from coworkenv.cluster import check_address
 from coworkenv.spec import TaskSpec, spec_from_data
-from coworkenv.storage import append_jsonl, append_lines, atomic_write_json, atomic_write_text, read_jsonl, repair_jsonl
+from coworkenv.storage import (
+    append_jsonl,
+    append_lines,
+    atomic_write_json,
+    atomic_write_text,
+    read_jsonl,
+    read_jsonl_numbered,
+    repair_jsonl,
+)
 from coworkenv.synth.blueprints import BLUEPRINTS, HELD_OUT
 from coworkenv.synth.chains import COMPOSED, HELD_OUT_COMPOSED
 from coworkenv.synth.composer import workflows
@@ -301,7 +309,11 @@ def read_manifest(path: str | Path) -> dict[str, Any]:
 def read_builds(path: str | Path) -> list[dict[str, Any]]:
     """The figures of each run that built the bank (``builds.jsonl``: where it ran, how fast), oldest first."""
     builds = Path(path) / BUILDS
-    return list(read_jsonl(builds)) if builds.exists() else []
+    records = list(read_jsonl_numbered(builds))
+    for number, record in records:
+        if not isinstance(record, dict) or not record.keys() >= BUILD_FIELDS:
+            raise BankError(f"{builds}: line {number}: not a build record (expected the fields {sorted(BUILD_FIELDS)})")
+    return [record for _, record in records]
 
 
 def heldout_blueprints(path: str | Path) -> list[str]:

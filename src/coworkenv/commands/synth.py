@@ -153,11 +153,13 @@ def synth(
 
 
 def build_line(build: dict[str, Any]) -> str:
-    """One run's scaling: where it ran, its start-up, and its rates overall, after start-up and per worker."""
+    """One run's scaling: where it ran, its start-up, and its rates overall, after start-up, per worker and per
+    CPU-second of the workers (where known)."""
+    per_cpu = f", {build['per_cpu_second']:.1f} per worker CPU-second" if build.get("per_cpu_second") else ""
     return (
         f"{build['jobs']} jobs on {build['workers']} {build['backend']} worker(s) in {build['seconds']:.1f} s "
         f"(start-up {build['startup_seconds']:.1f} s): {build['rate']:.1f} admitted/s, marginal "
-        f"{build['marginal_rate']:.1f}/s, {build['per_worker_rate']:.1f}/s per worker"
+        f"{build['marginal_rate']:.1f}/s, {build['per_worker_rate']:.1f}/s per worker{per_cpu}"
     )
 
 
@@ -206,19 +208,22 @@ def _columns() -> tuple[ProgressColumn, ...]:
 
 def stats(bank: Path = typer.Argument(..., help="bank folder")) -> None:
     """Print a bank's manifest as tables."""
+    from rich.markup import escape
+
     from coworkenv.bank.store import BankError, read_builds, read_manifest
 
     console = Console()
     try:
-        manifest = read_manifest(bank)
+        manifest, runs = read_manifest(bank), read_builds(bank)
     except BankError as exc:
-        console.print(f"[red]{exc}[/red]")
+        console.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(2) from None
     print_manifest(console, manifest)
     builds = [
-        tuple(b[k] for k in ("backend", "workers", "jobs", "admitted", "startup_seconds", "rate", "marginal_rate"))
-        for b in read_builds(bank)
+        (b["backend"], b["workers"], b["jobs"], b["admitted"], f"{b['startup_seconds']:.1f}")
+        + tuple("-" if b.get(k) is None else f"{b[k]:.1f}" for k in ("rate", "marginal_rate", "per_cpu_second"))
+        for b in runs
     ]
     if builds:
-        columns = ("backend", "workers", "jobs", "admitted", "start-up s", "admitted/s", "marginal/s")
-        console.print(_table("builds (runs that made the bank)", columns, builds))
+        columns = ("backend", "workers", "jobs", "admitted", "start-up s", "/s", "marginal/s", "/CPU-s")
+        console.print(_table("builds", columns, builds))
