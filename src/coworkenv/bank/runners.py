@@ -24,6 +24,9 @@ BATCH_PER_WORKER = 32
 RAY_CHUNK = 8
 """Jobs per call to a Ray actor: long enough that a call's overhead does not count, short enough to share out."""
 
+STARTUP_TIMEOUT = 300.0
+"""Seconds for the Ray actors to come up (a cluster with fewer free CPUs than actors never starts the rest)."""
+
 Entry = dict[str, Any]
 BUILD_FIELDS = frozenset(
     {"backend", "workers", "jobs", "admitted", "seconds", "startup_seconds", "rate", "marginal_rate", "per_worker_rate"}
@@ -145,7 +148,14 @@ def _ray_runner(config: BankConfig, workers: int, address: str, began: float) ->
     size = workers or cluster_cpus()
     with actors(SynthWorker, size, config) as handles:
         with _worker_errors():
-            cpu_start = sum(ray.get([handle.cpu_time.remote() for handle in handles]))
+            try:
+                cpu_start = sum(ray.get([handle.cpu_time.remote() for handle in handles], timeout=STARTUP_TIMEOUT))
+            except ray.exceptions.GetTimeoutError:
+                total = int(ray.cluster_resources().get("CPU", 0))
+                raise WorkerLost(
+                    f"{size} Ray actors did not start within {STARTUP_TIMEOUT:.0f} s (the cluster has {total} CPUs, "
+                    "one per actor is needed)"
+                ) from None
 
         def cpu() -> float | None:
             try:

@@ -219,11 +219,12 @@ def stats(bank: Path = typer.Argument(..., help="bank folder")) -> None:
         console.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(2) from None
     print_manifest(console, manifest)
-    builds = [
-        (b["backend"], b["workers"], b["jobs"], b["admitted"], f"{b['startup_seconds']:.1f}")
-        + tuple("-" if b.get(k) is None else f"{b[k]:.1f}" for k in ("rate", "marginal_rate", "per_cpu_second"))
-        for b in runs
-    ]
-    if builds:
+    if runs:
         columns = ("backend", "workers", "jobs", "admitted", "start-up s", "/s", "marginal/s", "/CPU-s")
-        console.print(_table("builds", columns, builds))
+        console.print(_table("builds", columns, [_build_row(b) for b in runs]))
+
+
+def _build_row(build: dict[str, Any]) -> tuple[object, ...]:
+    rates = ("startup_seconds", "rate", "marginal_rate", "per_cpu_second")
+    figures = ("-" if build.get(k) is None else f"{build[k]:.1f}" for k in rates)
+    return (build["backend"], build["workers"], build["jobs"], build["admitted"], *figures)
