@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from coworkenv.bank.runners import JobFailed
+from coworkenv.bank import runners
+from coworkenv.bank.runners import JobFailed, WorkerLost
 from coworkenv.bank.store import BUILDS, read_builds, read_manifest, synthesize_bank
 from coworkenv.cli import app
 from coworkenv.cluster import ClusterError, actors, ordered_map
@@ -78,7 +79,7 @@ def _closed_port() -> int:
 def test_ordered_map_keeps_the_items_order(local_ray: None) -> None:
     with actors(Sleeper, 2) as handles:
         call = lambda actor, item: actor.run.remote(item)  # noqa: E731
-        assert list(islice(ordered_map(handles, call, count()), 7)) == [i * 10 for i in range(7)]
+        assert list(islice(ordered_map(handles, call, count()), 7)) == [i * 10 for i in range(7)]  # 7 unseen
         with pytest.raises(KeyError, match="item 7"):
             list(ordered_map(handles, call, range(10)))
         assert list(ordered_map(handles, call, [])) == []
@@ -126,12 +127,24 @@ def test_a_killed_ray_build_resumes_to_the_local_bytes(local_ray: None, tmp_path
 def test_a_failing_job_stops_the_build_naming_it(local_ray: None, tmp_path: Path) -> None:
     with pytest.raises(JobFailed, match=rf"job {FAILING_JOB} \(seed {FAILING_SEED}\) failed: ValueError"):
         synthesize_bank(tmp_path / "api", 20, seed=FAILING_SEED, workers=2, ray_address="local")
-    assert not read_manifest(tmp_path / "api")["complete"]
-    assert read_builds(tmp_path / "api")[0]["jobs"] < FAILING_JOB  # nothing at or after the failed job is kept
+    manifest = read_manifest(tmp_path / "api")
+    assert not manifest["complete"] and manifest["jobs"] == FAILING_JOB  # every job before it, none from it on
+    assert read_builds(tmp_path / "api")[0]["jobs"] == FAILING_JOB
+    done = synthesize_bank(tmp_path / "short", 3, seed=FAILING_SEED, workers=2, ray_address="local")
+    assert done["complete"] and done["jobs"] < FAILING_JOB, "a failure past the last job needed goes unseen"
     args = ["synth", "--n", "20", "--seed", str(FAILING_SEED), "--out", str(tmp_path / "cli"), "--ray", "local"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 1, result.output
     assert f"job {FAILING_JOB} (seed {FAILING_SEED}) failed" in result.output
+
+
+def test_more_actors_than_the_cluster_has_cpus_is_an_error_not_a_hang(
+    local_ray: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runners, "STARTUP_TIMEOUT", 3.0)
+    with pytest.raises(WorkerLost, match=r"3 Ray actors did not start within 3 s \(the cluster has 2 CPUs"):
+        synthesize_bank(tmp_path / "bank", 5, workers=3, ray_address="local")
+    assert read_builds(tmp_path / "bank") == [] and read_manifest(tmp_path / "bank")["jobs"] == 0
 
 
 @pytest.mark.parametrize(

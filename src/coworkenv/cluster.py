@@ -102,13 +102,14 @@ def ordered_map(
 
     Each actor has up to ``depth`` items queued, and takes the next one as soon as one of its own
     finishes, so a slow item holds back only the order of the results, never the other actors.
-    ``items`` may be endless: it is read only as actors free up. A failed call raises here.
+    ``items`` may be endless: it is read only as actors free up. A failed call raises here in its turn, so a
+    consumer that stops before it never sees it.
     """
     import ray
 
     source = iter(items)
     running: dict[Any, tuple[int, Any]] = {}  # object ref -> (item number, actor)
-    finished: dict[int, Any] = {}
+    finished: dict[int, Any] = {}  # item number -> its finished object ref
     queued = dict.fromkeys(range(len(handles)), 0)
     submitted = emitted = 0
     exhausted = False
@@ -129,7 +130,7 @@ def ordered_map(
         for ref in ready:
             number, slot = running.pop(ref)
             queued[slot] -= 1
-            finished[number] = ray.get(ref)
+            finished[number] = ref
         while emitted in finished:
-            yield finished.pop(emitted)
+            yield ray.get(finished.pop(emitted))  # a failure is raised in its turn, only if that item is reached
             emitted += 1

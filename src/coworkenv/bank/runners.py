@@ -135,8 +135,15 @@ class SynthWorker:
         """The CPU seconds this actor's process has used (asked once it is up, then at the end)."""
         return time.process_time()
 
-    def run(self, indices: range) -> list[Entry]:
-        return [run_named(self.config, i) for i in indices]
+    def run(self, indices: range) -> tuple[list[Entry], str | None]:
+        """The chunk's results up to its first failed job, and that failure (None if every job ran)."""
+        done = []
+        for index in indices:
+            try:
+                done.append(run_named(self.config, index))
+            except JobFailed as exc:
+                return done, str(exc)
+        return done, None
 
 
 @contextmanager
@@ -166,8 +173,10 @@ def _ray_runner(config: BankConfig, workers: int, address: str, began: float) ->
         def stream(start: int) -> Iterator[Entry]:
             chunks = (range(first, first + RAY_CHUNK) for first in count(start, RAY_CHUNK))
             with _worker_errors():
-                for entries in ordered_map(handles, lambda handle, chunk: handle.run.remote(chunk), chunks):
+                for entries, failure in ordered_map(handles, lambda handle, chunk: handle.run.remote(chunk), chunks):
                     yield from entries
+                    if failure is not None:
+                        raise JobFailed(failure)
 
         yield Runner("ray", size, began, time.perf_counter() - began, stream, cpu, cpu_start)
 

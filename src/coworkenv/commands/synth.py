@@ -139,7 +139,9 @@ def synth(
             console.print(f"[red]{escape(str(exc))}[/red]")
             raise typer.Exit(2) from None
         except (JobFailed, WorkerLost) as exc:
-            console.print(f"[red]{escape(str(exc))}; the jobs before it are kept (resume with the same command)[/red]")
+            console.print(
+                f"[red]{escape(str(exc))}; what finished before it is kept (resume with the same command)[/red]"
+            )
             raise typer.Exit(1) from None
         except RuntimeError as exc:  # the model's endpoint is dead or refuses us, or the model never passes
             console.print(f"[red]LLM synthesis stopped (resume with the same command): {exc}[/red]")
