@@ -125,3 +125,30 @@ def test_cli_synth_and_bank_stats(tmp_path: Path) -> None:
         == 2
     )
     assert runner.invoke(app, ["bank", "stats", str(tmp_path / "nothing")]).exit_code == 2
+
+
+def test_a_process_pool_builds_the_same_bytes_and_every_run_reports_its_figures(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from coworkenv.bank.store import BUILDS, read_builds
+    from coworkenv.cli import app
+
+    def files(bank: Path) -> dict[str, bytes]:
+        return {str(p.relative_to(bank)): p.read_bytes() for p in bank.rglob("*") if p.is_file() and p.name != BUILDS}
+
+    synthesize_bank(tmp_path / "inline", 12, seed=6)
+    synthesize_bank(tmp_path / "pool", 6, seed=6, workers=2)
+    synthesize_bank(tmp_path / "pool", 12, seed=6, workers=2)  # grown by a second run
+    assert files(tmp_path / "pool") == files(tmp_path / "inline")
+    first, second = read_builds(tmp_path / "pool")
+    assert (first["backend"], first["workers"], first["admitted"], second["admitted"]) == ("processes", 2, 6, 6)
+    assert first["per_cpu_second"] is None and read_builds(tmp_path / "inline")[0]["per_cpu_second"] > 0
+    synthesize_bank(tmp_path / "pool", 12, seed=6, workers=2)  # nothing left to do: no run, no figures
+    assert len(read_builds(tmp_path / "pool")) == 2
+    result = CliRunner().invoke(app, ["bank", "stats", str(tmp_path / "pool")])
+    assert result.exit_code == 0, result.output
+    assert "builds" in result.output and result.output.count("processes") == 2, result.output
+    with open(tmp_path / "pool" / BUILDS, "a") as fh:
+        fh.write('{"backend": "ray"}\n')
+    result = CliRunner().invoke(app, ["bank", "stats", str(tmp_path / "pool")])
+    assert result.exit_code == 2 and "line 3: not a build record" in " ".join(result.output.split())

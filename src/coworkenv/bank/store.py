@@ -5,12 +5,14 @@ Layout of a bank folder::
     manifest.json              config, yield, repair rounds, rejection reasons, counts, split
     journal.jsonl              one line per finished job (admitted or rejected), in job order
     shards/<split>-00000.jsonl admitted environments: {"id", "index", "split", "spec", "verification"}
+    builds.jsonl               one line per run that built it: backend, workers, start-up, rates
 
 Jobs are numbered; job ``i`` of a bank with seed ``s`` always yields the same spec
 (:func:`coworkenv.synth.composer.plan`), whichever worker runs it. Results are written in
 job order, shards before the journal, so after a kill the journal is a prefix of the job
 sequence: a rerun truncates shard records the journal does not know and carries on from
-there. The held-out split is by blueprint (unseen workflows).
+there. The held-out split is by blueprint (unseen workflows). Only ``builds.jsonl`` depends
+on the machine; the rest is the same bytes wherever and in how many runs the bank was built.
 """
 
 from __future__ import annotations
@@ -22,13 +24,23 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from coworkenv.bank.jobs import BankConfig, run_job, split_of
+from coworkenv.bank.jobs import BankConfig, split_of
 from coworkenv.bank.llm.driver import fill_with_llm
 from coworkenv.bank.llm.prompts import prompt_version
 from coworkenv.bank.llm.scenario import HELD_OUT_LABELS
 from coworkenv.bank.llm.stats import LLMTally
+from coworkenv.bank.runners import BATCH_PER_WORKER, BUILD_FIELDS, open_runner
+from coworkenv.cluster import check_address
 from coworkenv.spec import TaskSpec, spec_from_data
-from coworkenv.storage import append_jsonl, append_lines, atomic_write_json, atomic_write_text, read_jsonl, repair_jsonl
+from coworkenv.storage import (
+    append_jsonl,
+    append_lines,
+    atomic_write_json,
+    atomic_write_text,
+    read_jsonl,
+    read_jsonl_numbered,
+    repair_jsonl,
+)
 from coworkenv.synth.blueprints import BLUEPRINTS, HELD_OUT
 from coworkenv.synth.chains import COMPOSED, HELD_OUT_COMPOSED
 from coworkenv.synth.composer import workflows
@@ -38,7 +50,7 @@ if TYPE_CHECKING:
     from coworkenv.bank.llm.client import LLMClient
 
 FORMAT = 1
-BATCH_PER_WORKER = 32
+BUILDS = "builds.jsonl"
 Progress = Callable[[int, int], None]
 
 
@@ -149,6 +161,7 @@ class _Writer:
         for stale in self.out.rglob(".*.tmp"):  # half-written by a killed run: never renamed into place
             stale.unlink()
         repair_jsonl(self.journal)
+        repair_jsonl(self.out / BUILDS)
         for entry in read_jsonl(self.journal):
             self.tally.add(entry)
         shards = self.out / "shards"
@@ -202,6 +215,7 @@ def synthesize_bank(
     on_progress: Progress | None = None,
     llm: LLMClient | None = None,
     llm_share: float = 1.0,
+    ray_address: str | None = None,
 ) -> dict[str, Any]:
     """Fill ``out`` with ``n`` admitted environments (resuming a partial bank); returns the manifest.
 
@@ -209,7 +223,8 @@ def synthesize_bank(
     ``blueprints`` to those workflows; ``held_out`` names the held-out blueprints (default
     :data:`HELD_OUT`, and :data:`HELD_OUT_COMPOSED` when composed workflows take part); ``generator`` says
     where workflows come from (``blueprints``, ``composed`` or ``mix``). ``on_progress(admitted, jobs)`` is
-    called after every job.
+    called after every job. ``workers`` run the jobs, as processes or, with ``ray_address`` (``local``, ``auto``
+    or a cluster's), as Ray actors (``workers=0``: one per cluster CPU); the bank's bytes are the same either way.
     With ``llm``, that model writes ``llm_share`` of the jobs (:mod:`coworkenv.bank.llm`),
     ``workers`` requests at a time, and held-out workflow families join the held-out split.
     """
@@ -217,6 +232,10 @@ def synthesize_bank(
     unknown = sorted(set(blueprints or ()) - set(BLUEPRINTS) - set(COMPOSED))
     if unknown:
         raise BankError(f"unknown blueprints: {', '.join(unknown)}")
+    if ray_address is not None:
+        if llm is not None:
+            raise BankError("--ray runs blueprint and composed jobs; the LLM generator runs in this process")
+        check_address(ray_address)  # a bad or unreachable address is an error before anything is written
     config = BankConfig(
         n=n,
         seed=seed,
@@ -242,23 +261,34 @@ def synthesize_bank(
         finally:
             writer.flush()
     else:
-        _fill_with_blueprints(writer, n, workers, on_progress)
+        _fill_with_blueprints(writer, n, workers, ray_address, on_progress)
     writer.flush(complete=True)
     return tally.manifest(config, True)
 
 
-def _fill_with_blueprints(writer: _Writer, n: int, workers: int, on_progress: Progress | None) -> None:
+def _fill_with_blueprints(
+    writer: _Writer, n: int, workers: int, ray_address: str | None, on_progress: Progress | None
+) -> None:
+    """Run jobs until ``n`` are admitted, writing every :data:`BATCH_PER_WORKER` jobs per worker; the build's
+    figures are appended to ``builds.jsonl`` however it ends."""
     tally = writer.tally
-    with _Runner(writer.config, workers) as runner:
-        while tally.admitted < n:
-            start = tally.jobs
-            for entry in runner.map(range(start, start + BATCH_PER_WORKER * max(1, workers))):
+    if tally.admitted >= n:
+        return
+    jobs, admitted = tally.jobs, tally.admitted
+    with open_runner(writer.config, workers, ray_address) as runner:
+        every = BATCH_PER_WORKER * runner.workers
+        try:
+            for entry in runner.stream(tally.jobs):
                 writer.add(entry)
                 if on_progress is not None:
                     on_progress(tally.admitted, tally.jobs)
                 if tally.admitted >= n:
                     break
+                if tally.jobs % every == 0:
+                    writer.flush()
+        finally:
             writer.flush()
+            append_jsonl(writer.out / BUILDS, [runner.record(tally.jobs - jobs, tally.admitted - admitted)])
 
 
 def _default_held_out(llm: bool, generator: str = "blueprints") -> tuple[str, ...]:
@@ -268,40 +298,22 @@ def _default_held_out(llm: bool, generator: str = "blueprints") -> tuple[str, ..
     return (*HELD_OUT, *composed, *(HELD_OUT_LABELS if llm else ()))
 
 
-class _Runner:
-    """Runs jobs in order: in this process, or on a pool of worker processes."""
-
-    def __init__(self, config: BankConfig, workers: int) -> None:
-        self.config = config
-        self.pool: Any = None
-        if workers > 1:
-            import multiprocessing
-
-            self.pool = multiprocessing.get_context("spawn").Pool(workers)
-
-    def map(self, indices: range) -> Iterator[dict[str, Any]]:
-        if self.pool is None:
-            return (run_job(self.config, i) for i in indices)
-        from functools import partial
-
-        done: Iterator[dict[str, Any]] = self.pool.imap(partial(run_job, self.config), indices, chunksize=4)
-        return done
-
-    def __enter__(self) -> _Runner:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.pool is not None:
-            self.pool.terminate()
-            self.pool.join()
-
-
 def read_manifest(path: str | Path) -> dict[str, Any]:
     manifest = Path(path) / "manifest.json"
     if not manifest.exists():
         raise BankError(f"{path} is not an environment bank (no manifest.json)")
     data: dict[str, Any] = json.loads(manifest.read_text(encoding="utf-8"))
     return data
+
+
+def read_builds(path: str | Path) -> list[dict[str, Any]]:
+    """The figures of each run that built the bank (``builds.jsonl``: where it ran, how fast), oldest first."""
+    builds = Path(path) / BUILDS
+    records = list(read_jsonl_numbered(builds))
+    for number, record in records:
+        if not isinstance(record, dict) or not record.keys() >= BUILD_FIELDS:
+            raise BankError(f"{builds}: line {number}: not a build record (expected the fields {sorted(BUILD_FIELDS)})")
+    return [record for _, record in records]
 
 
 def heldout_blueprints(path: str | Path) -> list[str]:

@@ -96,7 +96,10 @@ def synth(
     generator: str = typer.Option(
         "blueprints", "--generator", help="where workflows come from: blueprints, composed (typed step chains) or mix"
     ),
-    workers: int = typer.Option(1, "--workers", "-w", min=1, help="worker processes"),
+    workers: int | None = typer.Option(
+        None, "--workers", "-w", min=1, help="worker processes (default 1; with --ray: actors, default cluster CPUs)"
+    ),
+    ray: str | None = typer.Option(None, "--ray", help="run the jobs on Ray: local, auto or a cluster's HOST:PORT"),
     max_rounds: int = typer.Option(3, "--max-rounds", "--rounds", min=0, help="repair rounds per environment"),
     llm: str | None = typer.Option(None, "--llm", help="generator model: openai:<model>@<base_url>"),
     llm_share: float = typer.Option(1.0, "--llm-share", min=0.0, max=1.0, help="share of jobs the model writes"),
@@ -104,9 +107,12 @@ def synth(
     api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="variable holding the API key"),
 ) -> None:
     """Synthesize, verify and repair environments into a bank (resumable)."""
+    from rich.markup import escape
     from rich.progress import Progress
 
-    from coworkenv.bank.store import BankError, synthesize_bank
+    from coworkenv.bank.runners import JobFailed, WorkerLost
+    from coworkenv.bank.store import BankError, read_builds, synthesize_bank
+    from coworkenv.cluster import ClusterError
 
     console = Console()
     client = _generator(console, llm, api_key_env) if llm else None
@@ -122,20 +128,40 @@ def synth(
                 blueprints=_names(blueprints),
                 held_out=_names(held_out) if held_out else None,
                 generator=generator,
-                workers=concurrency if client else workers,
+                workers=concurrency if client else (workers or (0 if ray else 1)),
                 max_rounds=max_rounds,
                 on_progress=lambda admitted, jobs: progress.update(task, completed=admitted, jobs=jobs),
                 llm=client,
                 llm_share=llm_share,
+                ray_address=ray,
             )
-        except (BankError, ValueError) as exc:
-            console.print(f"[red]{exc}[/red]")
+        except (BankError, ValueError, ClusterError) as exc:
+            console.print(f"[red]{escape(str(exc))}[/red]")
             raise typer.Exit(2) from None
+        except (JobFailed, WorkerLost) as exc:
+            console.print(
+                f"[red]{escape(str(exc))}; what finished before it is kept (resume with the same command)[/red]"
+            )
+            raise typer.Exit(1) from None
         except RuntimeError as exc:  # the model's endpoint is dead or refuses us, or the model never passes
             console.print(f"[red]LLM synthesis stopped (resume with the same command): {exc}[/red]")
             raise typer.Exit(1) from None
     console.print(
         f"{manifest['admitted']} environments in {out} (yield {manifest['yield']:.1%}, {manifest['repaired']} repaired)"
+    )
+    builds = read_builds(out)
+    if not client and builds:
+        console.print(build_line(builds[-1]))
+
+
+def build_line(build: dict[str, Any]) -> str:
+    """One run's scaling: where it ran, its start-up, and its rates overall, after start-up, per worker and per
+    CPU-second of the workers (where known)."""
+    per_cpu = f", {build['per_cpu_second']:.1f} per worker CPU-second" if build.get("per_cpu_second") else ""
+    return (
+        f"{build['jobs']} jobs on {build['workers']} {build['backend']} worker(s) in {build['seconds']:.1f} s "
+        f"(start-up {build['startup_seconds']:.1f} s): {build['rate']:.1f} admitted/s, marginal "
+        f"{build['marginal_rate']:.1f}/s, {build['per_worker_rate']:.1f}/s per worker{per_cpu}"
     )
 
 
@@ -184,12 +210,23 @@ def _columns() -> tuple[ProgressColumn, ...]:
 
 def stats(bank: Path = typer.Argument(..., help="bank folder")) -> None:
     """Print a bank's manifest as tables."""
-    from coworkenv.bank.store import BankError, read_manifest
+    from rich.markup import escape
+
+    from coworkenv.bank.store import BankError, read_builds, read_manifest
 
     console = Console()
     try:
-        manifest = read_manifest(bank)
+        manifest, runs = read_manifest(bank), read_builds(bank)
     except BankError as exc:
-        console.print(f"[red]{exc}[/red]")
+        console.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(2) from None
     print_manifest(console, manifest)
+    if runs:
+        columns = ("backend", "workers", "jobs", "admitted", "start-up s", "/s", "marginal/s", "/CPU-s")
+        console.print(_table("builds", columns, [_build_row(b) for b in runs]))
+
+
+def _build_row(build: dict[str, Any]) -> tuple[object, ...]:
+    rates = ("startup_seconds", "rate", "marginal_rate", "per_cpu_second")
+    figures = ("-" if build.get(k) is None else f"{build[k]:.1f}" for k in rates)
+    return (build["backend"], build["workers"], build["jobs"], build["admitted"], *figures)

@@ -22,6 +22,7 @@ from typing import Any
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from coworkenv.bank.sources import load_specs
+from coworkenv.cluster import ClusterError, actors, cluster_cpus, connect
 from coworkenv.provenance import code_version
 from coworkenv.rollout.policies import check_policy_spec, make_policy
 from coworkenv.rollout.pool import SCRIPTED_POLICIES, Pool, PoolError
@@ -247,34 +248,16 @@ def _as_rollout_errors(batches: Iterator[Batch]) -> Iterator[Batch]:
 def _ray(
     chunks: list[list[EpisodeTask]], policy: str, opts: dict[str, Any], options: RunOptions, workers: int, address: str
 ) -> Iterator[Batch]:
-    """One Ray actor per worker (``workers=0``: one per CPU of the cluster); ``address`` is
-    ``local`` (start Ray here) or a cluster address (``auto`` inside a Ray job)."""
-    # lazy: an optional extra (ray); the core and the CLI must run without it
-    import ray
-    from ray.util import ActorPool
-
-    if not ray.is_initialized():
-        local = address == "local"
-        try:
-            ray.init(
-                address=None if local else address,
-                num_cpus=(workers or None) if local else None,
-                include_dashboard=False,
-                log_to_driver=False,
-            )
-        except (ConnectionError, RuntimeError, ValueError) as exc:
-            raise RolloutError(
-                f"cannot reach a Ray cluster at {address!r} ({str(exc).splitlines()[0][:200]}); "
-                "use --ray local to start Ray on this machine"
-            ) from None
-    n = workers if workers > 0 else int(ray.available_resources().get("CPU", 1))
-    actor_cls = ray.remote(num_cpus=1)(RayRolloutWorker)
-    actors = [actor_cls.remote(policy, opts) for _ in range(max(n, 1))]
+    """One Ray actor per worker (``workers=0``: one per CPU of the cluster) on the cluster at ``address``
+    (:func:`coworkenv.cluster.connect`)."""
     try:
-        yield from ActorPool(actors).map_unordered(lambda actor, chunk: actor.run.remote(chunk, options), chunks)
-    finally:
-        for actor in actors:
-            ray.kill(actor)  # type: ignore[arg-type]  # ray types a remote class's handle as the class
+        connect(address, workers or None)
+    except ClusterError as exc:
+        raise RolloutError(str(exc)) from None
+    from ray.util import ActorPool  # lazy: an optional extra (ray); the core and the CLI must run without it
+
+    with actors(RayRolloutWorker, workers or cluster_cpus(), policy, opts) as handles:
+        yield from ActorPool(handles).map_unordered(lambda actor, chunk: actor.run.remote(chunk, options), chunks)
 
 
 __all__ = ["RolloutSummary", "episode_key", "plan_tasks", "rollout_bank"]
