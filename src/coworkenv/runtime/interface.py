@@ -43,8 +43,9 @@ class ShownTool:
         return out
 
 
-def _arguments(info: ToolInfo) -> list[str]:
-    return list(info.args_model.model_fields)
+def arguments_of(info: ToolInfo) -> list[str]:
+    """A tool's argument names as a call gives them (a declared tool's by their aliases)."""
+    return [f.alias or n for n, f in info.args_model.model_fields.items()]
 
 
 def interface_problems(interface: Interface, every: dict[str, ToolInfo]) -> list[str]:
@@ -56,7 +57,7 @@ def interface_problems(interface: Interface, every: dict[str, ToolInfo]) -> list
         if info is None:
             out.append(f"{where}: not a tool of this spec's services")
             continue
-        own = _arguments(info)
+        own = arguments_of(info)
         for arg, name in shown.args.items():
             if arg not in own:
                 out.append(f"{where}.args.{arg}: {tool} has no argument {arg!r}; its arguments: {', '.join(own)}")
@@ -80,7 +81,7 @@ def shown_tools(interface: Interface, tools: dict[str, ToolInfo], every: dict[st
     for tool, info in tools.items():
         rendering = interface.tools.get(tool)
         renames = rendering.args if rendering is not None else {}
-        shown = {a: renames.get(a, a) for a in _arguments(info)}
+        shown = {a: renames.get(a, a) for a in arguments_of(info)}
         name = interface.tool_name(tool)
         description = rendering.description if rendering is not None else None
         schema = _schema(info.schema(), name, description, shown)

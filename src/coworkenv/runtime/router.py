@@ -203,6 +203,12 @@ class ToolRouter:
             args = renamed
         return info, args, ""
 
+    def canonical_args(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        """A call's arguments under its tool's own names (as given where the tool or an argument is unknown)."""
+        shown = self._shown.get(name) if self._shown is not None else None
+        renamed = shown.arguments(args) if shown is not None else args
+        return args if isinstance(renamed, str) else renamed
+
     def _table(self, info: ToolInfo) -> Arguments:
         table = self._arguments.get(info.name)
         if table is None:  # compiled on first use: an episode calls a few of the tools it offers

@@ -18,8 +18,8 @@ from coworkenv.spec.base import SpecModel
 NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_-]{0,63}$"
 """A tool or argument name as function-calling APIs accept it."""
 Name = Annotated[str, Field(pattern=NAME_PATTERN)]
-ORDERS = ("as_is", "sorted", "reversed")
 Order = Literal["as_is", "sorted", "reversed"]
+ORDERS: tuple[Order, ...] = ("as_is", "sorted", "reversed")
 
 
 def _clashes(renames: Mapping[str, str]) -> list[str]:
