@@ -31,6 +31,7 @@ from coworkenv.spec import TaskSpec, spec_from_data
 from coworkenv.storage import append_jsonl, append_lines, atomic_write_json, atomic_write_text, read_jsonl, repair_jsonl
 from coworkenv.synth.blueprints import BLUEPRINTS, HELD_OUT
 from coworkenv.synth.chains import COMPOSED, HELD_OUT_COMPOSED
+from coworkenv.synth.interfaces import INTERFACE_SETS
 from coworkenv.synth.composer import workflows
 from coworkenv.verify.admission import Verification
 
@@ -196,6 +197,7 @@ def synthesize_bank(
     blueprints: Sequence[str] | None = None,
     held_out: Sequence[str] | None = None,
     generator: str = "blueprints",
+    interfaces: str = "train",
     workers: int = 1,
     max_rounds: int = 3,
     shard_size: int = 1000,
@@ -208,12 +210,16 @@ def synthesize_bank(
     ``capabilities`` restricts the bank to environments exercising at least one of them;
     ``blueprints`` to those workflows; ``held_out`` names the held-out blueprints (default
     :data:`HELD_OUT`, and :data:`HELD_OUT_COMPOSED` when composed workflows take part); ``generator`` says
-    where workflows come from (``blueprints``, ``composed`` or ``mix``). ``on_progress(admitted, jobs)`` is
+    where workflows come from (``blueprints``, ``composed`` or ``mix``); ``interfaces`` which tool interfaces are
+    drawn (``train``, ``held_out``: every environment joins the held-out split, or ``canonical``).
+    ``on_progress(admitted, jobs)`` is
     called after every job.
     With ``llm``, that model writes ``llm_share`` of the jobs (:mod:`coworkenv.bank.llm`),
     ``workers`` requests at a time, and held-out workflow families join the held-out split.
     """
-    workflows(generator)  # an unknown generator is a ValueError before anything is written
+    workflows(generator)  # an unknown generator or interface set is a ValueError before anything is written
+    if interfaces not in INTERFACE_SETS:
+        raise ValueError(f"unknown interfaces {interfaces!r}; known: {', '.join(INTERFACE_SETS)}")
     unknown = sorted(set(blueprints or ()) - set(BLUEPRINTS) - set(COMPOSED))
     if unknown:
         raise BankError(f"unknown blueprints: {', '.join(unknown)}")
@@ -224,6 +230,7 @@ def synthesize_bank(
         blueprints=tuple(blueprints or ()),
         held_out=tuple(held_out if held_out is not None else _default_held_out(llm is not None, generator)),
         generator=generator,
+        interfaces=interfaces,
         max_rounds=max_rounds,
         shard_size=shard_size,
         llm_model=llm.model if llm is not None else None,

@@ -96,6 +96,12 @@ def synth(
     generator: str = typer.Option(
         "blueprints", "--generator", help="where workflows come from: blueprints, composed (typed step chains) or mix"
     ),
+    interfaces: str = typer.Option(
+        "train",
+        "--interfaces",
+        help="tool interfaces drawn per environment: train (the training families), held_out (a family training "
+        "banks never draw; the bank is held out) or canonical (tools as their services name them)",
+    ),
     workers: int = typer.Option(1, "--workers", "-w", min=1, help="worker processes"),
     max_rounds: int = typer.Option(3, "--max-rounds", "--rounds", min=0, help="repair rounds per environment"),
     llm: str | None = typer.Option(None, "--llm", help="generator model: openai:<model>@<base_url>"),
@@ -122,6 +128,7 @@ def synth(
                 blueprints=_names(blueprints),
                 held_out=_names(held_out) if held_out else None,
                 generator=generator,
+                interfaces=interfaces,
                 workers=concurrency if client else workers,
                 max_rounds=max_rounds,
                 on_progress=lambda admitted, jobs: progress.update(task, completed=admitted, jobs=jobs),

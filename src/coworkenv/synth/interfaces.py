@@ -113,7 +113,7 @@ ARGS: dict[str, tuple[str, ...]] = {
 ID_FORMS = ("{stem}_id", "id", "{stem}_ref")
 TOTALS = ("total", "total_count", "count", "total_results")
 WRAPPERS = ("{key}", "items", "results", "data", "records")
-DESCRIPTIONS = ("{d}", "{d} ({app})", "{App}: {d}", "Use this to {dl}")
+DESCRIPTIONS = ("{d}", "{d0} ({app} API).", "{App}: {d}", "Use this to {dl}")
 PLURAL_VERBS = frozenset({"search", "find", "list"})
 
 
@@ -178,7 +178,8 @@ class _Draw:
             return None
         app = self.app(info.service) if self.style == "vendor" else info.service
         d = info.description.rstrip()
-        return template.format(d=d, dl=d[:1].lower() + d[1:], app=app, App=app[:1].upper() + app[1:])
+        dl = d[:1].lower() + d[1:]
+        return template.format(d=d, d0=d.rstrip("."), dl=dl, app=app, App=app[:1].upper() + app[1:])
 
     def results(self, info: ToolInfo, wrapper: str | None, args: list[str]) -> dict[str, str]:
         """The tool's result keys renamed: a page's total, its next offset (named after the offset argument) and
