@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from minispec import CREATE_TAXI, call, play, tiny_data, tiny_spec
 from typer.testing import CliRunner
 
 import coworkenv
@@ -23,6 +22,7 @@ from coworkenv.synth.composer import compose, plan
 from coworkenv.synth.interfaces import HELD_OUT_STYLES, TRAIN_STYLES, draw_interface
 from coworkenv.verify.admission import verify
 from coworkenv.verify.static import static_findings
+from minispec import CREATE_TAXI, call, play, tiny_data, tiny_spec
 
 EXAMPLES = Path(coworkenv.__file__).parent / "examples"
 SHOWN = {
@@ -160,7 +160,7 @@ def test_an_interface_that_does_not_fit_the_tools_is_rejected(tools: dict, probl
     found = static_findings(spec)
     assert found and any(problem in f"{f.where}: {f.evidence}" for f in found)
     assert not verify(spec).admitted
-    with pytest.raises(InterfaceError, match="interface.tools"):
+    with pytest.raises(InterfaceError, match=r"interface\.tools"):
         Environment(spec)
 
 

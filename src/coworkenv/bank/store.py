@@ -31,8 +31,8 @@ from coworkenv.spec import TaskSpec, spec_from_data
 from coworkenv.storage import append_jsonl, append_lines, atomic_write_json, atomic_write_text, read_jsonl, repair_jsonl
 from coworkenv.synth.blueprints import BLUEPRINTS, HELD_OUT
 from coworkenv.synth.chains import COMPOSED, HELD_OUT_COMPOSED
-from coworkenv.synth.interfaces import INTERFACE_SETS
 from coworkenv.synth.composer import workflows
+from coworkenv.synth.interfaces import INTERFACE_SETS
 from coworkenv.verify.admission import Verification
 
 if TYPE_CHECKING:
