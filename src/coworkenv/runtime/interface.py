@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
+
+from pydantic import BaseModel
 
 from coworkenv.services.base import ToolInfo
 from coworkenv.spec.interface import Interface
@@ -43,9 +46,14 @@ class ShownTool:
         return out
 
 
-def arguments_of(info: ToolInfo) -> list[str]:
+def arguments_of(info: ToolInfo) -> tuple[str, ...]:
     """A tool's argument names as a call gives them (a declared tool's by their aliases)."""
-    return [f.alias or n for n, f in info.args_model.model_fields.items()]
+    return _fields(info.args_model)
+
+
+@lru_cache(maxsize=4096)
+def _fields(model: type[BaseModel]) -> tuple[str, ...]:
+    return tuple(f.alias or n for n, f in model.model_fields.items())
 
 
 def interface_problems(interface: Interface, every: dict[str, ToolInfo]) -> list[str]:

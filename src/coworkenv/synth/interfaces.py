@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from functools import lru_cache
 
 from coworkenv.runtime.interface import arguments_of, interface_problems
 from coworkenv.runtime.router import exposed_tools
 from coworkenv.runtime.workspace import Workspace
 from coworkenv.services.base import ToolInfo
+from coworkenv.services.registry import Declared
 from coworkenv.spec.interface import ORDERS, Interface, ToolRendering
 from coworkenv.spec.models import TaskSpec
 
@@ -123,7 +125,8 @@ def _plural(noun: str) -> str:
     return noun[:-1] + "ies" if noun.endswith("y") else noun + "s"
 
 
-def _camel(words: Sequence[str]) -> str:
+@lru_cache(maxsize=8192)
+def _camel(words: tuple[str, ...]) -> str:
     parts = [p for w in words for p in w.split("_") if p]
     return parts[0].lower() + "".join(p[:1].upper() + p[1:] for p in parts[1:]) if parts else ""
 
@@ -143,7 +146,7 @@ class _Draw:
 
     def word(self, words: Sequence[str]) -> str:
         """Words joined in the family's case."""
-        return _camel(words) if self.style == "camel" else "_".join(words)
+        return _camel(tuple(words)) if self.style == "camel" else "_".join(words)
 
     def app(self, service: str) -> str:
         return self.pick(f"vendor:{service}", VENDORS.get(service, (service, f"{service}_api", f"{service}_hub")))
@@ -181,7 +184,7 @@ class _Draw:
         dl = d[:1].lower() + d[1:]
         return template.format(d=d, d0=d.rstrip("."), dl=dl, app=app, App=app[:1].upper() + app[1:])
 
-    def results(self, info: ToolInfo, wrapper: str | None, args: list[str]) -> dict[str, str]:
+    def results(self, info: ToolInfo, wrapper: str | None, args: Sequence[str]) -> dict[str, str]:
         """The tool's result keys renamed: a page's total, its next offset (named after the offset argument) and
         the key its records come under."""
         if wrapper is None and "limit" not in args and "offset" not in args:
@@ -209,23 +212,30 @@ def _renamed_args(draw: _Draw, info: ToolInfo) -> dict[str, str]:
     return renames
 
 
-def _page_keys(spec: TaskSpec, every: dict[str, ToolInfo]) -> dict[str, str]:
-    """Per read tool that takes no required argument and answers with a page (``total``, ``next_offset`` and one
-    list), the key of that list: found by calling it once on the spec's own fixtures."""
-    workspace = Workspace(spec.services, spec.declared_services)
-    out = {}
-    for name, info in every.items():
-        if info.kind != "read" or any(f.is_required() for f in info.args_model.model_fields.values()):
-            continue
+def _page_key(info: ToolInfo, declared: Declared) -> str | None:
+    """For a read tool that takes no required argument and answers with a page (``total``, ``next_offset`` and
+    one list), the key of that list: found by calling it once in an empty workspace of its service, once per
+    tool."""
+    hit = _PAGE_KEYS.get(info.name)
+    if hit is not None and hit[0] is info:
+        return hit[1]
+    key = None
+    if info.kind == "read" and not any(f.is_required() for f in info.args_model.model_fields.values()):
+        service = Workspace({info.service: {}}, declared).services[info.service]
         try:
-            result = getattr(workspace.services[info.service], info.method)()
+            result = getattr(service, info.method)()
         except Exception:  # a tool that needs more than its defaults shows no page here
-            continue
+            result = None
         if isinstance(result, dict) and "total" in result and "next_offset" in result:
             lists = [k for k, v in result.items() if isinstance(v, list)]
-            if len(lists) == 1:
-                out[name] = lists[0]
-    return out
+            key = lists[0] if len(lists) == 1 else None
+    if len(_PAGE_KEYS) >= 4096:  # declared services make new tools per declaration: stay bounded
+        _PAGE_KEYS.clear()
+    _PAGE_KEYS[info.name] = (info, key)
+    return key
+
+
+_PAGE_KEYS: dict[str, tuple[ToolInfo, str | None]] = {}
 
 
 def _names(draw: _Draw, every: dict[str, ToolInfo]) -> dict[str, str]:
@@ -253,19 +263,17 @@ def draw_interface(spec: TaskSpec, seed: int, which: str = "train") -> Interface
     if style == CANONICAL:
         return None
     draw = _Draw(rng, style)
-    every = exposed_tools(list(spec.services), None, spec.declared_services)
-    pages = _page_keys(spec, every)
+    declared = spec.declared_services
+    every = exposed_tools(list(spec.services), None, declared)
     tools = {}
     for tool, name in _names(draw, every).items():
         info = every[tool]
-        rendering = ToolRendering(
-            name=None if name == tool else name,
-            description=draw.description(info),
-            args=_renamed_args(draw, info),
-            results=draw.results(info, pages.get(tool), arguments_of(info)),
-        )
-        if rendering != ToolRendering():
-            tools[tool] = rendering
+        shown = None if name == tool else name
+        description = draw.description(info)
+        args = _renamed_args(draw, info)
+        results = draw.results(info, _page_key(info, declared), arguments_of(info))
+        if shown or description or args or results:
+            tools[tool] = ToolRendering(name=shown, description=description, args=args, results=results)
     interface = Interface(style=style, tools=tools, order=rng.choice(ORDERS))
     problems = interface_problems(interface, every)
     if problems:  # the names above are kept apart by construction
