@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 import coworkenv
 from coworkenv.agents.oracle import OracleTeacher
+from coworkenv.bank.store import BankError, synthesize_bank
 from coworkenv.cli import app
 from coworkenv.data.sft import sft_example
 from coworkenv.runtime import Environment
@@ -248,6 +249,18 @@ def test_a_declared_service_is_rendered_too() -> None:
     assert "bolt" in obs.messages[0]["content"]
 
 
-def test_synth_refuses_an_unknown_interface_set(tmp_path: object) -> None:
+def test_synth_refuses_an_unknown_interface_set(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["synth", "--n", "1", "--out", f"{tmp_path}/b", "--interfaces", "fancy"])
     assert result.exit_code == 2 and "unknown interfaces" in result.output
+
+
+def test_a_held_out_interface_bank_is_held_out_and_counted(tmp_path: Path) -> None:
+    held = synthesize_bank(tmp_path / "held", 3, seed=2, interfaces="held_out")
+    assert held["split"]["heldout"] == 3 and held["split"]["train"] == 0
+    assert held["per_interface"] == {"camel": 3}
+    plain = synthesize_bank(tmp_path / "plain", 3, seed=2, interfaces="canonical")
+    assert plain["per_interface"] == {"canonical": 3}
+    with pytest.raises(BankError, match="interfaces"):
+        synthesize_bank(tmp_path / "held", 3, seed=2, interfaces="train")
+    shown = CliRunner().invoke(app, ["bank", "stats", str(tmp_path / "held")])
+    assert shown.exit_code == 0 and "camel" in shown.output

@@ -14,6 +14,7 @@ from coworkenv.bank.repair import synthesize
 from coworkenv.spec import TaskSpec
 from coworkenv.synth.blueprints import HELD_OUT
 from coworkenv.synth.composer import plan
+from coworkenv.synth.interfaces import CANONICAL
 from coworkenv.verify.admission import Verification
 
 
@@ -76,6 +77,7 @@ def admitted_entry(
         modifiers=modifiers,
         multi_turn=spec.is_multi_turn,
         split=split,
+        interface=spec.interface.style if spec.interface is not None else CANONICAL,
     )
     record = {
         "id": spec.id,

@@ -32,7 +32,7 @@ from coworkenv.storage import append_jsonl, append_lines, atomic_write_json, ato
 from coworkenv.synth.blueprints import BLUEPRINTS, HELD_OUT
 from coworkenv.synth.chains import COMPOSED, HELD_OUT_COMPOSED
 from coworkenv.synth.composer import workflows
-from coworkenv.synth.interfaces import INTERFACE_SETS
+from coworkenv.synth.interfaces import CANONICAL, INTERFACE_SETS
 from coworkenv.verify.admission import Verification
 
 if TYPE_CHECKING:
@@ -67,6 +67,7 @@ class Tally:
     final: Counter[str] = field(default_factory=Counter)
     capabilities: Counter[str] = field(default_factory=Counter)
     modifiers: Counter[str] = field(default_factory=Counter)
+    interfaces: Counter[str] = field(default_factory=Counter)
     blueprint_jobs: Counter[str] = field(default_factory=Counter)
     blueprint_admitted: Counter[str] = field(default_factory=Counter)
     splits: Counter[str] = field(default_factory=Counter)
@@ -88,6 +89,7 @@ class Tally:
         self.rounds[str(entry["rounds"])] += 1
         self.capabilities.update(entry["capabilities"])
         self.modifiers.update(entry["modifiers"])
+        self.interfaces[entry.get("interface", CANONICAL)] += 1  # banks made before interfaces show none
         self.blueprint_admitted[entry["blueprint"]] += 1
         self.splits[entry["split"]] += 1
         self.shards[entry["shard"]] += 1
@@ -108,6 +110,7 @@ class Tally:
             "final_rejections": dict(self.final.most_common()),
             "per_capability": dict(sorted(self.capabilities.items())),
             "per_modifier": dict(sorted(self.modifiers.items())),
+            "per_interface": dict(sorted(self.interfaces.items())),
             "per_blueprint": {
                 bp: {
                     "jobs": self.blueprint_jobs[bp],

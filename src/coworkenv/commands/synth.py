@@ -28,7 +28,8 @@ def _table(title: str, columns: tuple[str, ...], rows: list[tuple[Any, ...]]) ->
 
 
 def print_manifest(console: Console, m: dict[str, Any]) -> None:
-    """The bank manifest as tables: summary, rejection reasons, capabilities, blueprints, shards."""
+    """The bank manifest as tables: summary, rejection reasons, capabilities, modifiers, interfaces, blueprints,
+    shards."""
     cfg = m["config"]
     summary = [
         ("environments", m["admitted"]),
@@ -47,6 +48,8 @@ def print_manifest(console: Console, m: dict[str, Any]) -> None:
     console.print(_table("rejection reasons", ("finding", "in any round", "final"), reasons))
     console.print(_table("capabilities", ("capability", "environments"), list(m["per_capability"].items())))
     console.print(_table("modifiers", ("modifier", "environments"), list(m["per_modifier"].items())))
+    interfaces = list(m.get("per_interface", {}).items())  # a bank made before interfaces has none
+    console.print(_table("tool interfaces", ("naming family", "environments"), interfaces))
     rows = [
         (bp, d["split"], d["jobs"], d["admitted"], f"{d['admitted'] / d['jobs']:.0%}" if d["jobs"] else "-")
         for bp, d in m["per_blueprint"].items()
