@@ -103,8 +103,8 @@ def _renamed(value: dict[str, Any], renames: Mapping[str, str]) -> dict[str, Any
 def _ordered(value: Any, reverse: bool) -> Any:
     """``value`` with the fields of every object in it sorted (or reversed), lists kept in their order."""
     if isinstance(value, dict):
-        keys = list(reversed(value)) if reverse else sorted(value)
-        return {k: _ordered(value[k], reverse) for k in keys}
+        items = reversed(value.items()) if reverse else sorted(value.items())
+        return {k: _ordered(v, reverse) if isinstance(v, dict | list) else v for k, v in items}
     if isinstance(value, list):
-        return [_ordered(v, reverse) for v in value]
+        return [_ordered(v, reverse) if isinstance(v, dict | list) else v for v in value]
     return value
