@@ -264,3 +264,12 @@ def test_a_held_out_interface_bank_is_held_out_and_counted(tmp_path: Path) -> No
         synthesize_bank(tmp_path / "held", 3, seed=2, interfaces="train")
     shown = CliRunner().invoke(app, ["bank", "stats", str(tmp_path / "held")])
     assert shown.exit_code == 0 and "camel" in shown.output
+
+
+def test_a_narrowed_menu_under_the_same_interface_shows_only_its_tools() -> None:
+    spec = shown_spec()
+    full = {t["function"]["name"] for t in Environment(spec).router.schemas()}
+    narrowed = spec.model_copy(update={"tools": ["mail_search", "mail_read"]})
+    names = {t["function"]["name"] for t in Environment(narrowed).router.schemas()}
+    assert names == {"gmail_find_messages", "mail_read"} and names < full
+    assert len(full) == len({t["function"]["name"] for t in Environment(spec).router.schemas()})

@@ -8,6 +8,7 @@ the table of an interface without problems.
 from __future__ import annotations
 
 import copy
+import operator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -81,7 +82,29 @@ def interface_problems(interface: Interface, every: dict[str, ToolInfo]) -> list
 
 
 def shown_tools(interface: Interface, tools: dict[str, ToolInfo], every: dict[str, ToolInfo]) -> dict[str, ShownTool]:
-    """The exposed ``tools`` by shown name (raises :class:`InterfaceError` on the problems of the interface)."""
+    """The exposed ``tools`` by shown name (raises :class:`InterfaceError` on the problems of the interface).
+
+    Kept for the latest interfaces, read-only like the schemas: every environment of a spec (the verifier makes
+    many) shows the same table, and building it cost more than the rest of making one."""
+    shown, all_tools = tuple(tools.values()), tuple(every.values())
+    hit = _TABLES.get(id(interface))
+    if hit is not None and hit[0] is interface and _same(hit[1], shown) and _same(hit[2], all_tools):
+        return hit[3]
+    table = _table(interface, tools, every)
+    if len(_TABLES) >= 256:
+        _TABLES.clear()
+    _TABLES[id(interface)] = (interface, shown, all_tools, table)  # held: the id is not reused while kept
+    return table
+
+
+def _same(a: tuple[ToolInfo, ...], b: tuple[ToolInfo, ...]) -> bool:
+    return len(a) == len(b) and all(map(operator.is_, a, b))
+
+
+_TABLES: dict[int, tuple[Interface, tuple[ToolInfo, ...], tuple[ToolInfo, ...], dict[str, ShownTool]]] = {}
+
+
+def _table(interface: Interface, tools: dict[str, ToolInfo], every: dict[str, ToolInfo]) -> dict[str, ShownTool]:
     problems = interface_problems(interface, every)
     if problems:
         raise InterfaceError("; ".join(problems))
