@@ -7,7 +7,6 @@ the table of an interface without problems.
 
 from __future__ import annotations
 
-import copy
 import operator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -121,13 +120,14 @@ def _table(interface: Interface, tools: dict[str, ToolInfo], every: dict[str, To
 
 
 def _schema(schema: dict[str, Any], name: str, description: str | None, shown: dict[str, str]) -> dict[str, Any]:
-    """A tool's schema under its shown name, description and argument names."""
-    fn = copy.deepcopy(schema["function"])
-    fn["name"] = name
-    if description is not None:
-        fn["description"] = description
-    params = fn["parameters"]
+    """A tool's schema under its shown name, description and argument names (sharing the argument schemas of
+    the tool's own, read-only like it)."""
+    fn = schema["function"]
+    params = dict(fn["parameters"])
     params["properties"] = {shown.get(k, k): v for k, v in params.get("properties", {}).items()}
     if "required" in params:
         params["required"] = [shown.get(k, k) for k in params["required"]]
-    return {**schema, "function": fn}
+    rendered = {**fn, "name": name, "parameters": params}
+    if description is not None:
+        rendered["description"] = description
+    return {**schema, "function": rendered}
