@@ -230,7 +230,11 @@ def test_a_declared_service_is_rendered_too() -> None:
         "description": "parts in stock",
         "collections": {"items": {"fields": {"name": {"type": "string"}, "qty": {"type": "integer"}}}},
         "tools": {
-            "inventory_search_items": {"op": "search", "collection": "items", "params": {"query": {"role": "text"}}},
+            "inventory_search_items": {
+                "op": "search",
+                "collection": "items",
+                "params": {"query": {"role": "text"}, "ship.to_city": {"role": "equals", "field": "name"}},
+            },
             "inventory_get_item": {"op": "get", "collection": "items", "params": {"item_id": {"role": "key"}}},
         },
     }
@@ -238,9 +242,11 @@ def test_a_declared_service_is_rendered_too() -> None:
         services={**tiny_data()["services"], "inventory": {"items": [{"id": "i1", "name": "bolt", "qty": 4}]}},
         declared_services={"inventory": decl},
     )
-    shown = [draw_interface(spec, s) for s in range(30)]
+    shown = [draw_interface(spec, s, "held_out" if s % 2 else "train") for s in range(30)]
     renamed = {i.tool_name("inventory_get_item") for i in shown if i is not None}
     assert len(renamed) > 3
+    odd = {r.args.get("ship.to_city") for i in shown if i is not None for r in i.tools.values()}
+    assert odd == {None}  # a name no rendering can be shown under keeps its own
     interface = next(i for i in shown if i is not None and "inventory_search_items" in i.tools)
     env = Environment(spec.model_copy(update={"interface": interface}))
     name, args = interface.render_call("inventory_search_items", {"query": "bolt"})

@@ -12,6 +12,7 @@ schema, declared services' included: a word the vocabulary does not know keeps i
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -20,7 +21,7 @@ from coworkenv.runtime.router import exposed_tools
 from coworkenv.runtime.workspace import Workspace
 from coworkenv.services.base import ToolInfo
 from coworkenv.services.registry import Declared
-from coworkenv.spec.interface import ORDERS, Interface, ToolRendering
+from coworkenv.spec.interface import NAME_PATTERN, ORDERS, Interface, ToolRendering
 from coworkenv.spec.models import TaskSpec
 
 CANONICAL = "canonical"
@@ -117,6 +118,7 @@ TOTALS = ("total", "total_count", "count", "total_results")
 WRAPPERS = ("{key}", "items", "results", "data", "records")
 DESCRIPTIONS = ("{d}", "{d0} ({app} API).", "{App}: {d}", "Use this to {dl}")
 PLURAL_VERBS = frozenset({"search", "find", "list"})
+_NAME = re.compile(NAME_PATTERN)
 
 
 def _plural(noun: str) -> str:
@@ -204,7 +206,7 @@ def _renamed_args(draw: _Draw, info: ToolInfo) -> dict[str, str]:
     renames = {}
     for arg in own:
         shown = draw.arg_name(arg, ids)
-        if shown in taken or (shown != arg and shown in own):
+        if shown in taken or (shown != arg and shown in own) or not _NAME.match(shown):
             shown = arg
         taken.add(shown)
         if shown != arg:
@@ -245,7 +247,7 @@ def _names(draw: _Draw, every: dict[str, ToolInfo]) -> dict[str, str]:
     for tool, info in every.items():
         name = draw.tool_name(info)
         for candidate in (name, draw.word([info.service, name]), tool):
-            if candidate not in taken and (candidate == tool or candidate not in every):
+            if candidate == tool or (candidate not in taken and candidate not in every and _NAME.match(candidate)):
                 name = candidate
                 break
         taken.add(name)
