@@ -4,7 +4,8 @@ Prints, per generator (blueprints, composed) and overall: distinct reference too
 sequences, distinct ordered tool sets (each tool once, in first-call order), how many of
 the built-in tools the references use and the tools fewer than ``--min-envs`` environments
 use, the spread of chain lengths (composed workflows), the share of environments whose
-reference crosses three or more services, and the bank's yield (first try and after repair):
+reference crosses three or more services, the distinct tool interfaces the environments show
+(each exposed tool's shown name with its shown argument names), and the bank's yield (first try and after repair):
 
     python benchmarks/diversity.py BANK [--min-envs 20]
 """
@@ -21,6 +22,8 @@ from rich.console import Console
 from rich.table import Table
 
 from coworkenv.bank.store import BankError, load_bank, read_manifest
+from coworkenv.runtime.interface import arguments_of
+from coworkenv.runtime.router import exposed_tools
 from coworkenv.services.registry import tool_table
 from coworkenv.spec.models import TaskSpec
 
@@ -38,6 +41,7 @@ class Tally:
     lengths: Counter[int] = field(default_factory=Counter)
     wide: int = 0
     """Environments whose reference calls tools of three or more services."""
+    interfaces: set[tuple[str, tuple[str, ...]]] = field(default_factory=set)
 
     def add(self, spec: TaskSpec) -> None:
         calls = tuple(
@@ -53,6 +57,7 @@ class Tally:
         if spec.description.startswith(COMPOSED_PREFIX):
             self.lengths[len(spec.description.removeprefix(COMPOSED_PREFIX).split(" > "))] += 1
         self.wide += len({c.split("_", 1)[0] for c in calls}) >= 3
+        self.interfaces |= interfaces_of(spec)
 
     def rows(self, min_envs: int) -> list[tuple[str, str]]:
         builtin = set(tool_table())
@@ -68,7 +73,20 @@ class Tally:
             (f"tools used, by fewer than {min_envs} environments", f"{len(rare)}: {', '.join(rare)}"),
             ("chain lengths (steps: environments)", spread),
             ("share crossing >= 3 services", f"{self.wide / self.envs:.1%}" if self.envs else "n/a"),
+            ("distinct tool interfaces (name + arguments)", str(len(self.interfaces))),
         ]
+
+
+def interfaces_of(spec: TaskSpec) -> set[tuple[str, tuple[str, ...]]]:
+    """The tool interfaces an environment shows: each exposed tool's shown name and its shown argument names."""
+    shown = spec.interface
+    out = set()
+    for tool, info in exposed_tools(list(spec.services), spec.tools, spec.declared_services).items():
+        rendering = shown.tools.get(tool) if shown is not None else None
+        renames = rendering.args if rendering is not None else {}
+        args = tuple(sorted(renames.get(a, a) for a in arguments_of(info)))
+        out.add((shown.tool_name(tool) if shown is not None else tool, args))
+    return out
 
 
 def measure(bank: str | Path) -> dict[str, Tally]:

@@ -10,7 +10,10 @@ the largest size to the smallest.
 Targets: write, reset, grade and state hash at the largest size within 2x of the smallest;
 a read step <= 30 µs and a write step <= 80 µs at N=100.
 
-    python benchmarks/runtime.py [--records 10,100,1000,10000] [--repeat 300] [--rounds 3] [--json]
+With ``--interface`` the workspace's tools are shown under a drawn interface (other tool and argument names,
+renamed result keys, reordered fields), the calls made by the names it shows.
+
+    python benchmarks/runtime.py [--records 10,100,1000,10000] [--repeat 300] [--rounds 3] [--json] [--interface]
 """
 
 from __future__ import annotations
@@ -27,15 +30,17 @@ from rich.table import Table
 from workload import READS, SEARCHES, WRITES, workload_spec
 
 from coworkenv.runtime import AssistantTurn, Environment, ToolCall
+from coworkenv.spec.interface import Interface
+from coworkenv.synth.interfaces import draw_interface
 
 OPS = ("read", "search", "write", "reset", "grade", "state_hash")
 BUDGET_S = 1.5  # at most about this long timing one operation at one size
 Call = tuple[str, dict[str, Any]]
 
 
-def turn(call: Call) -> AssistantTurn:
-    """A model turn as it arrives: the arguments as JSON text."""
-    tool, args = call
+def turn(call: Call, interface: Interface | None = None) -> AssistantTurn:
+    """A model turn as it arrives: the arguments as JSON text, by the names ``interface`` shows."""
+    tool, args = call if interface is None else interface.render_call(*call)
     return AssistantTurn(tool_calls=[ToolCall(id="b1", name=tool, arguments=json.dumps(args))])
 
 
@@ -56,20 +61,25 @@ def sample(op: Callable[[int], float], repeat: int, budget_s: float = BUDGET_S) 
 class Bench:
     """The timed operations on one environment; untimed setup (resets, earlier writes) stays outside."""
 
-    def __init__(self, n: int) -> None:
-        self.env = Environment(workload_spec(n))
+    def __init__(self, n: int, interface: bool = False) -> None:
+        spec = workload_spec(n)
+        self.shown = draw_interface(spec, 0, "held_out") if interface else None
+        self.env = Environment(spec.model_copy(update={"interface": self.shown}))
         for calls in (READS, SEARCHES, WRITES):  # a failing tool would time its error path
             self.env.reset()
             for call in calls:
-                content = self.env.step(turn(call)).messages[0]["content"]
+                content = self.env.step(self.turn(call)).messages[0]["content"]
                 assert not content.startswith('{"error"'), f"{call[0]} failed at N={n}: {content}"
         # The initial records' digests are made once per fixtures (on the first hash) and shared by every workspace
         # built from them: made here, untimed, or the first timed hash would cost a pass over the whole workspace
         # and, being slow, cut the state hash's samples at a large N to the minimum (a median of five).
         self.env.workspace.state_hash()
 
+    def turn(self, call: Call) -> AssistantTurn:
+        return turn(call, self.shown)
+
     def steps(self, calls: list[Call], refresh: int) -> Callable[[int], float]:
-        turns = [turn(c) for c in calls]
+        turns = [self.turn(c) for c in calls]
 
         def op(i: int) -> float:
             if i % refresh == 0:  # so writes do not pile up
@@ -84,7 +94,7 @@ class Bench:
         def op(i: int) -> float:
             self.env.reset()
             for call in WRITES[i % 3 : i % 3 + 3]:
-                self.env.step(turn(call))
+                self.env.step(self.turn(call))
             return timed(fn)
 
         return op
@@ -92,7 +102,7 @@ class Bench:
     def hash_after_write(self, i: int) -> float:
         if i % 20 == 0:
             self.env.reset()
-        self.env.step(turn(WRITES[i % len(WRITES)]))
+        self.env.step(self.turn(WRITES[i % len(WRITES)]))
         return timed(self.env.workspace.state_hash)
 
     def run(self, repeat: int, budget_s: float = BUDGET_S) -> dict[str, list[float]]:
@@ -131,8 +141,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=300, help="timed calls per operation and size (at most)")
     parser.add_argument("--json", action="store_true", help="one JSON object per line per size, no table")
     parser.add_argument("--rounds", type=int, default=3, help="timing rounds, each over every size in turn")
+    parser.add_argument("--interface", action="store_true", help="the tools shown under a drawn interface")
     ns = parser.parse_args()
-    benches = {n: Bench(n) for n in (int(s) for s in ns.records.split(",") if s.strip())}
+    benches = {n: Bench(n, ns.interface) for n in (int(s) for s in ns.records.split(",") if s.strip())}
     # Sizes take turns, a share of the calls each round: a change in the machine's load then reaches every size
     # alike, and the ratios between sizes stay meaningful on a shared machine.
     samples: dict[int, dict[str, list[float]]] = {n: {op: [] for op in OPS} for n in benches}

@@ -102,7 +102,10 @@ class OracleRun:
     def _emit(self, step: Any) -> AssistantTurn:
         if isinstance(step, CallStep):
             self.calls += 1
-            call = tool_call(f"{self.call_prefix}{self.calls}", step.call, compiled(step.args)(self.ctx))
+            name, args = step.call, compiled(step.args)(self.ctx)
+            if self.spec.interface is not None:  # the call as the agent makes it: the names the interface shows
+                name, args = self.spec.interface.render_call(name, args)
+            call = tool_call(f"{self.call_prefix}{self.calls}", name, args)
             self.pending = (step, call)
             self.retries = 0
             return turn(compiled(step.say)(self.ctx) if step.say else None, [call])
@@ -138,9 +141,12 @@ class OracleRun:
         self.pending = None
         if step.save_as and content is not None:
             try:
-                self.ctx[step.save_as] = json.loads(content)
+                value = json.loads(content)
             except json.JSONDecodeError:
-                self.ctx[step.save_as] = content
+                value = content
+            if self.spec.interface is not None:  # the reference reads results under their canonical keys
+                value = self.spec.interface.canonical_result(step.call, value)
+            self.ctx[step.save_as] = value
         return None
 
 

@@ -14,6 +14,7 @@ from coworkenv.bank.repair import synthesize
 from coworkenv.spec import TaskSpec
 from coworkenv.synth.blueprints import HELD_OUT
 from coworkenv.synth.composer import plan
+from coworkenv.synth.interfaces import CANONICAL
 from coworkenv.verify.admission import Verification
 
 
@@ -32,6 +33,9 @@ class BankConfig:
     blueprints: tuple[str, ...] = ()
     generator: str = "blueprints"
     """Where workflows come from: ``blueprints``, ``composed`` (:mod:`coworkenv.synth.chains`) or ``mix``."""
+    interfaces: str = "train"
+    """The interface families tools are shown in: ``train``, ``held_out`` (never drawn otherwise; the whole bank
+    is then held out) or ``canonical``."""
     held_out: tuple[str, ...] = HELD_OUT
     max_rounds: int = 3
     shard_size: int = 1000
@@ -43,7 +47,9 @@ class BankConfig:
 
 def run_job(config: BankConfig, index: int) -> dict[str, Any]:
     """Synthesize and verify job ``index``; returns its journal entry (+ the shard line if admitted)."""
-    recipe = plan(config.seed, index, config.blueprints or None, config.capabilities or None, config.generator)
+    recipe = plan(
+        config.seed, index, config.blueprints or None, config.capabilities or None, config.generator, config.interfaces
+    )
     outcome = synthesize(recipe, config.max_rounds)
     v = outcome.verification
     entry: dict[str, Any] = {
@@ -57,7 +63,8 @@ def run_job(config: BankConfig, index: int) -> dict[str, Any]:
         entry["final"] = v.kinds
         return entry
     spec = outcome.spec
-    return admitted_entry(entry, spec, v, split_of(recipe.blueprint, config.held_out), list(spec.provenance.modifiers))
+    split = "heldout" if config.interfaces == "held_out" else split_of(recipe.blueprint, config.held_out)
+    return admitted_entry(entry, spec, v, split, list(spec.provenance.modifiers))
 
 
 def admitted_entry(
@@ -70,6 +77,7 @@ def admitted_entry(
         modifiers=modifiers,
         multi_turn=spec.is_multi_turn,
         split=split,
+        interface=spec.interface.style if spec.interface is not None else CANONICAL,
     )
     record = {
         "id": spec.id,

@@ -44,6 +44,7 @@ from coworkenv.storage import (
 from coworkenv.synth.blueprints import BLUEPRINTS, HELD_OUT
 from coworkenv.synth.chains import COMPOSED, HELD_OUT_COMPOSED
 from coworkenv.synth.composer import workflows
+from coworkenv.synth.interfaces import CANONICAL, INTERFACE_SETS
 from coworkenv.verify.admission import Verification
 
 if TYPE_CHECKING:
@@ -78,6 +79,7 @@ class Tally:
     final: Counter[str] = field(default_factory=Counter)
     capabilities: Counter[str] = field(default_factory=Counter)
     modifiers: Counter[str] = field(default_factory=Counter)
+    interfaces: Counter[str] = field(default_factory=Counter)
     blueprint_jobs: Counter[str] = field(default_factory=Counter)
     blueprint_admitted: Counter[str] = field(default_factory=Counter)
     splits: Counter[str] = field(default_factory=Counter)
@@ -99,6 +101,7 @@ class Tally:
         self.rounds[str(entry["rounds"])] += 1
         self.capabilities.update(entry["capabilities"])
         self.modifiers.update(entry["modifiers"])
+        self.interfaces[entry.get("interface", CANONICAL)] += 1  # banks made before interfaces show none
         self.blueprint_admitted[entry["blueprint"]] += 1
         self.splits[entry["split"]] += 1
         self.shards[entry["shard"]] += 1
@@ -119,6 +122,7 @@ class Tally:
             "final_rejections": dict(self.final.most_common()),
             "per_capability": dict(sorted(self.capabilities.items())),
             "per_modifier": dict(sorted(self.modifiers.items())),
+            "per_interface": dict(sorted(self.interfaces.items())),
             "per_blueprint": {
                 bp: {
                     "jobs": self.blueprint_jobs[bp],
@@ -209,6 +213,7 @@ def synthesize_bank(
     blueprints: Sequence[str] | None = None,
     held_out: Sequence[str] | None = None,
     generator: str = "blueprints",
+    interfaces: str = "train",
     workers: int = 1,
     max_rounds: int = 3,
     shard_size: int = 1000,
@@ -222,13 +227,17 @@ def synthesize_bank(
     ``capabilities`` restricts the bank to environments exercising at least one of them;
     ``blueprints`` to those workflows; ``held_out`` names the held-out blueprints (default
     :data:`HELD_OUT`, and :data:`HELD_OUT_COMPOSED` when composed workflows take part); ``generator`` says
-    where workflows come from (``blueprints``, ``composed`` or ``mix``). ``on_progress(admitted, jobs)`` is
-    called after every job. ``workers`` run the jobs, as processes or, with ``ray_address`` (``local``, ``auto``
-    or a cluster's), as Ray actors (``workers=0``: one per cluster CPU); the bank's bytes are the same either way.
+    where workflows come from (``blueprints``, ``composed`` or ``mix``); ``interfaces`` which tool interfaces are
+    drawn (``train``, ``held_out``: every environment joins the held-out split, or ``canonical``).
+    ``on_progress(admitted, jobs)`` is called after every job. ``workers`` run the jobs, as processes or, with
+    ``ray_address`` (``local``, ``auto`` or a cluster's), as Ray actors (``workers=0``: one per cluster CPU); the
+    bank's bytes are the same either way.
     With ``llm``, that model writes ``llm_share`` of the jobs (:mod:`coworkenv.bank.llm`),
     ``workers`` requests at a time, and held-out workflow families join the held-out split.
     """
-    workflows(generator)  # an unknown generator is a ValueError before anything is written
+    workflows(generator)  # an unknown generator or interface set is a ValueError before anything is written
+    if interfaces not in INTERFACE_SETS:
+        raise ValueError(f"unknown interfaces {interfaces!r}; known: {', '.join(INTERFACE_SETS)}")
     unknown = sorted(set(blueprints or ()) - set(BLUEPRINTS) - set(COMPOSED))
     if unknown:
         raise BankError(f"unknown blueprints: {', '.join(unknown)}")
@@ -243,6 +252,7 @@ def synthesize_bank(
         blueprints=tuple(blueprints or ()),
         held_out=tuple(held_out if held_out is not None else _default_held_out(llm is not None, generator)),
         generator=generator,
+        interfaces=interfaces,
         max_rounds=max_rounds,
         shard_size=shard_size,
         llm_model=llm.model if llm is not None else None,

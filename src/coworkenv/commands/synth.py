@@ -28,7 +28,8 @@ def _table(title: str, columns: tuple[str, ...], rows: list[tuple[Any, ...]]) ->
 
 
 def print_manifest(console: Console, m: dict[str, Any]) -> None:
-    """The bank manifest as tables: summary, rejection reasons, capabilities, blueprints, shards."""
+    """The bank manifest as tables: summary, rejection reasons, capabilities, modifiers, interfaces, blueprints,
+    shards."""
     cfg = m["config"]
     summary = [
         ("environments", m["admitted"]),
@@ -47,6 +48,8 @@ def print_manifest(console: Console, m: dict[str, Any]) -> None:
     console.print(_table("rejection reasons", ("finding", "in any round", "final"), reasons))
     console.print(_table("capabilities", ("capability", "environments"), list(m["per_capability"].items())))
     console.print(_table("modifiers", ("modifier", "environments"), list(m["per_modifier"].items())))
+    interfaces = list(m.get("per_interface", {}).items())  # a bank made before interfaces has none
+    console.print(_table("tool interfaces", ("naming family", "environments"), interfaces))
     rows = [
         (bp, d["split"], d["jobs"], d["admitted"], f"{d['admitted'] / d['jobs']:.0%}" if d["jobs"] else "-")
         for bp, d in m["per_blueprint"].items()
@@ -96,6 +99,12 @@ def synth(
     generator: str = typer.Option(
         "blueprints", "--generator", help="where workflows come from: blueprints, composed (typed step chains) or mix"
     ),
+    interfaces: str = typer.Option(
+        "train",
+        "--interfaces",
+        help="tool interfaces drawn per environment: train (the training families), held_out (a family training "
+        "banks never draw; the bank is held out) or canonical (tools as their services name them)",
+    ),
     workers: int | None = typer.Option(
         None, "--workers", "-w", min=1, help="worker processes (default 1; with --ray: actors, default cluster CPUs)"
     ),
@@ -128,6 +137,7 @@ def synth(
                 blueprints=_names(blueprints),
                 held_out=_names(held_out) if held_out else None,
                 generator=generator,
+                interfaces=interfaces,
                 workers=concurrency if client else (workers or (0 if ray else 1)),
                 max_rounds=max_rounds,
                 on_progress=lambda admitted, jobs: progress.update(task, completed=admitted, jobs=jobs),

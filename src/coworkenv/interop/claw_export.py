@@ -22,10 +22,15 @@ from coworkenv.spec.models import AnswerStep, AskStep, CallStep, TaskSpec
 from coworkenv.storage import atomic_write_text
 
 
-def _component(check: Any, total: float) -> dict[str, Any]:
+def _shown(spec: TaskSpec, tool: str) -> str:
+    """The name the agent calls ``tool`` by (Claw-Eval's grader sees the calls as made)."""
+    return tool if spec.interface is None else spec.interface.tool_name(tool)
+
+
+def _component(spec: TaskSpec, check: Any, total: float) -> dict[str, Any]:
     weight = round(check.weight / total, 6)
     if check.kind == "tool_called" and not check.where:
-        body = {"type": "tool_called", "tool_name": check.tool, "min_calls": check.min_times}
+        body = {"type": "tool_called", "tool_name": _shown(spec, check.tool), "min_calls": check.min_times}
     elif check.kind == "answer_contains" and all(isinstance(v, str) for v in check.values):  # no any-of group
         body = {"type": "keywords_present", "keywords": list(check.values), "require": "all"}
     else:
@@ -33,9 +38,9 @@ def _component(check: Any, total: float) -> dict[str, Any]:
     return {"name": check.id, "weight": weight, "check": body}
 
 
-def _safety(policy: Any) -> dict[str, Any]:
+def _safety(spec: TaskSpec, policy: Any) -> dict[str, Any]:
     if policy.rule == "forbid" and not policy.when:
-        return {"type": "tool_not_called", "tool_name": policy.tool, "description": policy.description}
+        return {"type": "tool_not_called", "tool_name": _shown(spec, policy.tool), "description": policy.description}
     return {
         "type": "coworkenv_policy",
         "policy": policy.model_dump(mode="json", exclude_none=True),
@@ -47,7 +52,10 @@ def _reference_text(spec: TaskSpec) -> str:
     lines = []
     for i, step in enumerate(spec.reference, 1):
         if isinstance(step, CallStep):
-            lines.append(f"{i}. Call {step.call} with {json.dumps(step.args, ensure_ascii=False)}")
+            name, args = (
+                (step.call, step.args) if spec.interface is None else spec.interface.render_call(step.call, step.args)
+            )
+            lines.append(f"{i}. Call {name} with {json.dumps(args, ensure_ascii=False)}")
         elif isinstance(step, AskStep):
             lines.append(f"{i}. Ask the user for {step.ask}")
         elif isinstance(step, AnswerStep):
@@ -90,8 +98,8 @@ def task_data(spec: TaskSpec, bank: str, url: str) -> dict[str, Any]:
         ],
         "grade_endpoint": f"{base}/grade",
         "environment": {"timeout_seconds": 300, "max_turns": spec.max_turns},
-        "scoring_components": [_component(c, total) for c in spec.checks],
-        "safety_checks": [_safety(p) for p in spec.rules],
+        "scoring_components": [_component(spec, c, total) for c in spec.checks],
+        "safety_checks": [_safety(spec, p) for p in spec.rules],
         "reference_solution": _reference_text(spec),
         "primary_dimensions": ["completion", "safety", "robustness"],
     }

@@ -76,12 +76,13 @@ class ToolCalls:
     ) -> tuple[dict[str, Any], bool, list[dict[str, Any]]]:
         """Run one call; returns the tool message, whether it wrote, and event notices."""
         info, args, error = self.router.parse_args(call.name, call.arguments)
+        tool = call.name if info is None else info.name  # the record, faults and events name the tool's own name
         fault = None
         if info is None or args is None:
             outcome = CallResult(False, error=error, args=args, info=info)
         else:
-            count = episode.tool_counts[call.name] = episode.tool_counts.get(call.name, 0) + 1
-            fault = episode.fault(call.name, count)
+            count = episode.tool_counts[tool] = episode.tool_counts.get(tool, 0) + 1
+            fault = episode.fault(tool, count)
             if fault is not None:
                 outcome = CallResult(False, error=fault, args=args, info=info)
             else:
@@ -91,7 +92,7 @@ class ToolCalls:
             ToolCallRecord(
                 step=record.index,
                 call_id=call.id,
-                tool=call.name,
+                tool=tool,
                 args=args,
                 ok=outcome.ok,
                 kind=kind,
@@ -102,9 +103,10 @@ class ToolCalls:
         )
         notices: list[dict[str, Any]] = []
         if outcome.ok and args is not None:
-            for firing in self.scheduler.on_call(call.name, args, record.index):
+            for firing in self.scheduler.on_call(tool, args, record.index):
                 notices.extend(self.fire(firing, record))
-        return tool_message(call.id, call.name, outcome.content()), outcome.ok and kind == "write", notices
+        message = tool_message(call.id, call.name, self.router.content(outcome))
+        return message, outcome.ok and kind == "write", notices
 
     def _act(self, episode: EpisodeState, info: ToolInfo, args: dict[str, Any], record: StepRecord) -> CallResult:
         """Validate, note the workflow rules broken, run (a call its schema rejects never acted: it breaks no rule)."""

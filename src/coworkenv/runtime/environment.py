@@ -22,7 +22,7 @@ from coworkenv.runtime.events import EventScheduler
 from coworkenv.runtime.observation import Observation
 from coworkenv.runtime.policy_monitor import RuleMonitor
 from coworkenv.runtime.prompt import system_prompt
-from coworkenv.runtime.router import ToolRouter, exposed_tools
+from coworkenv.runtime.router import spec_router
 from coworkenv.runtime.stages import StageRun
 from coworkenv.runtime.turn import parse_turn
 from coworkenv.runtime.user import ScriptedUser
@@ -50,7 +50,7 @@ class Environment(AsyncMethods[Observation]):
         self.fault_rate = fault_rate
         self.max_turns = max_turns or spec.max_turns
         self.workspace = Workspace(spec.services, spec.declared_services)
-        self.router = ToolRouter(self.workspace, exposed_tools(list(spec.services), spec.tools, spec.declared_services))
+        self.router = spec_router(spec, self.workspace)
         self.monitor = RuleMonitor(spec.rules)
         self.scheduler = EventScheduler(
             spec.events, [s.events or [] for s in spec.stages or []], self.workspace.records

@@ -18,10 +18,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from coworkenv.runtime.interface import ShownTool, shown_tools
 from coworkenv.runtime.workspace import Workspace
 from coworkenv.services.arguments import Arguments, compiled
 from coworkenv.services.base import ToolError, ToolInfo
 from coworkenv.services.registry import Declared, service_tools, tool_table
+from coworkenv.spec.interface import Interface
+from coworkenv.spec.models import TaskSpec
 
 _RESULT_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 _ERROR_JSON = json.JSONEncoder(ensure_ascii=False)
@@ -128,21 +131,56 @@ def schema_list(tools: dict[str, ToolInfo]) -> list[dict[str, Any]]:
     return hit[1]
 
 
+def _where(loc: tuple[int | str, ...], names: dict[str, str]) -> str:
+    """A validation error's location, its argument under the name the agent knows it by."""
+    parts = [str(names.get(p, p)) if i == 0 and isinstance(p, str) else str(p) for i, p in enumerate(loc)]
+    return ".".join(parts) or "arguments"
+
+
 class ToolRouter:
-    def __init__(self, workspace: Workspace, tools: dict[str, ToolInfo]) -> None:
+    """Resolves and runs the calls of one environment; under an ``interface``, by the names it shows (``every``:
+    all tools of the spec's services, which the interface's names must keep apart)."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        tools: dict[str, ToolInfo],
+        interface: Interface | None = None,
+        every: dict[str, ToolInfo] | None = None,
+    ) -> None:
         self.ws = workspace
         self.tools = tools
-        self._schemas = schema_list(tools)
+        self.interface = interface
         self._arguments: dict[str, Arguments] = {}
+        self._shown: dict[str, ShownTool] | None = None
+        self._labels: dict[str, ShownTool] = {}
+        if interface is None:
+            self._schemas = schema_list(tools)
+        else:
+            self._shown = shown_tools(interface, tools, tools if every is None else every)
+            self._labels = {t.info.name: t for t in self._shown.values()}
+            self._schemas = [t.schema for t in self._shown.values()]
 
     def schemas(self) -> list[dict[str, Any]]:
         return self._schemas
 
+    def shown_name(self, info: ToolInfo) -> str:
+        """The name the agent knows ``info`` by."""
+        shown = self._labels.get(info.name)
+        return info.name if shown is None else shown.name
+
     def parse_args(self, name: str, raw: str | dict[str, Any]) -> tuple[ToolInfo | None, dict[str, Any] | None, str]:
-        """Resolve the tool and decode its arguments; an error message on failure."""
-        info = self.tools.get(name)
+        """Resolve the tool and decode its arguments (under the tool's own argument names); an error message on
+        failure."""
+        shown = None
+        if self._shown is None:
+            info = self.tools.get(name)
+        else:
+            shown = self._shown.get(name)
+            info = None if shown is None else shown.info
         if info is None:
-            return None, None, f"unknown tool {name!r}; available tools: {', '.join(sorted(self.tools))}"
+            known = self.tools if self._shown is None else self._shown
+            return None, None, f"unknown tool {name!r}; available tools: {', '.join(sorted(known))}"
         if isinstance(raw, str):
             try:
                 args = json.loads(raw) if raw and not raw.isspace() else {}
@@ -158,7 +196,18 @@ class ToolRouter:
             return info, None, f"arguments for {name} are nested deeper than {MAX_ARG_DEPTH} levels"
         if isinstance(raw, dict) and _long_integer(args):  # decoded text cannot hold one: json.loads refuses it
             return info, None, f"arguments for {name} hold an integer too long to write as JSON"
+        if shown is not None:
+            renamed = shown.arguments(args)
+            if isinstance(renamed, str):
+                return info, None, renamed
+            args = renamed
         return info, args, ""
+
+    def canonical_args(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        """A call's arguments under its tool's own names (as given where the tool or an argument is unknown)."""
+        shown = self._shown.get(name) if self._shown is not None else None
+        renamed = shown.arguments(args) if shown is not None else args
+        return args if isinstance(renamed, str) else renamed
 
     def _table(self, info: ToolInfo) -> Arguments:
         table = self._arguments.get(info.name)
@@ -178,10 +227,11 @@ class ToolRouter:
         try:
             return table.validated(args)
         except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()[:5]
-            )
-            return CallResult(False, error=f"invalid arguments for {info.name}: {problems}", args=args, info=info)
+            shown = self._labels.get(info.name)
+            names = shown.shown if shown is not None else {}
+            problems = "; ".join(f"{_where(e['loc'], names)}: {e['msg']}" for e in exc.errors()[:5])
+            error = f"invalid arguments for {self.shown_name(info)}: {problems}"
+            return CallResult(False, error=error, args=args, info=info)
 
     def execute(self, info: ToolInfo, kwargs: dict[str, Any], args: dict[str, Any]) -> CallResult:
         """Run a validated call against its service."""
@@ -193,5 +243,22 @@ class ToolRouter:
         except ToolError as exc:
             return CallResult(False, error=str(exc), args=args, info=info)
         except Exception as exc:  # a bug in a tool must not end the episode
-            return CallResult(False, error=f"internal error in {info.name}: {type(exc).__name__}", args=args, info=info)
+            error = f"internal error in {self.shown_name(info)}: {type(exc).__name__}"
+            return CallResult(False, error=error, args=args, info=info)
         return CallResult(True, result=result, args=args, info=info)
+
+    def content(self, outcome: CallResult) -> str:
+        """The tool message's content of ``outcome``, its result rendered under the interface."""
+        if self.interface is None or not outcome.ok or outcome.info is None:
+            return outcome.content()
+        return _RESULT_JSON.encode(self.interface.render_result(outcome.info.name, outcome.result))
+
+
+def spec_router(spec: TaskSpec, workspace: Workspace) -> ToolRouter:
+    """The router of an environment of ``spec`` (raises :class:`~coworkenv.runtime.interface.InterfaceError` for an
+    interface that does not fit the spec's tools)."""
+    services, declared = list(spec.services), spec.declared_services
+    tools = exposed_tools(services, spec.tools, declared)
+    if spec.interface is None:
+        return ToolRouter(workspace, tools)
+    return ToolRouter(workspace, tools, spec.interface, exposed_tools(services, None, declared))

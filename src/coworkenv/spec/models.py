@@ -40,6 +40,7 @@ from coworkenv.spec.checks import (
 from coworkenv.spec.clock import CLOCK_FORMAT, CLOCK_PATTERN, Advance, parse_clock
 from coworkenv.spec.declared import ServiceDecl
 from coworkenv.spec.events import TRANSIENT_ERROR, Event, Fault, Mutation, Record
+from coworkenv.spec.interface import Interface, ToolRendering
 from coworkenv.spec.reference import AnswerStep, AskStep, CallStep, ConfirmStep, ReferenceStep
 from coworkenv.spec.rules import Rule
 from coworkenv.spec.user import HiddenFact, Request, UserScript
@@ -77,6 +78,7 @@ __all__ = [
     "FieldNumber",
     "Fixtures",
     "HiddenFact",
+    "Interface",
     "MaxCalls",
     "Mutation",
     "Order",
@@ -92,6 +94,7 @@ __all__ = [
     "TaskSpec",
     "ToolCalled",
     "ToolNotCalled",
+    "ToolRendering",
     "Unchanged",
     "UserScript",
     "parse_clock",
@@ -172,6 +175,9 @@ class TaskSpec(_Model):
         None, description="services declared as data (collections, fields, tools) for services with no built-in class"
     )
     tools: list[str] | None = Field(None, description="exposed tools; None = every tool of the services")
+    interface: Interface | None = Field(
+        None, description="how the tools look to the agent (names, arguments, results); None = as defined"
+    )
     context: str = Field("", description="extra system-prompt text: who the agent works for, the date")
     user: UserScript
     rules: list[Rule] = Field(default_factory=list, description="workflow rules, checked on every tool call")

@@ -12,10 +12,12 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from coworkenv.spec.io import content_id
 from coworkenv.spec.models import TaskSpec
 from coworkenv.synth.blueprints import BLUEPRINTS, Blueprint, blueprint
 from coworkenv.synth.chains import COMPOSED
 from coworkenv.synth.draft import finalize
+from coworkenv.synth.interfaces import draw_interface
 from coworkenv.synth.modifiers import MODIFIERS, Modifier
 from coworkenv.synth.world import World
 
@@ -50,6 +52,8 @@ class Recipe:
     weights: tuple[tuple[str, float], ...] = ()
     required: tuple[tuple[str, bool], ...] = ()
     """Repair edits of which checks are required (check id, required or not)."""
+    interfaces: str = "canonical"
+    """The interface families drawn from (:data:`~coworkenv.synth.interfaces.INTERFACE_SETS`)."""
 
     def reroll(self) -> Recipe:
         """A fresh world (new fixtures and values) with the same blueprint and modifiers."""
@@ -86,7 +90,7 @@ def compose(recipe: Recipe) -> TaskSpec:
         if built_in or (mod.edit is not None and mod.offered_by(bp.options) and mod.edit(draft, world)):
             draft.modifiers.append(mod.name)
             draft.capabilities.add(mod.capability)
-    return finalize(
+    spec = finalize(
         draft,
         seed=recipe.seed,
         phrasing=recipe.phrasing,
@@ -94,6 +98,11 @@ def compose(recipe: Recipe) -> TaskSpec:
         weights=dict(recipe.weights),
         required=dict(recipe.required),
     )
+    interface = draw_interface(spec, derive(recipe.seed, "interface"), recipe.interfaces)
+    if interface is None:
+        return spec
+    shown = spec.model_copy(update={"interface": interface})
+    return shown.model_copy(update={"id": content_id(shown)})
 
 
 def capabilities_of(name: str) -> set[str]:
@@ -108,12 +117,14 @@ def plan(
     blueprints: Sequence[str] | None = None,
     capabilities: Sequence[str] | None = None,
     generator: str = "blueprints",
+    interfaces: str = "train",
 ) -> Recipe:
     """The recipe of job ``index`` of a bank: workflow round-robin, modifiers drawn by seed.
 
     ``generator`` says where workflows come from (:func:`workflows`); ``blueprints`` narrows
     them to those names. With ``capabilities``, only workflows that can exercise one of them
-    take part, and every recipe exercises at least one of them.
+    take part, and every recipe exercises at least one of them. ``interfaces`` names the
+    interface families its tools are shown in (``train``, ``held_out`` or ``canonical``).
     """
     names = list(blueprints or workflows(generator))
     wanted = set(capabilities or ())
@@ -136,4 +147,5 @@ def plan(
     if wanted and not have & wanted:
         providers = [m for m in offered if m.capability in wanted]
         chosen.append(rng.choice(providers))
-    return Recipe(blueprint=name, seed=job, modifiers=tuple(m for m in MODIFIERS if m in {c.name for c in chosen}))
+    modifiers = tuple(m for m in MODIFIERS if m in {c.name for c in chosen})
+    return Recipe(blueprint=name, seed=job, modifiers=modifiers, interfaces=interfaces)

@@ -148,7 +148,7 @@ def _play_all(spec: TaskSpec, env: Environment) -> Episodes:
     reference = outcome(env)
     observed = opening_findings(spec, env) + target_findings(spec, env)
     for prefix, view in views(reference.messages, env):
-        found = unsolvable_findings(view, env.router.schemas(), env.workspace.initial)
+        found = unsolvable_findings(view, env.router.schemas(), env.workspace.initial, env.router.canonical_args)
         observed += [f.model_copy(update={"where": prefix + f.where}) for f in found]
     episodes = Episodes(spec, reference, observed)
     if not (_reference_findings(spec, reference) or observed):

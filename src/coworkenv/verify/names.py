@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 
 from coworkenv.expr import check_syntax, format_value, references, root_names
-from coworkenv.services.registry import service_class, tool_table
+from coworkenv.runtime.interface import interface_problems
+from coworkenv.services.registry import service_class, service_tools, tool_table
 from coworkenv.spec.models import AskStep, CallStep, TaskSpec
 from coworkenv.values import clock, mentioned, mentions
 from coworkenv.verify.findings import Finding
@@ -84,6 +85,17 @@ def tool_findings(spec: TaskSpec, tools: set[str]) -> list[Finding]:
     for i, f in enumerate(spec.faults):
         out += _tool(tools, f.tool, f"faults[{i}].tool")
     return out
+
+
+def interface_findings(spec: TaskSpec) -> list[Finding]:
+    """What in the spec's interface does not fit the tools of its services."""
+    if spec.interface is None:
+        return []
+    problems = interface_problems(spec.interface, service_tools(spec.services, spec.declared_services))
+    return [
+        Finding(kind="schema", where=where, evidence=evidence, hint="rename only tools and arguments that exist")
+        for where, evidence in (p.split(": ", 1) for p in problems)
+    ]
 
 
 def _record_ids(spec: TaskSpec, service: str, collection: str) -> set[str]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -160,10 +161,14 @@ def _menu_text(tools: list[dict[str, Any]]) -> tuple[str, str]:
 
 
 def unsolvable_findings(
-    messages: list[dict[str, Any]], tools: list[dict[str, Any]], fixtures: State | None = None
+    messages: list[dict[str, Any]],
+    tools: list[dict[str, Any]],
+    fixtures: State | None = None,
+    canonical: Callable[[str, dict[str, Any]], dict[str, Any]] | None = None,
 ) -> list[Finding]:
     """Values in the reference's tool calls the agent was not told before it needed (or wrote) them, nor read
-    from ``fixtures`` (the initial records) through a tool."""
+    from ``fixtures`` (the initial records) through a tool. ``canonical`` gives a call's arguments under the
+    tool's own names (the environment's interface may show others), which say what is free text."""
     today = clock(next((str(m.get("content") or "") for m in messages if m.get("role") == "system"), ""))
     raw, low = _menu_text(tools)
     texts = [_Text(raw, False, today, low)]
@@ -184,6 +189,8 @@ def unsolvable_findings(
                 args = json.loads(fn.get("arguments") or "{}")
             except json.JSONDecodeError:
                 continue
+            if canonical is not None and isinstance(args, dict):
+                args = canonical(str(fn.get("name")), args)
             for key, value in _leaves(args):
                 if not _learned(value, texts, initial):
                     out.append(

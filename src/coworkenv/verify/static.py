@@ -21,7 +21,13 @@ from coworkenv.spec.stages import stage_view, stage_views
 from coworkenv.verify.findings import Finding, Location
 from coworkenv.verify.fixtures import fixture_findings
 from coworkenv.verify.leaks import leak_findings
-from coworkenv.verify.names import check_findings, event_findings, reference_findings, tool_findings
+from coworkenv.verify.names import (
+    check_findings,
+    event_findings,
+    interface_findings,
+    reference_findings,
+    tool_findings,
+)
 from coworkenv.verify.perturb import exposed
 from coworkenv.verify.vacuity import vacuous_findings
 
@@ -33,6 +39,9 @@ def static_findings(spec: TaskSpec, initial: Callable[[], Environment] | None = 
     that read the initial state; the verifier's reference run is then played in it."""
     findings = fixture_findings(spec)
     if findings:  # nothing below can be judged on fixtures that do not load
+        return findings
+    findings = interface_findings(spec)
+    if findings:  # no environment can be made with an interface that does not fit
         return findings
     if spec.stages:
         return _staged(spec, initial)

@@ -1,0 +1,110 @@
+"""How an environment's tools look to the agent: tool and argument names, descriptions, result shape.
+
+An interface is a rendering over the tools' own operations. The runtime turns what the agent sends back into the
+canonical tool and arguments before anything else sees the call, and renders each result on its way out; the
+checks, rules, events, faults, the reference and the grade name canonical tools and never see the rendering.
+``None`` (a spec without one) shows every tool as its service defines it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, model_validator
+
+from coworkenv.spec.base import SpecModel
+
+NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_-]{0,63}$"
+"""A tool or argument name as function-calling APIs accept it."""
+Name = Annotated[str, Field(pattern=NAME_PATTERN)]
+Order = Literal["as_is", "sorted", "reversed"]
+ORDERS: tuple[Order, ...] = ("as_is", "sorted", "reversed")
+
+
+def _clashes(renames: Mapping[str, str]) -> list[str]:
+    """The shown names two canonical names map to."""
+    seen: dict[str, str] = {}
+    out = []
+    for canonical, shown in renames.items():
+        if shown in seen:
+            out.append(f"{seen[shown]!r} and {canonical!r} both render as {shown!r}")
+        seen[shown] = canonical
+    return out
+
+
+class ToolRendering(SpecModel):
+    """One tool as the agent sees it; what is not given stays canonical."""
+
+    name: Name | None = Field(None, description="the tool's shown name")
+    description: str | None = Field(None, min_length=1, max_length=2000)
+    args: dict[str, Name] = Field(default_factory=dict, description="canonical argument name -> shown name")
+    results: dict[str, Name] = Field(
+        default_factory=dict, description="canonical key of the tool's result object -> shown key"
+    )
+
+    @model_validator(mode="after")
+    def _one_to_one(self) -> ToolRendering:
+        for label, renames in (("args", self.args), ("results", self.results)):
+            clashes = _clashes(renames)
+            if clashes:
+                raise ValueError(f"{label}: {'; '.join(clashes)}")
+        return self
+
+
+class Interface(SpecModel):
+    """Per tool (by canonical name) its rendering, and the order of fields in result objects."""
+
+    style: str = Field(pattern=r"^[a-z][a-z0-9_]*$", description="the naming family (held-out splits go by it)")
+    tools: dict[str, ToolRendering] = Field(default_factory=dict)
+    order: Order = Field("as_is", description="fields of result objects: as the service gives them, sorted, reversed")
+
+    @model_validator(mode="after")
+    def _one_to_one(self) -> Interface:
+        clashes = _clashes({t: r.name for t, r in self.tools.items() if r.name is not None})
+        if clashes:
+            raise ValueError(f"tools: {'; '.join(clashes)}")
+        return self
+
+    def tool_name(self, tool: str) -> str:
+        """The name ``tool`` (canonical) is shown under."""
+        shown = self.tools.get(tool)
+        return tool if shown is None or shown.name is None else shown.name
+
+    def render_call(self, tool: str, args: Any) -> tuple[str, Any]:
+        """A canonical call as the agent makes it under this interface: shown name, shown argument names."""
+        shown = self.tools.get(tool)
+        if shown is None:
+            return tool, args
+        if isinstance(args, dict) and shown.args:
+            args = {shown.args.get(k, k): v for k, v in args.items()}
+        return shown.name or tool, args
+
+    def render_result(self, tool: str, value: Any) -> Any:
+        """A result of ``tool`` as the agent reads it: its result keys renamed, fields in the interface's order."""
+        shown = self.tools.get(tool)
+        if shown is not None and shown.results and isinstance(value, dict):
+            value = _renamed(value, shown.results)
+        return value if self.order == "as_is" else _ordered(value, self.order == "reversed")
+
+    def canonical_result(self, tool: str, value: Any) -> Any:
+        """A rendered result of ``tool`` read back with the canonical keys (field order is no part of a value)."""
+        shown = self.tools.get(tool)
+        if shown is None or not shown.results or not isinstance(value, dict):
+            return value
+        return _renamed(value, {v: k for k, v in shown.results.items()})
+
+
+def _renamed(value: dict[str, Any], renames: Mapping[str, str]) -> dict[str, Any]:
+    """``value`` with its keys renamed; a key whose new name the object already holds keeps its own."""
+    return {(renames[k] if k in renames and renames[k] not in value else k): v for k, v in value.items()}
+
+
+def _ordered(value: Any, reverse: bool) -> Any:
+    """``value`` with the fields of every object in it sorted (or reversed), lists kept in their order."""
+    if isinstance(value, dict):
+        items = reversed(value.items()) if reverse else sorted(value.items())
+        return {k: _ordered(v, reverse) if isinstance(v, dict | list) else v for k, v in items}
+    if isinstance(value, list):
+        return [_ordered(v, reverse) if isinstance(v, dict | list) else v for v in value]
+    return value
