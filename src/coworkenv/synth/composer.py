@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from coworkenv.spec.models import TaskSpec
+from coworkenv.synth.background import DEFAULT_WORKSPACE, WORKSPACES, background
 from coworkenv.synth.blueprints import BLUEPRINTS, Blueprint, blueprint
 from coworkenv.synth.chains import COMPOSED
 from coworkenv.synth.draft import finalize
@@ -50,6 +51,8 @@ class Recipe:
     weights: tuple[tuple[str, float], ...] = ()
     required: tuple[tuple[str, bool], ...] = ()
     """Repair edits of which checks are required (check id, required or not)."""
+    workspace: str = DEFAULT_WORKSPACE
+    """How much background the workspace holds (:data:`coworkenv.synth.background.WORKSPACES`)."""
 
     def reroll(self) -> Recipe:
         """A fresh world (new fixtures and values) with the same blueprint and modifiers."""
@@ -88,6 +91,7 @@ def compose(recipe: Recipe) -> TaskSpec:
             draft.capabilities.add(mod.capability)
     return finalize(
         draft,
+        background=background(draft, world, recipe.workspace),
         seed=recipe.seed,
         phrasing=recipe.phrasing,
         drop=recipe.drop,
@@ -108,6 +112,7 @@ def plan(
     blueprints: Sequence[str] | None = None,
     capabilities: Sequence[str] | None = None,
     generator: str = "blueprints",
+    workspace: str = DEFAULT_WORKSPACE,
 ) -> Recipe:
     """The recipe of job ``index`` of a bank: workflow round-robin, modifiers drawn by seed.
 
@@ -136,4 +141,5 @@ def plan(
     if wanted and not have & wanted:
         providers = [m for m in offered if m.capability in wanted]
         chosen.append(rng.choice(providers))
-    return Recipe(blueprint=name, seed=job, modifiers=tuple(m for m in MODIFIERS if m in {c.name for c in chosen}))
+    modifiers = tuple(m for m in MODIFIERS if m in {c.name for c in chosen})
+    return Recipe(blueprint=name, seed=job, modifiers=modifiers, workspace=workspace)
