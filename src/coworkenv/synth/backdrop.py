@@ -12,7 +12,6 @@ from datetime import timedelta
 from typing import Any
 
 from coworkenv.services.registry import service_class
-from coworkenv.spec.checks.base import record_matches
 from coworkenv.synth.reserved import Reserved
 from coworkenv.synth.world import World
 
@@ -35,9 +34,8 @@ class Backdrop:
     _people: list[dict[str, str]] = field(default_factory=list)
     own_searched: bool = False
     """Whether the reference searches by the company's name (then no background colleague has its domain)."""
+    _sentences: list[str] = field(default_factory=list)
     _allowed: dict[tuple[str, ...], list[str]] = field(default_factory=dict)
-    wheres: dict[tuple[str, str], list[str]] = field(default_factory=dict)
-    """Per (service, collection), the ``where`` of each check of the task on it."""
 
     def count(self, lo: int, hi: int) -> int:
         """How many records of a kind, scaled by the workspace size."""
@@ -49,7 +47,10 @@ class Backdrop:
         return text[:1].upper() + text[1:]
 
     def prose(self, sentences: int = 2) -> str:
-        return " ".join(f"{self.phrase(4, 9)}." for _ in range(sentences))
+        """Sentences drawn from the backdrop's own few dozen (made once: prose is most of what background costs)."""
+        if not self._sentences:
+            self._sentences = [f"{self.phrase(4, 9)}." for _ in range(48)]
+        return " ".join(self.rng.choices(self._sentences, k=sentences))
 
     def pick(self, options: tuple[str, ...]) -> str | None:
         """One of the options background may use (None when the task reserved them all)."""
@@ -93,12 +94,8 @@ class Backdrop:
     def company(self) -> str:
         return f"{self.rng.choice(self.lasts)} {self.phrase(1, 1)}"
 
-    def add(self, service: str, collection: str, record: dict[str, Any]) -> dict[str, Any] | None:
-        """Add a record with the next id after the task's (and the background's) records; None where a check of the
-        task would still select it."""
-        wheres = self.wheres.get((service, collection), [])
-        if any(record_matches(w, {"id": "", **record}) for w in wheres):
-            return None
+    def add(self, service: str, collection: str, record: dict[str, Any]) -> dict[str, Any]:
+        """Add a record with the next id after the task's (and the background's) records."""
         task_rows = self.world.fixtures.get(service, {}).get(collection, [])
         rows = self.records.setdefault(service, {}).setdefault(collection, [])
         prefix = service_class(service).id_prefix.get(collection, collection[:3])

@@ -5,15 +5,13 @@ more (weeks of mail in threads and folders, calendars, accounts, queues, channel
 service the task uses, :func:`background` adds such records, sized by the workspace knob and
 seeded by the world, from pools the task's words, values, days and flags were taken out of
 (:mod:`coworkenv.synth.reserved`): no search, filter or check of the task can select one. Their
-people and companies are new to the world, their ids continue the task's sequences, and
-whatever a check's ``where`` still matches (a condition on an amount) is never drawn.
+people and companies are new to the world and their ids continue the task's sequences.
 """
 
 from __future__ import annotations
 
 import random
 
-from coworkenv.spec.checks.records import WhereCheck
 from coworkenv.synth.backdrop import Backdrop, Fixtures
 from coworkenv.synth.background_records import MAKERS
 from coworkenv.synth.draft import Draft
@@ -39,15 +37,8 @@ def background(draft: Draft, world: World, workspace: str = DEFAULT_WORKSPACE) -
     drop.lasts = pool("last").without(taken)
     if len(drop.words) < 50 or len(drop.firsts) < 20 or len(drop.lasts) < 20:
         return {}  # a task whose words leave too little to draw from gets no background
-    for check in _checks(draft):
-        if isinstance(check, WhereCheck) and check.service and check.collection:
-            drop.wheres.setdefault((check.service, check.collection), []).append(check.where)
     for service in sorted(draft.fixtures):
         make = MAKERS.get(service)
         if make is not None:
             make(drop)
     return drop.records
-
-
-def _checks(draft: Draft) -> list[object]:
-    return [*draft.checks, *(c for stage in draft.stages for c in stage.checks)]

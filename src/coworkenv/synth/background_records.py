@@ -29,7 +29,7 @@ SLOTS = ("09:00", "09:30", "10:00", "10:30", "11:00", "13:00", "13:30", "14:00",
 def mail(b: Backdrop) -> None:
     """Weeks of mail across folders, about a third of it replies in threads."""
     sent: list[dict[str, object]] = []
-    for _ in range(b.count(150, 280)):
+    for _ in range(b.count(100, 180)):
         folder, day = b.pick(FOLDER_DRAW), b.day(-45, -1)
         unread = b.reserved.flag("unread")  # the states of 'unread' no reference call filters on
         if folder is None or day is None or not unread:
@@ -54,7 +54,7 @@ def mail(b: Backdrop) -> None:
                 "in_reply_to": str(parent["id"]) if parent else None,
             },
         )
-        if rec is not None and not parent:
+        if not parent:
             sent.append(rec)
 
 
@@ -62,7 +62,7 @@ def calendar(b: Backdrop) -> None:
     """Several weeks of meetings among colleagues, on days the task never names."""
     for offset in range(-14, 22):
         day = b.day(offset, offset)
-        for _ in range(b.count(0, 4) if day else 0):
+        for _ in range(b.count(0, 3) if day else 0):
             start = b.rng.choice(SLOTS)
             hour, minute = (int(p) for p in start.split(":"))
             end_minutes = hour * 60 + minute + b.rng.choice((30, 60))
@@ -85,7 +85,7 @@ def contacts(b: Backdrop) -> None:
     """The directory's other colleagues."""
     company = "" if b.own_searched else b.world.company
     listed: set[str] = set()
-    for _ in range(b.count(30, 60)):
+    for _ in range(b.count(25, 45)):
         who, boss = b.person(), b.person()
         dept = b.pick(DEPARTMENTS)
         title = b.pick(TITLES[dept]) if dept else None
@@ -98,7 +98,7 @@ def contacts(b: Backdrop) -> None:
 
 def crm(b: Backdrop) -> None:
     """Accounts of other customers, with their deals, contacts and logged activities."""
-    for _ in range(b.count(18, 36)):
+    for _ in range(b.count(10, 18)):
         tier, industry, renewal = b.pick(TIERS), b.pick(INDUSTRIES), b.day(20, 240)
         if tier is None or industry is None or renewal is None:
             continue
@@ -115,8 +115,7 @@ def crm(b: Backdrop) -> None:
                 "arr": b.money(5_000, 400_000),
             },
         )
-        if account is not None:
-            _account_records(b, str(account["id"]), str(account["name"]), owner)
+        _account_records(b, str(account["id"]), str(account["name"]), owner)
 
 
 def _account_records(b: Backdrop, account_id: str, name: str, owner: str) -> None:
@@ -137,7 +136,7 @@ def _account_records(b: Backdrop, account_id: str, name: str, owner: str) -> Non
 
 def tickets(b: Backdrop) -> None:
     """Queues of other teams' and other customers' tickets, in every state."""
-    for _ in range(b.count(40, 90)):
+    for _ in range(b.count(30, 60)):
         team, status, priority, created = b.pick(TEAM_POOL), b.pick(STATUSES), b.pick(PRIORITIES), b.day(-40, -1)
         if team is None or status is None or priority is None or created is None:
             continue
@@ -161,7 +160,7 @@ def tickets(b: Backdrop) -> None:
 
 def documents(b: Backdrop) -> None:
     """Other people's documents in folders of their own."""
-    for _ in range(b.count(20, 45)):
+    for _ in range(b.count(15, 30)):
         folder, updated = b.pick(DOC_FOLDERS), b.day(-90, -1)
         if folder is None or updated is None:
             continue
@@ -186,9 +185,10 @@ def chat(b: Backdrop) -> None:
         kind = b.pick(CHANNEL_KINDS)
         name = f"{b.company_word()}-{kind}"
         members = sorted({b.person()["email"] for _ in range(b.rng.randint(3, 8))})
-        if kind and name not in names and b.add("chat", "channels", {"name": name, "members": members}):
+        if kind and name not in names:
+            b.add("chat", "channels", {"name": name, "members": members})
             names.append(name)
-    for _ in range(b.count(60, 140) if names else 0):
+    for _ in range(b.count(40, 90) if names else 0):
         day = b.day(-30, 0)
         if day:
             stamp = f"{day}T{b.rng.choice(SLOTS)}"
@@ -198,7 +198,7 @@ def chat(b: Backdrop) -> None:
 
 def expenses(b: Backdrop) -> None:
     """Colleagues' expense claims in every state."""
-    for _ in range(b.count(20, 50)):
+    for _ in range(b.count(15, 35)):
         category, status, day = b.pick(CATEGORIES), b.pick(EXPENSE_STATUSES), b.day(-60, -1)
         if category is None or status is None or day is None:
             continue

@@ -13,7 +13,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from coworkenv.expr.evaluate import evaluate
 from coworkenv.expr.ops import ExprError
@@ -169,11 +169,31 @@ class StateCheck(CheckModel):
         raise NotImplementedError
 
     def judge(self, state: Records) -> tuple[bool, str]:
-        """(passed, detail) on the records ``state`` holds."""
+        """(passed, detail) on the records ``state`` holds.
+
+        Each record's verdict is kept with the two record versions it was judged on: records are replaced, never
+        changed in place, so the same versions give the same verdict, and a workspace of hundreds of records pays
+        only for those that changed since the last judgement (of any episode of these fixtures)."""
         initial = state.initial_records(self.service, self.collection)
         live = state.records(self.service, self.collection)
-        hits = [rid for rid in self.candidates(initial, live) if self.hit(rid, initial.get(rid), live.get(rid))]
+        memo = self._memo()
+        hits = []
+        for rid in self.candidates(initial, live):
+            old, new = initial.get(rid), live.get(rid)
+            seen = memo.get(rid)
+            if seen is None or seen[0] is not old or seen[1] is not new:
+                seen = memo[rid] = (old, new, self.hit(rid, old, new))
+            if seen[2]:
+                hits.append(rid)
         return self.verdict(hits, live)
+
+    _verdicts: tuple[int, dict[str, tuple[Record | None, Record | None, bool]]] | None = PrivateAttr(None)
+
+    def _memo(self) -> dict[str, tuple[Record | None, Record | None, bool]]:
+        """This check's verdicts by record (a copy of the check, which may differ from it, starts its own)."""
+        if self._verdicts is None or self._verdicts[0] != id(self):
+            self._verdicts = (id(self), {})
+        return self._verdicts[1]
 
 
 class EpisodeCheck(CheckModel):
