@@ -12,6 +12,7 @@ from typing import Any
 
 from coworkenv.bank.repair import synthesize
 from coworkenv.spec import TaskSpec
+from coworkenv.synth.background import DEFAULT_WORKSPACE
 from coworkenv.synth.blueprints import HELD_OUT
 from coworkenv.synth.composer import plan
 from coworkenv.verify.admission import Verification
@@ -32,6 +33,8 @@ class BankConfig:
     blueprints: tuple[str, ...] = ()
     generator: str = "blueprints"
     """Where workflows come from: ``blueprints``, ``composed`` (:mod:`coworkenv.synth.chains`) or ``mix``."""
+    workspace: str = DEFAULT_WORKSPACE
+    """How much background each workspace holds (:data:`coworkenv.synth.background.WORKSPACES`)."""
     held_out: tuple[str, ...] = HELD_OUT
     max_rounds: int = 3
     shard_size: int = 1000
@@ -43,7 +46,9 @@ class BankConfig:
 
 def run_job(config: BankConfig, index: int) -> dict[str, Any]:
     """Synthesize and verify job ``index``; returns its journal entry (+ the shard line if admitted)."""
-    recipe = plan(config.seed, index, config.blueprints or None, config.capabilities or None, config.generator)
+    recipe = plan(
+        config.seed, index, config.blueprints or None, config.capabilities or None, config.generator, config.workspace
+    )
     outcome = synthesize(recipe, config.max_rounds)
     v = outcome.verification
     entry: dict[str, Any] = {

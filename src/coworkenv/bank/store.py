@@ -29,6 +29,7 @@ from coworkenv.bank.llm.scenario import HELD_OUT_LABELS
 from coworkenv.bank.llm.stats import LLMTally
 from coworkenv.spec import TaskSpec, spec_from_data
 from coworkenv.storage import append_jsonl, append_lines, atomic_write_json, atomic_write_text, read_jsonl, repair_jsonl
+from coworkenv.synth.background import DEFAULT_WORKSPACE, WORKSPACES
 from coworkenv.synth.blueprints import BLUEPRINTS, HELD_OUT
 from coworkenv.synth.chains import COMPOSED, HELD_OUT_COMPOSED
 from coworkenv.synth.composer import workflows
@@ -140,7 +141,8 @@ class _Writer:
     def _resume(self) -> None:
         manifest = self.out / "manifest.json"
         if manifest.exists():
-            saved = asdict(BankConfig(n=0)) | json.loads(manifest.read_text(encoding="utf-8"))["config"]
+            before = {"workspace": "small"}  # a bank from before background records was made without them
+            saved = asdict(BankConfig(n=0)) | before | json.loads(manifest.read_text(encoding="utf-8"))["config"]
             mine = json.loads(json.dumps(asdict(self.config)))
             changed = sorted(k for k in saved.keys() | mine.keys() if k != "n" and saved.get(k) != mine.get(k))
             if changed:
@@ -196,6 +198,7 @@ def synthesize_bank(
     blueprints: Sequence[str] | None = None,
     held_out: Sequence[str] | None = None,
     generator: str = "blueprints",
+    workspace: str = DEFAULT_WORKSPACE,
     workers: int = 1,
     max_rounds: int = 3,
     shard_size: int = 1000,
@@ -208,12 +211,15 @@ def synthesize_bank(
     ``capabilities`` restricts the bank to environments exercising at least one of them;
     ``blueprints`` to those workflows; ``held_out`` names the held-out blueprints (default
     :data:`HELD_OUT`, and :data:`HELD_OUT_COMPOSED` when composed workflows take part); ``generator`` says
-    where workflows come from (``blueprints``, ``composed`` or ``mix``). ``on_progress(admitted, jobs)`` is
+    where workflows come from (``blueprints``, ``composed`` or ``mix``), ``workspace`` how much background each
+    workspace holds (:data:`coworkenv.synth.background.WORKSPACES`). ``on_progress(admitted, jobs)`` is
     called after every job.
     With ``llm``, that model writes ``llm_share`` of the jobs (:mod:`coworkenv.bank.llm`),
     ``workers`` requests at a time, and held-out workflow families join the held-out split.
     """
     workflows(generator)  # an unknown generator is a ValueError before anything is written
+    if workspace not in WORKSPACES:
+        raise BankError(f"unknown workspace {workspace!r}; known: {', '.join(WORKSPACES)}")
     unknown = sorted(set(blueprints or ()) - set(BLUEPRINTS) - set(COMPOSED))
     if unknown:
         raise BankError(f"unknown blueprints: {', '.join(unknown)}")
@@ -224,6 +230,7 @@ def synthesize_bank(
         blueprints=tuple(blueprints or ()),
         held_out=tuple(held_out if held_out is not None else _default_held_out(llm is not None, generator)),
         generator=generator,
+        workspace=workspace,
         max_rounds=max_rounds,
         shard_size=shard_size,
         llm_model=llm.model if llm is not None else None,

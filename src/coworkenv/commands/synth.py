@@ -96,6 +96,9 @@ def synth(
     generator: str = typer.Option(
         "blueprints", "--generator", help="where workflows come from: blueprints, composed (typed step chains) or mix"
     ),
+    workspace: str = typer.Option(
+        "realistic", "--workspace", help="workspace size: realistic (background records) or small (the task's alone)"
+    ),
     workers: int = typer.Option(1, "--workers", "-w", min=1, help="worker processes"),
     max_rounds: int = typer.Option(3, "--max-rounds", "--rounds", min=0, help="repair rounds per environment"),
     llm: str | None = typer.Option(None, "--llm", help="generator model: openai:<model>@<base_url>"),
@@ -122,6 +125,7 @@ def synth(
                 blueprints=_names(blueprints),
                 held_out=_names(held_out) if held_out else None,
                 generator=generator,
+                workspace=workspace,
                 workers=concurrency if client else workers,
                 max_rounds=max_rounds,
                 on_progress=lambda admitted, jobs: progress.update(task, completed=admitted, jobs=jobs),

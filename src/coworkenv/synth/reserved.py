@@ -39,11 +39,16 @@ class Reserved:
     values: frozenset[str]
     days: frozenset[str]
     flags: frozenset[tuple[str, bool]]
+    longest: int = 0
+    """The length of the longest reserved word."""
 
     def allows(self, text: str) -> bool:
         """Whether ``text`` contains none of the task's words and is none of its values."""
         low = text.lower()
-        return low not in self.values and not any(w in low for w in self.words)
+        if low in self.values:
+            return False
+        words, longest = self.words, self.longest
+        return not any(low[a:b] in words for a in range(len(low)) for b in range(a + 1, a + longest + 1))
 
     def searched_in(self, text: str) -> bool:
         """Whether a word the reference searches or matches by occurs in ``text``."""
@@ -85,7 +90,10 @@ def reserved(draft: Draft) -> Reserved:
             values.add(token)
             if len(token) >= MIN_WORD and not token.isdigit():
                 words.add(token)
-    return Reserved(frozenset(words), frozenset(searched), frozenset(values), frozenset(days), frozenset(flags))
+    longest = max(map(len, words), default=0)
+    return Reserved(
+        frozenset(words), frozenset(searched), frozenset(values), frozenset(days), frozenset(flags), longest
+    )
 
 
 def _task_parts(draft: Draft) -> list[object]:
@@ -135,6 +143,7 @@ class Pool:
 
     def __init__(self, words: Sequence[str]) -> None:
         self.words = tuple(dict.fromkeys(words))
+        self.lowered = tuple(w.lower() for w in self.words)
         self.containing: dict[str, set[int]] = {}
         for i, word in enumerate(self.words):
             low = word.lower()
@@ -147,7 +156,8 @@ class Pool:
         banned: set[int] = set()
         for word in reserved.words:
             banned |= self.containing.get(word, set())
-        return [w for i, w in enumerate(self.words) if i not in banned and w.lower() not in reserved.values]
+        values = reserved.values
+        return [w for i, (w, low) in enumerate(zip(self.words, self.lowered, strict=True)) if low not in values and i not in banned]
 
 
 @cache
