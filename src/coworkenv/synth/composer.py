@@ -118,8 +118,10 @@ def plan(
 
     ``generator`` says where workflows come from (:func:`workflows`); ``blueprints`` narrows
     them to those names. With ``capabilities``, only workflows that can exercise one of them
-    take part, and every recipe exercises at least one of them.
+    take part, and every recipe exercises at least one of them. ``workspace`` sizes the background.
     """
+    if workspace not in WORKSPACES:
+        raise ValueError(f"unknown workspace {workspace!r}; known: {', '.join(WORKSPACES)}")
     names = list(blueprints or workflows(generator))
     wanted = set(capabilities or ())
     if wanted:
