@@ -30,7 +30,6 @@ class Backdrop:
     words: list[str] = field(default_factory=list)
     firsts: list[str] = field(default_factory=list)
     lasts: list[str] = field(default_factory=list)
-    _taken: dict[tuple[str, str], int] = field(default_factory=dict)
     _people: list[dict[str, str]] = field(default_factory=list)
     own_searched: bool = False
     """Whether the reference searches by the company's name (then no background colleague has its domain)."""
@@ -72,11 +71,9 @@ class Backdrop:
         """A new person, named from the reserved pools: a colleague, or someone at another company."""
         if self._people and self.rng.random() < 0.6:
             return self.rng.choice(self._people)
-        while True:
+        name = f"{self.rng.choice(self.firsts)} {self.rng.choice(self.lasts)}"
+        while not self.world.claim(name):
             name = f"{self.rng.choice(self.firsts)} {self.rng.choice(self.lasts)}"
-            if name not in self.world._names:
-                break
-        self.world._names.add(name)
         first, last = name.lower().split(" ")  # the name pools hold letters only
         own = not outside and not self.own_searched
         domain = self.world.domain if own else f"{self.rng.choice(self.lasts).lower()}-{self.company_word()}.net"
@@ -92,7 +89,11 @@ class Backdrop:
         return self.rng.choice(self.words).lower()
 
     def company(self) -> str:
-        return f"{self.rng.choice(self.lasts)} {self.phrase(1, 1)}"
+        """A new company's name, unique in the world."""
+        name = f"{self.rng.choice(self.lasts)} {self.phrase(1, 1)}"
+        while not self.world.claim(name):
+            name = f"{self.rng.choice(self.lasts)} {self.phrase(1, 1)}"
+        return name
 
     def add(self, service: str, collection: str, record: dict[str, Any]) -> dict[str, Any]:
         """Add a record with the next id after the task's (and the background's) records."""

@@ -22,6 +22,7 @@ WORKSPACES = {"small": 0.0, "realistic": 1.0}
 """Workspace sizes: the share of a realistic background each draws (``small`` is the task's records alone)."""
 DEFAULT_WORKSPACE = "realistic"
 
+
 def background(draft: Draft, world: World, workspace: str = DEFAULT_WORKSPACE) -> Fixtures:
     """Background records for the services ``draft`` uses, out of reach of its task (empty for ``small``)."""
     if workspace not in WORKSPACES:

@@ -193,7 +193,11 @@ def chat(b: Backdrop) -> None:
         if day:
             stamp = f"{day}T{b.rng.choice(SLOTS)}"
             text = b.prose(1)
-            b.add("chat", "messages", {"channel": b.rng.choice(names), "author": b.person()["email"], "text": text, "ts": stamp})
+            b.add(
+                "chat",
+                "messages",
+                {"channel": b.rng.choice(names), "author": b.person()["email"], "text": text, "ts": stamp},
+            )
 
 
 def expenses(b: Backdrop) -> None:

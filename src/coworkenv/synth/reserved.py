@@ -99,9 +99,7 @@ def reserved(draft: Draft) -> Reserved:
 def _task_parts(draft: Draft) -> list[object]:
     """The parts of a draft a task reads or writes by: all but its fixtures."""
     facts = [dataclasses.asdict(f) for f in draft.facts.values()]
-    stages = [
-        [s.opening, s.advance, s.mutations, s.events, list(s.reference), list(s.checks)] for s in draft.stages
-    ]
+    stages = [[s.opening, s.advance, s.mutations, s.events, list(s.reference), list(s.checks)] for s in draft.stages]
     return [
         draft.title,
         draft.context,
@@ -157,7 +155,11 @@ class Pool:
         for word in reserved.words:
             banned |= self.containing.get(word, set())
         values = reserved.values
-        return [w for i, (w, low) in enumerate(zip(self.words, self.lowered, strict=True)) if low not in values and i not in banned]
+        return [
+            w
+            for i, (w, low) in enumerate(zip(self.words, self.lowered, strict=True))
+            if low not in values and i not in banned
+        ]
 
 
 @cache
