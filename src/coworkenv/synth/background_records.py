@@ -29,7 +29,7 @@ SLOTS = ("09:00", "09:30", "10:00", "10:30", "11:00", "13:00", "13:30", "14:00",
 def mail(b: Backdrop) -> None:
     """Weeks of mail across folders, about a third of it replies in threads."""
     sent: list[dict[str, object]] = []
-    for _ in range(b.count(100, 180)):
+    for _ in range(b.count(90, 160)):
         folder, day = b.pick(FOLDER_DRAW), b.day(-45, -1)
         unread = b.reserved.flag("unread")  # the states of 'unread' no reference call filters on
         if folder is None or day is None or not unread:
@@ -60,9 +60,9 @@ def mail(b: Backdrop) -> None:
 
 def calendar(b: Backdrop) -> None:
     """Several weeks of meetings among colleagues, on days the task never names."""
-    for offset in range(-14, 22):
+    for offset in range(-12, 18):
         day = b.day(offset, offset)
-        for _ in range(b.count(0, 3) if day else 0):
+        for _ in range(b.count(1, 4) if day else 0):
             start = b.rng.choice(SLOTS)
             hour, minute = (int(p) for p in start.split(":"))
             end_minutes = hour * 60 + minute + b.rng.choice((30, 60))
@@ -98,7 +98,7 @@ def contacts(b: Backdrop) -> None:
 
 def crm(b: Backdrop) -> None:
     """Accounts of other customers, with their deals, contacts and logged activities."""
-    for _ in range(b.count(10, 18)):
+    for _ in range(b.count(8, 16)):
         tier, industry, renewal = b.pick(TIERS), b.pick(INDUSTRIES), b.day(20, 240)
         if tier is None or industry is None or renewal is None:
             continue
@@ -136,7 +136,7 @@ def _account_records(b: Backdrop, account_id: str, name: str, owner: str) -> Non
 
 def tickets(b: Backdrop) -> None:
     """Queues of other teams' and other customers' tickets, in every state."""
-    for _ in range(b.count(30, 60)):
+    for _ in range(b.count(25, 50)):
         team, status, priority, created = b.pick(TEAM_POOL), b.pick(STATUSES), b.pick(PRIORITIES), b.day(-40, -1)
         if team is None or status is None or priority is None or created is None:
             continue
@@ -160,7 +160,7 @@ def tickets(b: Backdrop) -> None:
 
 def documents(b: Backdrop) -> None:
     """Other people's documents in folders of their own."""
-    for _ in range(b.count(15, 30)):
+    for _ in range(b.count(12, 25)):
         folder, updated = b.pick(DOC_FOLDERS), b.day(-90, -1)
         if folder is None or updated is None:
             continue
@@ -188,7 +188,7 @@ def chat(b: Backdrop) -> None:
         if kind and name not in names:
             b.add("chat", "channels", {"name": name, "members": members})
             names.append(name)
-    for _ in range(b.count(40, 90) if names else 0):
+    for _ in range(b.count(30, 70) if names else 0):
         day = b.day(-30, 0)
         if day:
             stamp = f"{day}T{b.rng.choice(SLOTS)}"
@@ -202,7 +202,7 @@ def chat(b: Backdrop) -> None:
 
 def expenses(b: Backdrop) -> None:
     """Colleagues' expense claims in every state."""
-    for _ in range(b.count(15, 35)):
+    for _ in range(b.count(12, 30)):
         category, status, day = b.pick(CATEGORIES), b.pick(EXPENSE_STATUSES), b.day(-60, -1)
         if category is None or status is None or day is None:
             continue
