@@ -168,3 +168,24 @@ def test_composed_families_all_get_background() -> None:
     for family in COMPOSED:
         recipe = plan(5, list(COMPOSED).index(family), blueprints=[family])
         assert len(background_of(recipe)[1]) >= 60, family
+
+
+def test_judging_keeps_verdicts_beside_the_check_and_drops_them_when_it_changes() -> None:
+    from coworkenv.spec.checks import KINDS
+
+    check = KINDS["count"].model_validate(
+        {"kind": "count", "id": "c", "service": "mail", "collection": "messages", "where": "r.unread", "value": 1}
+    )
+    twin = check.model_copy()
+    rec = {"id": "m1", "unread": True}
+
+    class State:
+        def initial_records(self, service: str, collection: str) -> dict[str, Any]:
+            return {"m1": rec}
+
+        def records(self, service: str, collection: str) -> dict[str, Any]:
+            return {"m1": rec}
+
+    assert check.judge(State()) == (True, "count=1") and check == twin  # a judged check equals its copy
+    check.where = "not r.unread"
+    assert check.judge(State()) == (False, "count=0")

@@ -9,11 +9,12 @@ it in :data:`KINDS`; the spec's ``Check`` union is built from that registry.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
-from pydantic import Field, PrivateAttr
+from pydantic import Field
 
 from coworkenv.expr.evaluate import evaluate
 from coworkenv.expr.ops import ExprError
@@ -187,13 +188,24 @@ class StateCheck(CheckModel):
                 hits.append(rid)
         return self.verdict(hits, live)
 
-    _verdicts: tuple[int, dict[str, tuple[Record | None, Record | None, bool]]] | None = PrivateAttr(None)
+    def _memo(self) -> dict[str, Verdict]:
+        """This check's verdicts by record, kept beside the check (not on it: a check's equality is its fields), and
+        dropped when one of its fields was assigned since."""
+        hit = _VERDICTS.get(id(self))
+        if hit is None or hit[0] is not self or hit[1] != self.__dict__:
+            hit = _VERDICTS[id(self)] = (self, dict(self.__dict__), {})
+            while len(_VERDICTS) > _VERDICTS_KEPT:
+                _VERDICTS.popitem(last=False)
+        else:
+            _VERDICTS.move_to_end(id(self))
+        return hit[2]
 
-    def _memo(self) -> dict[str, tuple[Record | None, Record | None, bool]]:
-        """This check's verdicts by record (a copy of the check, which may differ from it, starts its own)."""
-        if self._verdicts is None or self._verdicts[0] != id(self):
-            self._verdicts = (id(self), {})
-        return self._verdicts[1]
+
+Verdict = tuple[Record | None, Record | None, bool]
+"""A record's verdict, with the versions of it (at the start, now) it was judged on."""
+_VERDICTS: OrderedDict[int, tuple[StateCheck, dict[str, Any], dict[str, Verdict]]] = OrderedDict()
+_VERDICTS_KEPT = 512
+"""The checks whose verdicts are kept (the most recently judged): a bank's worker judges one spec at a time."""
 
 
 class EpisodeCheck(CheckModel):
