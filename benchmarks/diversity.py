@@ -5,9 +5,11 @@ sequences, distinct ordered tool sets (each tool once, in first-call order), how
 the built-in tools the references use and the tools fewer than ``--min-envs`` environments
 use, the spread of chain lengths (composed workflows), the share of environments whose
 reference crosses three or more services, the distinct tool interfaces the environments show
-(each exposed tool's shown name with its shown argument names), and the bank's yield (first try and after repair):
+(each exposed tool's shown name with its shown argument names), the bank's yield (first try and after repair),
+and the workspace sizes (records per environment; tokens of the first tool result the reference gets, on the
+embedded model's tokenizer where its extra is installed, else estimated at 4 characters a token):
 
-    python benchmarks/diversity.py BANK [--min-envs 20]
+    python benchmarks/diversity.py BANK [--min-envs 20] [--token-sample 200]
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -99,15 +102,55 @@ def measure(bank: str | Path) -> dict[str, Tally]:
     return {k: t for k, t in tallies.items() if t.envs}
 
 
+def workspace_rows(bank: str | Path, token_sample: int) -> list[tuple[str, str]]:
+    """Workspace records (median / p10 / max) over the bank, and the median tokens of the first tool result the
+    reference gets, over the first ``token_sample`` environments."""
+    from statistics import median
+
+    from coworkenv.agents.oracle import OracleTeacher
+    from coworkenv.runtime.environment import Environment
+    from coworkenv.runtime.episode import run_episode
+
+    count, how = _token_counter()
+    sizes: list[int] = []
+    tokens: list[int] = []
+    for spec, _ in load_bank(bank):
+        sizes.append(sum(len(rows) for colls in spec.services.values() for rows in colls.values()))
+        if len(tokens) < token_sample:
+            messages = run_episode(Environment(spec), OracleTeacher()).messages
+            first = next((m["content"] for m in messages if m.get("role") == "tool"), None)
+            if isinstance(first, str):
+                tokens.append(count(first))
+    sizes.sort()
+    p10 = sizes[len(sizes) // 10] if sizes else 0
+    return [
+        ("workspace records: median / p10 / max", f"{median(sizes):.0f} / {p10} / {max(sizes)}" if sizes else "n/a"),
+        (f"first tool result tokens (median, {how})", f"{median(tokens):.0f}" if tokens else "n/a"),
+    ]
+
+
+def _token_counter() -> tuple[Callable[[str], int], str]:
+    """The embedded model's token count, or an estimate when its extra is not installed."""
+    try:
+        from coworkenv.agents.embedded import embedded_tokenizer
+
+        tokenizer = embedded_tokenizer()
+    except (ImportError, RuntimeError, OSError):
+        return (lambda text: -(-len(text) // 4)), "estimated: 4 characters a token"
+    return (lambda text: len(tokenizer(text, add_special_tokens=False)["input_ids"])), "embedded tokenizer"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("bank")
     ap.add_argument("--min-envs", type=int, default=20, help="flag tools fewer environments than this use")
+    ap.add_argument("--token-sample", type=int, default=200, help="environments whose first tool result is measured")
     args = ap.parse_args()
     console = Console()
     try:
         manifest = read_manifest(args.bank)
         tallies = measure(args.bank)
+        workspace = workspace_rows(args.bank, args.token_sample)
     except (BankError, OSError, ValueError) as exc:
         console.print(f"[red]{args.bank}: {exc}[/red]")
         sys.exit(2)
@@ -118,6 +161,8 @@ def main() -> None:
         for row in tally.rows(args.min_envs):
             table.add_row(*row)
         console.print(table)
+    for figure, value in workspace:
+        console.print(f"{figure}: {value}")
     jobs = manifest["jobs"]
     first = manifest["repair_rounds"].get("0", 0)
     console.print(

@@ -12,6 +12,7 @@ from typing import Any
 
 from coworkenv.bank.repair import synthesize
 from coworkenv.spec import TaskSpec
+from coworkenv.synth.background import DEFAULT_WORKSPACE
 from coworkenv.synth.blueprints import HELD_OUT
 from coworkenv.synth.composer import plan
 from coworkenv.synth.interfaces import CANONICAL
@@ -36,6 +37,8 @@ class BankConfig:
     interfaces: str = "train"
     """The interface families tools are shown in: ``train``, ``held_out`` (never drawn otherwise; the whole bank
     is then held out) or ``canonical``."""
+    workspace: str = DEFAULT_WORKSPACE
+    """How much background each workspace holds (:data:`coworkenv.synth.background.WORKSPACES`)."""
     held_out: tuple[str, ...] = HELD_OUT
     max_rounds: int = 3
     shard_size: int = 1000
@@ -48,7 +51,13 @@ class BankConfig:
 def run_job(config: BankConfig, index: int) -> dict[str, Any]:
     """Synthesize and verify job ``index``; returns its journal entry (+ the shard line if admitted)."""
     recipe = plan(
-        config.seed, index, config.blueprints or None, config.capabilities or None, config.generator, config.interfaces
+        config.seed,
+        index,
+        config.blueprints or None,
+        config.capabilities or None,
+        config.generator,
+        config.interfaces,
+        config.workspace,
     )
     outcome = synthesize(recipe, config.max_rounds)
     v = outcome.verification

@@ -41,6 +41,7 @@ from coworkenv.storage import (
     read_jsonl_numbered,
     repair_jsonl,
 )
+from coworkenv.synth.background import DEFAULT_WORKSPACE, WORKSPACES
 from coworkenv.synth.blueprints import BLUEPRINTS, HELD_OUT
 from coworkenv.synth.chains import COMPOSED, HELD_OUT_COMPOSED
 from coworkenv.synth.composer import workflows
@@ -156,7 +157,8 @@ class _Writer:
     def _resume(self) -> None:
         manifest = self.out / "manifest.json"
         if manifest.exists():
-            saved = asdict(BankConfig(n=0)) | json.loads(manifest.read_text(encoding="utf-8"))["config"]
+            before = {"workspace": "small"}  # a bank from before background records was made without them
+            saved = asdict(BankConfig(n=0)) | before | json.loads(manifest.read_text(encoding="utf-8"))["config"]
             mine = json.loads(json.dumps(asdict(self.config)))
             changed = sorted(k for k in saved.keys() | mine.keys() if k != "n" and saved.get(k) != mine.get(k))
             if changed:
@@ -214,6 +216,7 @@ def synthesize_bank(
     held_out: Sequence[str] | None = None,
     generator: str = "blueprints",
     interfaces: str = "train",
+    workspace: str = DEFAULT_WORKSPACE,
     workers: int = 1,
     max_rounds: int = 3,
     shard_size: int = 1000,
@@ -228,7 +231,8 @@ def synthesize_bank(
     ``blueprints`` to those workflows; ``held_out`` names the held-out blueprints (default
     :data:`HELD_OUT`, and :data:`HELD_OUT_COMPOSED` when composed workflows take part); ``generator`` says
     where workflows come from (``blueprints``, ``composed`` or ``mix``); ``interfaces`` which tool interfaces are
-    drawn (``train``, ``held_out``: every environment joins the held-out split, or ``canonical``).
+    drawn (``train``, ``held_out``: every environment joins the held-out split, or ``canonical``); ``workspace``
+    how much background each workspace holds (:data:`coworkenv.synth.background.WORKSPACES`).
     ``on_progress(admitted, jobs)`` is called after every job. ``workers`` run the jobs, as processes or, with
     ``ray_address`` (``local``, ``auto`` or a cluster's), as Ray actors (``workers=0``: one per cluster CPU); the
     bank's bytes are the same either way.
@@ -238,6 +242,8 @@ def synthesize_bank(
     workflows(generator)  # an unknown generator or interface set is a ValueError before anything is written
     if interfaces not in INTERFACE_SETS:
         raise ValueError(f"unknown interfaces {interfaces!r}; known: {', '.join(INTERFACE_SETS)}")
+    if workspace not in WORKSPACES:
+        raise BankError(f"unknown workspace {workspace!r}; known: {', '.join(WORKSPACES)}")
     unknown = sorted(set(blueprints or ()) - set(BLUEPRINTS) - set(COMPOSED))
     if unknown:
         raise BankError(f"unknown blueprints: {', '.join(unknown)}")
@@ -253,6 +259,7 @@ def synthesize_bank(
         held_out=tuple(held_out if held_out is not None else _default_held_out(llm is not None, generator)),
         generator=generator,
         interfaces=interfaces,
+        workspace=workspace,
         max_rounds=max_rounds,
         shard_size=shard_size,
         llm_model=llm.model if llm is not None else None,

@@ -99,6 +99,9 @@ def synth(
     generator: str = typer.Option(
         "blueprints", "--generator", help="where workflows come from: blueprints, composed (typed step chains) or mix"
     ),
+    workspace: str = typer.Option(
+        "realistic", "--workspace", help="workspace size: realistic (background records) or small (the task's alone)"
+    ),
     interfaces: str = typer.Option(
         "train",
         "--interfaces",
@@ -139,6 +142,7 @@ def synth(
                 generator=generator,
                 interfaces=interfaces,
                 workers=concurrency if client else (workers or (0 if ray else 1)),
+                workspace=workspace,
                 max_rounds=max_rounds,
                 on_progress=lambda admitted, jobs: progress.update(task, completed=admitted, jobs=jobs),
                 llm=client,

@@ -324,11 +324,15 @@ def joined(*fields: Any) -> str:
 
 
 def page(items: Iterable[Record], limit: int, offset: int, key: str = "items") -> dict[str, Any]:
-    """Paginate a result list: ``{key: [...], "total": n, "next_offset": int | None}``."""
+    """Paginate a result list: ``{key: [...], "total": n, "next_offset": int | None}``; a page that starts past the
+    last result is empty and says so (``note``), so an agent paging on knows it is done rather than wrong."""
     rows = list(items)
     chunk = rows[offset : offset + limit]
     nxt = offset + limit if offset + limit < len(rows) else None
-    return {key: chunk, "total": len(rows), "next_offset": nxt}
+    out = {key: chunk, "total": len(rows), "next_offset": nxt}
+    if offset and offset >= len(rows):
+        out["note"] = f"offset {offset} is past the last result ({len(rows)} in all): no more pages"
+    return out
 
 
 @lru_cache(maxsize=1024)

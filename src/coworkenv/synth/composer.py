@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from coworkenv.spec.io import content_id
 from coworkenv.spec.models import TaskSpec
+from coworkenv.synth.background import DEFAULT_WORKSPACE, WORKSPACES, background
 from coworkenv.synth.blueprints import BLUEPRINTS, Blueprint, blueprint
 from coworkenv.synth.chains import COMPOSED
 from coworkenv.synth.draft import finalize
@@ -54,6 +55,8 @@ class Recipe:
     """Repair edits of which checks are required (check id, required or not)."""
     interfaces: str = "canonical"
     """The interface families drawn from (:data:`~coworkenv.synth.interfaces.INTERFACE_SETS`)."""
+    workspace: str = DEFAULT_WORKSPACE
+    """How much background the workspace holds (:data:`coworkenv.synth.background.WORKSPACES`)."""
 
     def reroll(self) -> Recipe:
         """A fresh world (new fixtures and values) with the same blueprint and modifiers."""
@@ -92,6 +95,7 @@ def compose(recipe: Recipe) -> TaskSpec:
             draft.capabilities.add(mod.capability)
     spec = finalize(
         draft,
+        background=background(draft, world, recipe.workspace),
         seed=recipe.seed,
         phrasing=recipe.phrasing,
         drop=recipe.drop,
@@ -118,6 +122,7 @@ def plan(
     capabilities: Sequence[str] | None = None,
     generator: str = "blueprints",
     interfaces: str = "train",
+    workspace: str = DEFAULT_WORKSPACE,
 ) -> Recipe:
     """The recipe of job ``index`` of a bank: workflow round-robin, modifiers drawn by seed.
 
@@ -125,7 +130,10 @@ def plan(
     them to those names. With ``capabilities``, only workflows that can exercise one of them
     take part, and every recipe exercises at least one of them. ``interfaces`` names the
     interface families its tools are shown in (``train``, ``held_out`` or ``canonical``).
+    ``workspace`` sizes the background.
     """
+    if workspace not in WORKSPACES:
+        raise ValueError(f"unknown workspace {workspace!r}; known: {', '.join(WORKSPACES)}")
     names = list(blueprints or workflows(generator))
     wanted = set(capabilities or ())
     if wanted:
@@ -148,4 +156,4 @@ def plan(
         providers = [m for m in offered if m.capability in wanted]
         chosen.append(rng.choice(providers))
     modifiers = tuple(m for m in MODIFIERS if m in {c.name for c in chosen})
-    return Recipe(blueprint=name, seed=job, modifiers=modifiers, interfaces=interfaces)
+    return Recipe(blueprint=name, seed=job, modifiers=modifiers, interfaces=interfaces, workspace=workspace)

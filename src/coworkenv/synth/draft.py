@@ -291,6 +291,18 @@ def _asking_reference(draft: Draft) -> list[dict[str, Any]]:
     return reference
 
 
+def _with_background(
+    fixtures: dict[str, dict[str, list[dict[str, Any]]]], extra: dict[str, dict[str, list[dict[str, Any]]]]
+) -> dict[str, dict[str, list[dict[str, Any]]]]:
+    if not extra:
+        return fixtures
+    out = {service: {coll: list(rows) for coll, rows in colls.items()} for service, colls in fixtures.items()}
+    for service, colls in extra.items():
+        for coll, rows in colls.items():
+            out.setdefault(service, {}).setdefault(coll, []).extend(rows)
+    return out
+
+
 def finalize(
     draft: Draft,
     *,
@@ -299,8 +311,12 @@ def finalize(
     drop: tuple[str, ...] = (),
     weights: dict[str, float] | None = None,
     required: dict[str, bool] | None = None,
+    background: dict[str, dict[str, list[dict[str, Any]]]] | None = None,
 ) -> TaskSpec:
-    """Build the TaskSpec: phrasing, hidden facts and asks, check weights and requirements, content id."""
+    """Build the TaskSpec: phrasing, hidden facts and asks, check weights and requirements, content id.
+
+    ``background`` records (:mod:`coworkenv.synth.background`) join the fixtures after each collection's own,
+    once the checks are hardened on the task's records alone."""
     reference = _asking_reference(draft)
     hidden = [
         {"slot": s, "value": f.value, "keywords": f.keywords, "reply": f.reply, "question": f.question}
@@ -314,7 +330,7 @@ def finalize(
         "id": "",
         "title": draft.title,
         "description": draft.description,
-        "services": draft.fixtures,
+        "services": _with_background(draft.fixtures, background or {}),
         "context": draft.context,
         "user": {
             "persona": draft.persona,

@@ -126,6 +126,13 @@ class World:
             company if company is not None else self.company,
         )
 
+    def claim(self, name: str) -> bool:
+        """Take ``name`` for a new person or company of this world; False if it is taken already."""
+        if name in self._names:
+            return False
+        self._names.add(name)
+        return True
+
     def customer(self) -> tuple[str, str]:
         """An outside company's name and mail domain, distinct from ours."""
         while True:

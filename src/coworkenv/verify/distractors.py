@@ -180,21 +180,28 @@ class _Fixtures:
             for rec in records
         ]
         self._words: dict[int, set[str]] = {}
+        self.keys = [[str(rec.get(k, "")).lower() for k in _KEYS] for _, rec, _ in self.entries]
+        self.by_start: dict[str, list[tuple[int, int, str]]] = {}  # a value's first four characters -> its entries
+        for i, (_, _, values) in enumerate(self.entries):
+            for weight, value in values:
+                self.by_start.setdefault(value[:4], []).append((i, weight, value))
 
     def subject(self, text: str) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
-        """The fixture record a check is about: the most of its values quoted whole in the check, else the
-        first whose id, email or name contains a literal the check quotes (a loose check: ``'sam.ortiz'``)."""
+        """The fixture record a check is about: the most of its values quoted whole in the check (the first of
+        equals), else the first whose id, email or name contains a literal the check quotes (a loose check:
+        ``'sam.ortiz'``). A value in the text starts at one of its four-character pieces, so only the values that
+        start with one are tried: a workspace of hundreds of records costs what the check quotes."""
         low = text.lower()
-        best: tuple[int, list[dict[str, Any]], dict[str, Any]] | None = None
-        for records, rec, values in self.entries:
-            hits = sum(weight for weight, value in values if value in low)
-            if hits and (best is None or hits > best[0]):
-                best = (hits, records, rec)
-        if best is not None:
-            return best[1], best[2]
+        score: dict[int, int] = {}
+        for start in {low[i : i + 4] for i in range(len(low) - 3)}:
+            for i, weight, value in self.by_start.get(start, ()):
+                if value in low:
+                    score[i] = score.get(i, 0) + weight
+        if score:
+            best = min(score, key=lambda i: (-score[i], i))
+            return self.entries[best][0], self.entries[best][1]
         quoted = [q.lower() for q in re.findall(r"'([^']{4,})'", text.replace("\\'", ""))]
-        for records, rec, _ in self.entries:
-            keys = [str(rec.get(k, "")).lower() for k in _KEYS]
+        for (records, rec, _), keys in zip(self.entries, self.keys, strict=True):
             if any(q in k for q in quoted for k in keys):
                 return records, rec
         return None

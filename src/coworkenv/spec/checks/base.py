@@ -9,6 +9,7 @@ it in :data:`KINDS`; the spec's ``Check`` union is built from that registry.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
@@ -169,11 +170,42 @@ class StateCheck(CheckModel):
         raise NotImplementedError
 
     def judge(self, state: Records) -> tuple[bool, str]:
-        """(passed, detail) on the records ``state`` holds."""
+        """(passed, detail) on the records ``state`` holds.
+
+        Each record's verdict is kept with the two record versions it was judged on: records are replaced, never
+        changed in place, so the same versions give the same verdict, and a workspace of hundreds of records pays
+        only for those that changed since the last judgement (of any episode of these fixtures)."""
         initial = state.initial_records(self.service, self.collection)
         live = state.records(self.service, self.collection)
-        hits = [rid for rid in self.candidates(initial, live) if self.hit(rid, initial.get(rid), live.get(rid))]
+        memo = self._memo()
+        hits = []
+        for rid in self.candidates(initial, live):
+            old, new = initial.get(rid), live.get(rid)
+            seen = memo.get(rid)
+            if seen is None or seen[0] is not old or seen[1] is not new:
+                seen = memo[rid] = (old, new, self.hit(rid, old, new))
+            if seen[2]:
+                hits.append(rid)
         return self.verdict(hits, live)
+
+    def _memo(self) -> dict[str, Verdict]:
+        """This check's verdicts by record, kept beside the check (not on it: a check's equality is its fields), and
+        dropped when one of its fields was assigned since."""
+        hit = _VERDICTS.get(id(self))
+        if hit is None or hit[0] is not self or hit[1] != self.__dict__:
+            hit = _VERDICTS[id(self)] = (self, dict(self.__dict__), {})
+            while len(_VERDICTS) > _VERDICTS_KEPT:
+                _VERDICTS.popitem(last=False)
+        else:
+            _VERDICTS.move_to_end(id(self))
+        return hit[2]
+
+
+Verdict = tuple[Record | None, Record | None, bool]
+"""A record's verdict, with the versions of it (at the start, now) it was judged on."""
+_VERDICTS: OrderedDict[int, tuple[StateCheck, dict[str, Any], dict[str, Verdict]]] = OrderedDict()
+_VERDICTS_KEPT = 512
+"""The checks whose verdicts are kept (the most recently judged): a bank's worker judges one spec at a time."""
 
 
 class EpisodeCheck(CheckModel):
