@@ -30,8 +30,8 @@ from coworkenv.bank.llm.stats import LLMTally
 from coworkenv.spec import TaskSpec, spec_from_data
 from coworkenv.storage import append_jsonl, append_lines, atomic_write_json, atomic_write_text, read_jsonl, repair_jsonl
 from coworkenv.synth.blueprints import BLUEPRINTS, HELD_OUT
-from coworkenv.synth.chains import COMPOSED, HELD_OUT_COMPOSED
-from coworkenv.synth.composer import workflows
+from coworkenv.synth.chains import HELD_OUT_COMPOSED
+from coworkenv.synth.composer import FAMILIES, workflows
 from coworkenv.verify.admission import Verification
 
 if TYPE_CHECKING:
@@ -214,7 +214,7 @@ def synthesize_bank(
     ``workers`` requests at a time, and held-out workflow families join the held-out split.
     """
     workflows(generator)  # an unknown generator is a ValueError before anything is written
-    unknown = sorted(set(blueprints or ()) - set(BLUEPRINTS) - set(COMPOSED))
+    unknown = sorted(set(blueprints or ()) - set(BLUEPRINTS) - set(FAMILIES))
     if unknown:
         raise BankError(f"unknown blueprints: {', '.join(unknown)}")
     config = BankConfig(

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from coworkenv.spec.models import TaskSpec
 from coworkenv.synth.blueprints import BLUEPRINTS, Blueprint, blueprint
 from coworkenv.synth.chains import COMPOSED
+from coworkenv.synth.domain_chains import DOMAIN_WORKFLOWS
 from coworkenv.synth.draft import finalize
 from coworkenv.synth.modifiers import MODIFIERS, Modifier
 from coworkenv.synth.world import World
@@ -59,19 +60,23 @@ class Recipe:
 GENERATORS = ("blueprints", "composed", "mix")
 
 
+FAMILIES: dict[str, Blueprint] = {**COMPOSED, **DOMAIN_WORKFLOWS}
+"""Every family of composed workflows: over the built-in services (``composed:``) and over domains (``domain:``)."""
+
+
 def workflow(name: str) -> Blueprint:
-    """A blueprint, or a family of composed workflows (``composed:<family>``), by name."""
-    return COMPOSED[name] if name in COMPOSED else blueprint(name)
+    """A blueprint, or a family of composed workflows (``composed:<family>``, ``domain:<family>``), by name."""
+    return FAMILIES[name] if name in FAMILIES else blueprint(name)
 
 
 def workflows(generator: str = "blueprints") -> list[str]:
     """The workflow names a generator draws from: blueprints, composed families, or both (interleaved)."""
     if generator not in GENERATORS:
         raise ValueError(f"unknown generator {generator!r}; known: {', '.join(GENERATORS)}")
-    names = {"blueprints": list(BLUEPRINTS), "composed": list(COMPOSED)}
+    names = {"blueprints": list(BLUEPRINTS), "composed": list(FAMILIES)}
     if generator != "mix":
         return names[generator]
-    return [*BLUEPRINTS, *(n for n in COMPOSED for _ in range(len(BLUEPRINTS) // len(COMPOSED)))]
+    return [*BLUEPRINTS, *(n for n in FAMILIES for _ in range(len(BLUEPRINTS) // len(FAMILIES)))]
 
 
 def compose(recipe: Recipe) -> TaskSpec:
