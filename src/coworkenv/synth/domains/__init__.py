@@ -102,6 +102,8 @@ class Domain(SpecModel):
         roles |= {"assignee": self.assignee, "date": self.date}
         if self.key != "id":
             roles["key"] = self.key
+        if len(set(roles.values())) != len(roles):
+            raise ValueError(f"the roles {', '.join(roles)} must be played by different fields, not {roles}")
         for role, name in roles.items():
             if name not in self.fields:
                 raise ValueError(f"{role}: {name!r} is not one of the fields ({', '.join(self.fields)})")
