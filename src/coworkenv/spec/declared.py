@@ -125,7 +125,8 @@ class ServiceDecl(_Model):
 
 
 def _damage_problem(collection: str, damage: DamageDecl, tools: dict[str, ToolDecl]) -> str:
-    """What is wrong with a collection's damaging write (empty when nothing): an update tool of it that sets the field."""
+    """What is wrong with a collection's damaging write (empty when nothing): it must be an update tool of the
+    collection that sets the field."""
     tool = tools.get(damage.tool)
     if tool is None or tool.op != "update" or tool.collection != collection:
         return f"tool {damage.tool!r} is not an update tool of {collection}"

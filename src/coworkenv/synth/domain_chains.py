@@ -47,13 +47,15 @@ class DomainWorkflow(Blueprint):
 
     capabilities: ClassVar[tuple[str, ...]] = ("tool_coordination",)
 
-    def __init__(self, locate: Step) -> None:
+    def __init__(self, locate: Step, domains: tuple[str, ...] = ()) -> None:
+        """``domains``: the catalogue domains it draws from (default: all of them)."""
         self.locate = locate
+        self.domains = domains
         self.name = PREFIX + locate.name.removeprefix("locate_item_")  # type: ignore[misc]
         self.summary = f"a workflow over a catalogue domain, finding the record {self.name.removeprefix(PREFIX)}"  # type: ignore[misc]
 
     def build(self, world: World, options: frozenset[str]) -> Draft:
-        domain = world.rng.choice(sorted(catalogue()))
+        domain = world.rng.choice(self.domains or sorted(catalogue()))
         chain, steps = build_domain_chain(world, self.locate, domain)
         rng = random.Random(world.rng.random())
         openings = list(dict.fromkeys(phrase(rng, chain.clauses) for _ in range(3)))

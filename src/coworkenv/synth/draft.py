@@ -16,8 +16,8 @@ from pydantic import ValidationError
 
 from coworkenv.expr import format_value
 from coworkenv.spec import content_id, spec_from_data
-from coworkenv.spec.declared import ServiceDecl
 from coworkenv.spec.checks import AnswerNumber, CheckModel, Count, FieldEquals, RecordExists
+from coworkenv.spec.declared import ServiceDecl
 from coworkenv.spec.models import TaskSpec
 from coworkenv.synth.checks import Checks
 from coworkenv.synth.expr_builder import literal

@@ -7,8 +7,8 @@ colleague's mail), which fields play the parts workflows need (the record's name
 tells look-alikes apart, its status, its assignee, its date, its key), and a log collection of
 entries linked to a record. :meth:`Domain.service` turns it into the ``ServiceDecl`` a spec
 declares: list/search/get/create/update/delete tools and the write that damages a record.
-The catalogue is validated when it loads; a broken file is a :class:`DomainError` naming the
-file and the field.
+The catalogue is validated when it loads (YAML read by libyaml, a key given twice refused); a
+broken file is a :class:`DomainError` naming the file and the field.
 """
 
 from __future__ import annotations
@@ -18,25 +18,28 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import Field, ValidationError, model_validator
 
 from coworkenv.spec.base import SpecModel
 from coworkenv.spec.declared import CollectionDecl, DamageDecl, FieldDecl, ParamDecl, ServiceDecl, ToolDecl
+from coworkenv.spec.io import parse_document
 
 FOLDER = Path(__file__).parent
 Fake = Literal["name", "company", "catch_phrase", "bs", "sentence", "word", "user_name", "domain_name", "ipv4", "url"]
 _SLUG = r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$"
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class DomainError(ValueError):
     """A domain file that cannot be read or does not validate: ``file: field: message`` per problem."""
 
-    def __init__(self, path: str | Path, problems: list[str]) -> None:
-        self.path = str(path)
+    def __init__(self, problems: list[str]) -> None:
         self.problems = problems
-        super().__init__("\n".join(f"{path}: {p}" for p in problems))
+        super().__init__("\n".join(problems))
+
+    @classmethod
+    def of(cls, path: Path, problems: list[str]) -> DomainError:
+        """The error of one file: each ``field: message`` prefixed with the file."""
+        return cls([f"{path}: {p}" for p in problems])
 
 
 class FieldSpec(SpecModel):
@@ -102,8 +105,11 @@ class Domain(SpecModel):
         roles |= {"assignee": self.assignee, "date": self.date}
         if self.key != "id":
             roles["key"] = self.key
-        if len(set(roles.values())) != len(roles):
-            raise ValueError(f"the roles {', '.join(roles)} must be played by different fields, not {roles}")
+        played: dict[str, str] = {}
+        for role, name in roles.items():
+            if name in played:
+                raise ValueError(f"{role}: field {name!r} already plays the {played[name]} role")
+            played[name] = role
         for role, name in roles.items():
             if name not in self.fields:
                 raise ValueError(f"{role}: {name!r} is not one of the fields ({', '.join(self.fields)})")
@@ -149,16 +155,28 @@ class Domain(SpecModel):
 
 
 def _service_decl(d: Domain) -> ServiceDecl:
-    fields = {n: FieldDecl(type=f.type, description=f.description, nullable=n == d.assignee) for n, f in d.fields.items()}
     noun = d.record.replace("_", " ")
+    fields = {
+        n: FieldDecl(type=f.type, description=f.description, nullable=n == d.assignee) for n, f in d.fields.items()
+    }
     damage = DamageDecl(tool=d.tool("update"), field=d.status, value=d.damage)
     main = CollectionDecl(description=d.description, key=d.key, fields=fields, damage=damage)
-    log_fields = {d.log.link: FieldDecl(type="string", required=True), "note": FieldDecl(type="string")}
-    log_fields |= {"author": FieldDecl(type="string"), "date": FieldDecl(type="string")}
-    log = CollectionDecl(description=f"{d.log.record.replace('_', ' ')} entries, each about one {noun}", fields=log_fields)
+    text = FieldDecl(type="string")
+    log_fields = {d.log.link: FieldDecl(type="string", required=True), "note": text, "author": text, "date": text}
+    log = CollectionDecl(description=f"entries, each about one {noun}", fields=log_fields)
+    tools = {**_main_tools(d, noun), **_log_tools(d, noun)}
+    return ServiceDecl(description=d.description, collections={d.collection: main, d.log.collection: log}, tools=tools)
+
+
+def _limit() -> ParamDecl:
+    return ParamDecl(role="limit", type="integer", description="at most this many results")
+
+
+def _main_tools(d: Domain, noun: str) -> dict[str, ToolDecl]:
+    """List (by facet, status, assignee, month), search, get, create, update and delete over the main collection."""
     key = ParamDecl(role="key", field="id", required=True, description=f"the {noun}'s {d.key_arg.replace('_', ' ')}")
-    limit = ParamDecl(role="limit", type="integer", description="at most this many results")
     facet = ParamDecl(role="equals", field=d.facet, description=f"only {d.facet.replace('_', ' ')} equal to this")
+    month = ParamDecl(role="prefix", field=d.date, description=f"only {d.date} starting with this (YYYY-MM)")
 
     def equals(name: str) -> ParamDecl:
         return ParamDecl(role="equals", field=name, description=f"only records whose {name} is exactly this")
@@ -167,55 +185,56 @@ def _service_decl(d: Domain) -> ServiceDecl:
         return ParamDecl(role="set", field=name, type=d.fields[name].type, required=required, description=f"new {name}")
 
     editable = [n for n in d.fields if n != d.key]
-    month = ParamDecl(role="prefix", field=d.date, description=f"only records whose {d.date} starts with this (YYYY-MM)")
     listing = {d.facet: facet, d.status: equals(d.status), d.assignee: equals(d.assignee), d.date: month}
-    tools = {
+    search = {"query": ParamDecl(role="text", required=True, description="words to find"), d.facet: facet}
+    coll = d.collection
+    return {
         d.tool("list"): ToolDecl(
-            op="list", collection=d.collection, description=f"List {noun}s, filtered.", params={**listing, "limit": limit}
+            op="list", collection=coll, description=f"List {noun}s, filtered.", params={**listing, "limit": _limit()}
         ),
         d.tool("search"): ToolDecl(
-            op="search",
-            collection=d.collection,
-            description=f"Search {noun}s by words in any field.",
-            params={"query": ParamDecl(role="text", required=True), d.facet: facet, "limit": limit},
+            op="search", collection=coll, description=f"Search {noun}s by words in any field.", params=search
         ),
-        d.tool("get"): ToolDecl(
-            op="get", collection=d.collection, description=f"Get one {noun}.", params={d.key_arg: key}
-        ),
+        d.tool("get"): ToolDecl(op="get", collection=coll, description=f"Get one {noun}.", params={d.key_arg: key}),
         d.tool("create"): ToolDecl(
             op="create",
-            collection=d.collection,
+            collection=coll,
             description=f"Create a {noun}.",
             params={n: sets(n, n == d.name) for n in editable},
         ),
         d.tool("update"): ToolDecl(
             op="update",
-            collection=d.collection,
+            collection=coll,
             description=f"Change fields of a {noun}.",
             params={d.key_arg: key, **{n: sets(n) for n in editable}},
         ),
         d.tool("delete"): ToolDecl(
-            op="delete", collection=d.collection, description=f"Delete a {noun}.", params={d.key_arg: key}
+            op="delete", collection=coll, description=f"Delete a {noun}.", params={d.key_arg: key}
         ),
+    }
+
+
+def _log_tools(d: Domain, noun: str) -> dict[str, ToolDecl]:
+    """List the log entries of a record, and add one."""
+    entry = d.log.record.replace("_", " ")
+    link = ParamDecl(role="equals", description=f"the {noun}'s {d.key_arg.replace('_', ' ')}")
+    adding = {
+        d.log.link: ParamDecl(role="set", required=True, description=f"the {noun}'s {d.key_arg.replace('_', ' ')}"),
+        "note": ParamDecl(role="set", required=True, description="what the entry says"),
+        "author": ParamDecl(role="set", description="who writes it (a mail address)"),
+        "date": ParamDecl(role="set", description="YYYY-MM-DD"),
+    }
+    return {
         d.tool("list_log"): ToolDecl(
             op="list",
             collection=d.log.collection,
-            description=f"List the {d.log.record.replace('_', ' ')} entries of a {noun}.",
-            params={d.log.link: ParamDecl(role="equals", description=f"the {noun}'s {d.key}"), "limit": limit},
+            description=f"List the {entry} entries of a {noun}.",
+            params={d.log.link: link, "limit": _limit()},
         ),
         d.tool("add_log"): ToolDecl(
-            op="create",
-            collection=d.log.collection,
-            description=f"Add a {d.log.record.replace('_', ' ')} entry about a {noun}.",
-            params={
-                d.log.link: ParamDecl(role="set", required=True, description=f"the {noun}'s {d.key_arg}"),
-                "note": ParamDecl(role="set", required=True, description="what the entry says"),
-                "author": ParamDecl(role="set", description="who writes it (a mail address)"),
-                "date": ParamDecl(role="set", description="YYYY-MM-DD"),
-            },
+            op="create", collection=d.log.collection, description=f"Add a {entry} entry about a {noun}.", params=adding
         ),
     }
-    return ServiceDecl(description=d.description, collections={d.collection: main, d.log.collection: log}, tools=tools)
 
 
 def _problem(error: Any) -> str:
@@ -229,21 +248,21 @@ def load_domain(path: str | Path) -> Domain:
     """One domain file, validated (its declared service too); a :class:`DomainError` when it is broken."""
     path = Path(path)
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise DomainError(path, [f"<root>: cannot be read: {str(exc).splitlines()[0]}"]) from None
+        data = parse_document(path.read_text(encoding="utf-8"), path.suffix)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise DomainError.of(path, [f"<root>: cannot be read: {str(exc).splitlines()[0]}"]) from None
     if not isinstance(data, dict):
-        raise DomainError(path, [f"<root>: expected a mapping, got {type(data).__name__}"])
+        raise DomainError.of(path, [f"<root>: expected a mapping, got {type(data).__name__}"])
     try:
         domain = Domain.model_validate(data)
     except ValidationError as exc:
-        raise DomainError(path, [_problem(e) for e in exc.errors()]) from None
+        raise DomainError.of(path, [_problem(e) for e in exc.errors()]) from None
     if domain.service != path.stem:
-        raise DomainError(path, [f"service: {domain.service!r} differs from the file name {path.stem!r}"])
+        raise DomainError.of(path, [f"service: {domain.service!r} differs from the file name {path.stem!r}"])
     try:
         domain.service_decl()
     except ValidationError as exc:
-        raise DomainError(path, [f"declared service: {_problem(e)}" for e in exc.errors()]) from None
+        raise DomainError.of(path, [f"declared service: {_problem(e)}" for e in exc.errors()]) from None
     return domain
 
 
@@ -255,9 +274,9 @@ def load_catalogue(folder: str | Path = FOLDER) -> dict[str, Domain]:
         try:
             domains[path.stem] = load_domain(path)
         except DomainError as exc:
-            problems.extend(f"{path.name}: {p}" for p in exc.problems)
+            problems.extend(exc.problems)
     if problems:
-        raise DomainError(folder, problems)
+        raise DomainError(problems)
     return domains
 
 

@@ -38,7 +38,7 @@ def _found(chain: Chain, domain: Domain, target: Record) -> None:
     """Bind the record the locate call found and the colleague in charge of it."""
     ref = f"${{{SAVE}.{domain.collection}[0].id}}"
     chain.bind("item", target, ref, domain.service)
-    chain.bind("assignee", {"email": target[domain.assignee]}, ref.replace(".id}", f".{domain.assignee}}}"), "")
+    chain.bind("assignee", {"email": target[domain.assignee]}, ref.replace(".id}", f".{domain.assignee}}}"), domain.service)
     chain.summary.append(target[domain.name])
 
 
@@ -152,7 +152,7 @@ class ReadItem(Step):
         d, item = domain_of(chain), chain.need("item")
         chain.call(d.tool("get"), {d.key_arg: item.ref}, save_as="detail")
         when = item.record[d.date]
-        chain.bind("detail", {"value": when}, "${detail.%s}" % d.date, d.service)
+        chain.bind("detail", {"value": when}, f"${{detail.{d.date}}}", d.service)
         if when != chain.world.day(0):  # today's date is in the context: a reply restating it would pass
             chain.checks.answer_contains("told_date", [when])
         chain.report.append(f"It is {d.when} on {when}.")
@@ -180,7 +180,9 @@ class SetStatus(Step):
         d, item = domain_of(chain), chain.need("item")
         new = other(chain.world, d.statuses, item.record[d.status], d.damage)
         question = f"Which status should the {noun(d)} get?"
-        chain.facts["new_status"] = Fact("new_status", new, new, ["status"], question, f"Set it to {new}.", "the new status")
+        chain.facts["new_status"] = Fact(
+            "new_status", new, new, ["status"], question, f"Set it to {new}.", "the new status"
+        )
         args = {d.key_arg: item.ref, d.status: "${facts.new_status}"}
         chain.update(d.tool("update"), args, item, {d.status: new}, "status_set", collection=d.collection)
         chain.report.append(f"Its status is now {new}.")
@@ -207,7 +209,9 @@ class Reassign(Step):
         chain.update(d.tool("update"), args, item, {d.assignee: person.email}, "reassigned", collection=d.collection)
         chain.bind("assignee", {"email": person.email}, "${who.contacts[0].email}", "contacts")
         chain.report.append(f"{person.name} now has it.")
-        chain.clause("assign it to {assignee_name}", "hand it over to {assignee_name}", "make {assignee_name} its owner")
+        chain.clause(
+            "assign it to {assignee_name}", "hand it over to {assignee_name}", "make {assignee_name} its owner"
+        )
 
 
 class AddLogEntry(Step):
@@ -225,10 +229,14 @@ class AddLogEntry(Step):
         args = {d.log.link: item.ref, "note": "${facts.note}", "author": world.me.email, "date": world.day(0)}
         mine = field(d.log.link).eq(item.record["id"])
         logged = mine & field("note").eq(note)
-        chain.write(d.tool("add_log"), args, d.log.collection, ("logged", logged), mine & field("date").eq(world.day(0)))
+        chain.write(
+            d.tool("add_log"), args, d.log.collection, ("logged", logged), mine & field("date").eq(world.day(0))
+        )
         entry = d.log.record.replace("_", " ")
         chain.report.append(f"I added a {entry} entry.")
-        chain.clause(f"add a {entry} entry saying {{note}}", f"log {{note}} as a {entry}", f"note {{note}} in its {entry}s")
+        chain.clause(
+            f"add a {entry} entry saying {{note}}", f"log {{note}} as a {entry}", f"note {{note}} in its {entry}s"
+        )
 
 
 class PostChannel(Step):
