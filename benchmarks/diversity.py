@@ -81,6 +81,11 @@ def measure(bank: str | Path) -> dict[str, Tally]:
     return {k: t for k, t in tallies.items() if t.envs}
 
 
+def domains_used(bank: str | Path) -> Counter[str]:
+    """Environments per declared service (the catalogue's domains) in the bank."""
+    return Counter(name for spec, _ in load_bank(bank) for name in spec.declared_services or {})
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("bank")
@@ -100,6 +105,8 @@ def main() -> None:
         for row in tally.rows(args.min_envs):
             table.add_row(*row)
         console.print(table)
+    domains = domains_used(args.bank)
+    console.print(f"domains used: {len(domains)} ({', '.join(f'{d}: {n}' for d, n in domains.most_common())})")
     jobs = manifest["jobs"]
     first = manifest["repair_rounds"].get("0", 0)
     console.print(

@@ -9,6 +9,7 @@ exactly the fields they were given: an unset optional field is not filled in.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from functools import lru_cache
 from typing import Any, ClassVar, cast
 
@@ -199,5 +200,16 @@ def _build(name: str, blob: str) -> type[Service]:
 
 
 def declared_class(name: str, decl: ServiceDecl) -> type[Service]:
-    """The Service class of a declaration (built once per distinct declaration)."""
-    return _build(name, decl.model_dump_json())
+    """The Service class of a declaration (built once per distinct declaration; found by the declaration object
+    itself while it is among the latest ones asked for, since a spec asks for its services' classes often)."""
+    hit = _BY_OBJECT.get((name, id(decl)))
+    if hit is not None and hit[0] is decl:
+        return hit[1]
+    cls = _BY_OBJECT[(name, id(decl))] = (decl, _build(name, decl.model_dump_json()))
+    while len(_BY_OBJECT) > 64:
+        _BY_OBJECT.popitem(last=False)
+    return cls[1]
+
+
+_BY_OBJECT: OrderedDict[tuple[str, int], tuple[ServiceDecl, type[Service]]] = OrderedDict()
+"""The latest declarations' classes, by the identity of the declaration (held, so that the identity stays its own)."""
