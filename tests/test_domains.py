@@ -133,7 +133,8 @@ def test_a_key_that_is_not_id_works_end_to_end() -> None:
     assert json.loads(call(d.tool("get"), {"asset_tag": tag}))["asset_tag"] == tag
     refused = json.loads(call(d.tool("get"), {"id": tag}))["error"]
     assert "asset_tag: Field required" in refused and "id: Extra inputs are not permitted" in refused
-    assert json.loads(call(d.tool("get"), {"asset_tag": "AT-00000x"})) == {"error": "no assets record with id 'AT-00000x'"}
+    missing = json.loads(call(d.tool("get"), {"asset_tag": "AT-00000x"}))
+    assert missing == {"error": "no assets record with id 'AT-00000x'"}
     status = next(s for s in d.statuses if s != spec.services["itassets"]["assets"][0]["status"])
     assert json.loads(call(d.tool("update"), {"asset_tag": tag, "status": status}))["updated"] is True
     assert env.workspace.state["itassets"]["assets"][tag]["status"] == status
@@ -176,7 +177,7 @@ BROKEN = [  # (text to replace in fleet.yaml, or "" to append; its replacement; 
     ("service: fleet", "service: fleets", "service: 'fleets' differs from the file name 'fleet'"),
     ("assignee: driver", "assignee: vin", "assignee: field 'vin' must be a colleague field"),
     ("status: status", "status: depot", "status: field 'depot' already plays the facet role"),
-    ("pattern: \"??##-???\"", "pattern: PLATE", "fields.plate: pattern: 'PLATE' has no '#' or '?'"),
+    ('pattern: "??##-???"', "pattern: PLATE", "fields.plate: pattern: 'PLATE' has no '#' or '?'"),
 ]
 
 

@@ -38,7 +38,8 @@ def _found(chain: Chain, domain: Domain, target: Record) -> None:
     """Bind the record the locate call found and the colleague in charge of it."""
     ref = f"${{{SAVE}.{domain.collection}[0].id}}"
     chain.bind("item", target, ref, domain.service)
-    chain.bind("assignee", {"email": target[domain.assignee]}, ref.replace(".id}", f".{domain.assignee}}}"), domain.service)
+    in_charge = ref.replace(".id}", f".{domain.assignee}}}")
+    chain.bind("assignee", {"email": target[domain.assignee]}, in_charge, domain.service)
     chain.summary.append(target[domain.name])
 
 
