@@ -174,7 +174,7 @@ def _substitute(value: Any, facts: dict[str, Fact]) -> Any:
 
 
 def balance(
-    checks: list[CheckModel], capabilities: set[str], group_of: dict[str, str] | None = None, passes: int = 3
+    checks: list[CheckModel], capabilities: set[str], group_of: dict[str, str] | None = None, passes: int = 8
 ) -> None:
     """Weigh up the check groups a single probe can miss on its own, so that missing them fails.
 

@@ -152,6 +152,8 @@ class ReadItem(Step):
     def apply(self, chain: Chain) -> None:
         d, item = domain_of(chain), chain.need("item")
         chain.call(d.tool("get"), {d.key_arg: item.ref}, save_as="detail")
+        texts = [n for n, f in d.fields.items() if f.fake in ("sentence", "catch_phrase", "bs")]
+        chain.readable += [(d.service, d.collection, item.record["id"], n) for n in texts[:1]]  # read in full
         when = item.record[d.date]
         chain.bind("detail", {"value": when}, f"${{detail.{d.date}}}", d.service)
         if when != chain.world.day(0):  # today's date is in the context: a reply restating it would pass
@@ -294,6 +296,7 @@ class ReportItem(Step):
         key = item.record["id"]  # the request names the record by what it is, never by its key
         chain.report.insert(0, f"Done for {noun(d)} {key} ({item.record[d.name]}).")
         chain.checks.answer_contains("told_item", [key])
+        chain.substance.append("told_item")  # which record it was: a vague report must fail by its weight alone
         chain.clause("and tell me what you did", "then report back", "and give me a short summary")
 
 
