@@ -8,17 +8,16 @@ key values from the key field's pattern, unique in the collection; the record id
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from coworkenv.synth.domains import Domain, FieldSpec, declaration
+from coworkenv.synth.steps.base import Record
 from coworkenv.synth.world import World
 
-Record = dict[str, Any]
 LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"
 """Letters of patterned values (no I or O, which read as digits)."""
 
 
-def value(world: World, spec: FieldSpec) -> Any:
+def value(world: World, spec: FieldSpec) -> str | int | float:
     """One value of a field, from its source."""
     rng = world.rng
     if spec.values is not None:
@@ -41,7 +40,7 @@ def plant(world: World, domain: Domain) -> None:
     world.ensure(domain.service, domain.collection, domain.log.collection)
 
 
-def add(world: World, domain: Domain, **fixed: Any) -> Record:
+def add(world: World, domain: Domain, **fixed: object) -> Record:
     """A new record of the main collection: ``fixed`` fields as given, every other field drawn."""
     rec = {name: fixed[name] if name in fixed else value(world, spec) for name, spec in domain.fields.items()}
     if domain.key == "id":
@@ -52,7 +51,7 @@ def add(world: World, domain: Domain, **fixed: Any) -> Record:
     return world.add(domain.service, domain.collection, {"id": rec[domain.key], **rec})
 
 
-def other(world: World, values: list[str], *not_these: Any) -> str:
+def other(world: World, values: list[str], *not_these: object) -> str:
     """A value of a vocabulary that is none of ``not_these``."""
     return str(world.rng.choice([v for v in values if v not in not_these]))
 

@@ -16,9 +16,10 @@ from __future__ import annotations
 import re
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, ValidationError, model_validator
+from pydantic_core import ErrorDetails
 
 from coworkenv.spec.base import SpecModel
 from coworkenv.spec.declared import CollectionDecl, DamageDecl, FieldDecl, ParamDecl, ServiceDecl, ToolDecl
@@ -237,7 +238,7 @@ def _log_tools(d: Domain, noun: str) -> dict[str, ToolDecl]:
     }
 
 
-def _problem(error: Any) -> str:
+def _problem(error: ErrorDetails) -> str:
     """``field: message`` of one validation error (a whole-model check names its field in its message)."""
     message = str(error["msg"]).removeprefix("Value error, ")
     where = ".".join(str(part) for part in error["loc"])

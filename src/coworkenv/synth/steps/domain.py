@@ -12,11 +12,11 @@ from __future__ import annotations
 from datetime import date
 from typing import ClassVar
 
-from coworkenv.synth.domain_records import Record, add, background, log_entry, other
+from coworkenv.synth.domain_records import add, background, log_entry, other
 from coworkenv.synth.domains import Domain, catalogue
 from coworkenv.synth.draft import Fact, stated
 from coworkenv.synth.expr_builder import field
-from coworkenv.synth.steps.base import Binding, Chain, Step
+from coworkenv.synth.steps.base import Binding, Chain, Record, Step
 
 CHANNELS = ("ops-updates", "team-leads", "facilities-desk", "it-helpdesk", "daily-standup")
 SAVE = "found"
