@@ -159,11 +159,15 @@ def test_the_mix_and_composed_generators_draw_domain_families() -> None:
     assert len(domains) >= 2
 
 
-def test_a_bank_of_domain_workflows_is_admitted(tmp_path: Path) -> None:
-    out = tmp_path / "bank"
-    synthesize_bank(out, 30, seed=4, blueprints=list(DOMAIN_WORKFLOWS))
-    manifest = json.loads((out / "manifest.json").read_text())
+def test_a_bank_of_domain_workflows_is_admitted_and_built_twice_is_the_same_bytes(tmp_path: Path) -> None:
+    banks = [tmp_path / "a", tmp_path / "b"]
+    for out in banks:
+        synthesize_bank(out, 30, seed=4, blueprints=list(DOMAIN_WORKFLOWS))
+    manifest = json.loads((banks[0] / "manifest.json").read_text())
     assert manifest["admitted"] >= 28 and set(manifest["per_blueprint"]) == set(DOMAIN_WORKFLOWS)
+    shards = sorted(str(p.relative_to(banks[0])) for p in banks[0].glob("shards/*"))
+    assert shards and shards == sorted(str(p.relative_to(banks[1])) for p in banks[1].glob("shards/*"))
+    assert all((banks[0] / s).read_bytes() == (banks[1] / s).read_bytes() for s in shards)
 
 
 BROKEN = [  # (text to replace in fleet.yaml, or "" to append; its replacement; the message)
