@@ -76,7 +76,8 @@ def workflows(generator: str = "blueprints") -> list[str]:
     names = {"blueprints": list(BLUEPRINTS), "composed": list(FAMILIES)}
     if generator != "mix":
         return names[generator]
-    return [*BLUEPRINTS, *(n for n in FAMILIES for _ in range(len(BLUEPRINTS) // len(FAMILIES)))]
+    each = -(-len(BLUEPRINTS) // len(FAMILIES))  # as many composed workflows as blueprints, or a few more
+    return [*BLUEPRINTS, *(n for n in FAMILIES for _ in range(each))]
 
 
 def compose(recipe: Recipe) -> TaskSpec:
