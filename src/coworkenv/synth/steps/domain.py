@@ -31,6 +31,7 @@ def domain_of(chain: Chain) -> Domain:
 
 
 def noun(domain: Domain) -> str:
+    """What one record is called, as a request says it."""
     return domain.record.replace("_", " ")
 
 
@@ -43,7 +44,8 @@ def _found(chain: Chain, domain: Domain, target: Record) -> None:
     chain.summary.append(target[domain.name])
 
 
-def _decoy_count(chain: Chain) -> int:
+def _unrelated(chain: Chain) -> int:
+    """How many unrelated records the collection holds besides the target and its look-alikes."""
     return chain.world.rng.randint(6, 12)
 
 
@@ -60,7 +62,7 @@ class ItemByAttribute(Step):
         target = add(world, d, **{d.facet: facet, d.status: status})
         add(world, d, **{d.facet: facet, d.status: other(world, d.statuses, status)})
         add(world, d, **{d.facet: other(world, d.facets, facet), d.status: status})
-        background(world, d, _decoy_count(chain), lambda r: r[d.facet] == facet and r[d.status] == status)
+        background(world, d, _unrelated(chain), lambda r: r[d.facet] == facet and r[d.status] == status)
         chain.call(d.tool("list"), {d.facet: facet, d.status: status}, save_as=SAVE)
         _found(chain, d, target)
         chain.facts["facet"] = stated("facet", facet)
@@ -92,7 +94,7 @@ class ItemByName(Step):
             text = " ".join(str(v) for v in r.values() if isinstance(v, str)).lower()
             return r[d.facet] == facet and all(w in text for w in words)
 
-        background(world, d, _decoy_count(chain), clashes)
+        background(world, d, _unrelated(chain), clashes)
         chain.call(d.tool("search"), {"query": title, d.facet: facet}, save_as=SAVE)
         _found(chain, d, target)
         chain.facts["name"] = stated("name", title)
@@ -120,7 +122,7 @@ class ItemByDate(Step):
         for offset in (-45, 30, 60):
             add(world, d, **{d.facet: facet, d.date: _outside(world.day(world.rng.randint(5, 40) + offset), month)})
         add(world, d, **{d.facet: other(world, d.facets, facet), d.date: month + day[7:]})
-        background(world, d, _decoy_count(chain), lambda r: r[d.facet] == facet and r[d.date].startswith(month))
+        background(world, d, _unrelated(chain), lambda r: r[d.facet] == facet and r[d.date].startswith(month))
         chain.call(d.tool("list"), {d.facet: facet, d.date: month}, save_as=SAVE)
         _found(chain, d, target)
         chain.facts["facet"] = stated("facet", facet)
