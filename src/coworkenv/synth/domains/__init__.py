@@ -155,6 +155,11 @@ class Domain(SpecModel):
         return _service_decl(self)
 
 
+def a(noun: str) -> str:
+    """``noun`` with its indefinite article."""
+    return f"an {noun}" if noun[0] in "aeiou" else f"a {noun}"
+
+
 def _service_decl(d: Domain) -> ServiceDecl:
     noun = d.record.replace("_", " ")
     fields = {
@@ -191,26 +196,34 @@ def _main_tools(d: Domain, noun: str) -> dict[str, ToolDecl]:
     coll = d.collection
     return {
         d.tool("list"): ToolDecl(
-            op="list", collection=coll, description=f"List {noun}s, filtered.", params={**listing, "limit": _limit()}
+            op="list",
+            collection=coll,
+            description=f"List {noun}s, filtered by {', '.join(listing)} (a month: YYYY-MM).",
+            params={**listing, "limit": _limit()},
         ),
         d.tool("search"): ToolDecl(
-            op="search", collection=coll, description=f"Search {noun}s by words in any field.", params=search
+            op="search",
+            collection=coll,
+            description=f"Search {noun}s by words in any field, optionally in one {d.facet.replace('_', ' ')}.",
+            params=search,
         ),
-        d.tool("get"): ToolDecl(op="get", collection=coll, description=f"Get one {noun}.", params={d.key_arg: key}),
+        d.tool("get"): ToolDecl(
+            op="get", collection=coll, description=f"Get one {noun} by its {d.key_arg}.", params={d.key_arg: key}
+        ),
         d.tool("create"): ToolDecl(
             op="create",
             collection=coll,
-            description=f"Create a {noun}.",
+            description=f"Create {a(noun)}.",
             params={n: sets(n, n == d.name) for n in editable},
         ),
         d.tool("update"): ToolDecl(
             op="update",
             collection=coll,
-            description=f"Change fields of a {noun}.",
+            description=f"Change fields of {a(noun)}.",
             params={d.key_arg: key, **{n: sets(n) for n in editable}},
         ),
         d.tool("delete"): ToolDecl(
-            op="delete", collection=coll, description=f"Delete a {noun}.", params={d.key_arg: key}
+            op="delete", collection=coll, description=f"Delete {a(noun)}.", params={d.key_arg: key}
         ),
     }
 
@@ -229,11 +242,14 @@ def _log_tools(d: Domain, noun: str) -> dict[str, ToolDecl]:
         d.tool("list_log"): ToolDecl(
             op="list",
             collection=d.log.collection,
-            description=f"List the {entry} entries of a {noun}.",
+            description=f"List the {entry} entries of {a(noun)}.",
             params={d.log.link: link, "limit": _limit()},
         ),
         d.tool("add_log"): ToolDecl(
-            op="create", collection=d.log.collection, description=f"Add a {entry} entry about a {noun}.", params=adding
+            op="create",
+            collection=d.log.collection,
+            description=f"Add {a(entry)} entry about {a(noun)}.",
+            params=adding,
         ),
     }
 

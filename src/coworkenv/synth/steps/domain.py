@@ -13,7 +13,7 @@ from datetime import date
 from typing import ClassVar
 
 from coworkenv.synth.domain_records import add, background, log_entry, other
-from coworkenv.synth.domains import Domain, catalogue
+from coworkenv.synth.domains import Domain, a, catalogue
 from coworkenv.synth.draft import Fact, stated
 from coworkenv.synth.expr_builder import field
 from coworkenv.synth.steps.base import Binding, Chain, Record, Step
@@ -238,9 +238,9 @@ class AddLogEntry(Step):
             d.tool("add_log"), args, d.log.collection, ("logged", logged), mine & field("date").eq(world.day(0))
         )
         entry = d.log.record.replace("_", " ")
-        chain.report.append(f"I added a {entry} entry.")
+        chain.report.append(f"I added {a(entry)} entry.")
         chain.clause(
-            f"add a {entry} entry saying {{note}}", f"log {{note}} as a {entry}", f"note {{note}} in its {entry}s"
+            f"add {a(entry)} entry saying {{note}}", f"log {{note}} as {a(entry)}", f"note {{note}} in its {entry}s"
         )
 
 
