@@ -140,6 +140,11 @@ def _token_counter() -> tuple[Callable[[str], int], str]:
     return (lambda text: len(tokenizer(text, add_special_tokens=False)["input_ids"])), "embedded tokenizer"
 
 
+def domains_used(bank: str | Path) -> Counter[str]:
+    """Environments per declared service (the catalogue's domains) in the bank."""
+    return Counter(name for spec, _ in load_bank(bank) for name in spec.declared_services or {})
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("bank")
@@ -163,6 +168,8 @@ def main() -> None:
         console.print(table)
     for figure, value in workspace:
         console.print(f"{figure}: {value}")
+    domains = domains_used(args.bank)
+    console.print(f"domains used: {len(domains)} ({', '.join(f'{d}: {n}' for d, n in domains.most_common())})")
     jobs = manifest["jobs"]
     first = manifest["repair_rounds"].get("0", 0)
     console.print(

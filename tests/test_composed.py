@@ -14,7 +14,7 @@ from coworkenv.bank.store import load_bank, synthesize_bank
 from coworkenv.cli import app
 from coworkenv.spec import canonical_json
 from coworkenv.synth.chains import COMPOSED, HELD_OUT_COMPOSED, MAX_STEPS
-from coworkenv.synth.composer import compose, plan, workflows
+from coworkenv.synth.composer import FAMILIES, compose, plan, workflows
 from coworkenv.synth.world import World
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,7 +79,7 @@ def test_a_composed_bank_is_admitted_split_and_diverse(bank: Path) -> None:
     for family, row in manifest["per_blueprint"].items():
         assert row["split"] == ("heldout" if family in HELD_OUT_COMPOSED else "train")
     for spec, verification in load_bank(bank):
-        assert spec.provenance.blueprint in COMPOSED and verification.admitted
+        assert spec.provenance.blueprint in FAMILIES and verification.admitted
         assert all(p.score < 0.75 for p in verification.probes.values())
     tallies = _benchmark("diversity").measure(bank)
     composed = tallies["composed"]

@@ -43,8 +43,8 @@ from coworkenv.storage import (
 )
 from coworkenv.synth.background import DEFAULT_WORKSPACE, WORKSPACES
 from coworkenv.synth.blueprints import BLUEPRINTS, HELD_OUT
-from coworkenv.synth.chains import COMPOSED, HELD_OUT_COMPOSED
-from coworkenv.synth.composer import workflows
+from coworkenv.synth.chains import HELD_OUT_COMPOSED
+from coworkenv.synth.composer import FAMILIES, workflows
 from coworkenv.synth.interfaces import CANONICAL, INTERFACE_SETS
 from coworkenv.verify.admission import Verification
 
@@ -244,7 +244,7 @@ def synthesize_bank(
         raise ValueError(f"unknown interfaces {interfaces!r}; known: {', '.join(INTERFACE_SETS)}")
     if workspace not in WORKSPACES:
         raise BankError(f"unknown workspace {workspace!r}; known: {', '.join(WORKSPACES)}")
-    unknown = sorted(set(blueprints or ()) - set(BLUEPRINTS) - set(COMPOSED))
+    unknown = sorted(set(blueprints or ()) - set(BLUEPRINTS) - set(FAMILIES))
     if unknown:
         raise BankError(f"unknown blueprints: {', '.join(unknown)}")
     if ray_address is not None:

@@ -35,8 +35,14 @@ class Damage:
 
     def applies_to(self, rec: dict[str, Any], model: type[BaseModel]) -> bool:
         """Whether the write would change ``rec`` (a fixture record, its defaults read from ``model``)."""
-        fields = model.model_fields
-        status = rec.get("status", fields["status"].default if "status" in fields else None)
-        if self.only_status and status not in self.only_status:
+        if self.only_status and rec.get("status", _default(model, "status")) not in self.only_status:
             return False
-        return bool(rec.get(self.field, fields[self.field].default) != self.value)
+        return bool(rec.get(self.field, _default(model, self.field)) != self.value)
+
+
+def _default(model: type[BaseModel], name: str) -> Any:
+    """The default of field ``name`` of a record model, found by name or by alias (declared records alias theirs)."""
+    for key, info in model.model_fields.items():
+        if name in (key, info.alias):
+            return info.default
+    return None

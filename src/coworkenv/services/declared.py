@@ -9,12 +9,14 @@ exactly the fields they were given: an unset optional field is not filled in.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from functools import lru_cache
 from typing import Any, ClassVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from coworkenv.services.base import Record, RecordModel, Service, ToolError, ToolInfo, page
+from coworkenv.services.damage import Damage
 from coworkenv.spec.declared import CollectionDecl, ParamDecl, ServiceDecl, ToolDecl
 
 _TYPES: dict[str, Any] = {
@@ -159,6 +161,15 @@ def _tool_method(tool: str, arg_names: list[str]) -> Any:
     return run
 
 
+def _damage(decl: ServiceDecl, coll: CollectionDecl) -> Damage:
+    """A collection's declared damaging write, named by the key argument of its update tool."""
+    assert coll.damage is not None
+    tool = decl.tools[coll.damage.tool]
+    key = next(n for n, p in tool.params.items() if p.role == "key")
+    setter = next(n for n, p in tool.params.items() if p.role == "set" and p.target(n) == coll.damage.field)
+    return Damage(coll.damage.tool, key, coll.damage.field, coll.damage.value, {setter: coll.damage.value})
+
+
 @lru_cache(maxsize=128)
 def _build(name: str, blob: str) -> type[Service]:
     decl = ServiceDecl.model_validate_json(blob)
@@ -168,6 +179,7 @@ def _build(name: str, blob: str) -> type[Service]:
         "decl": decl,
         "records": {c: _record_model(name, c, d) for c, d in decl.collections.items()},
         "id_prefix": {c: c[:3] for c in decl.collections},
+        "damage": {c: _damage(decl, d) for c, d in decl.collections.items() if d.damage is not None},
     }
     methods = {f"tool_{i}": (tool, d) for i, (tool, d) in enumerate(decl.tools.items())}
     for method, (tool, d) in methods.items():
@@ -188,5 +200,16 @@ def _build(name: str, blob: str) -> type[Service]:
 
 
 def declared_class(name: str, decl: ServiceDecl) -> type[Service]:
-    """The Service class of a declaration (built once per distinct declaration)."""
-    return _build(name, decl.model_dump_json())
+    """The Service class of a declaration (built once per distinct declaration; found by the declaration object
+    itself while it is among the latest ones asked for, since a spec asks for its services' classes often)."""
+    hit = _BY_OBJECT.get((name, id(decl)))
+    if hit is not None and hit[0] is decl:
+        return hit[1]
+    cls = _BY_OBJECT[(name, id(decl))] = (decl, _build(name, decl.model_dump_json()))
+    while len(_BY_OBJECT) > 64:
+        _BY_OBJECT.popitem(last=False)
+    return cls[1]
+
+
+_BY_OBJECT: OrderedDict[tuple[str, int], tuple[ServiceDecl, type[Service]]] = OrderedDict()
+"""The latest declarations' classes, by the identity of the declaration (held, so that the identity stays its own)."""

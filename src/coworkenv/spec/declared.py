@@ -43,12 +43,23 @@ class FieldDecl(_Model):
     description: str = ""
 
 
+class DamageDecl(_Model):
+    """The write that visibly spoils a record of a collection: update tool ``tool`` sets ``field`` to ``value``."""
+
+    tool: str
+    field: str
+    value: Any
+
+
 class CollectionDecl(_Model):
     """A collection of records; ``key`` is the field tools name a record by (its value is the record ``id``)."""
 
     description: str = ""
     key: str = "id"
     fields: dict[str, FieldDecl] = Field(default_factory=dict)
+    damage: DamageDecl | None = Field(
+        None, description="the collateral write the verifier makes on a record the task is not about"
+    )
 
     @model_validator(mode="after")
     def _key_is_a_field(self) -> CollectionDecl:
@@ -106,7 +117,22 @@ class ServiceDecl(_Model):
             problem = _tool_problem(tool, self.collections.get(tool.collection), self.collections)
             if problem:
                 raise ValueError(f"tools.{name}: {problem}")
+        for name, coll in self.collections.items():
+            problem = _damage_problem(name, coll.damage, self.tools) if coll.damage else ""
+            if problem:
+                raise ValueError(f"collections.{name}.damage: {problem}")
         return self
+
+
+def _damage_problem(collection: str, damage: DamageDecl, tools: dict[str, ToolDecl]) -> str:
+    """What is wrong with a collection's damaging write (empty when nothing): it must be an update tool of the
+    collection that sets the field."""
+    tool = tools.get(damage.tool)
+    if tool is None or tool.op != "update" or tool.collection != collection:
+        return f"tool {damage.tool!r} is not an update tool of {collection}"
+    if not any(p.role == "set" and p.target(n) == damage.field for n, p in tool.params.items()):
+        return f"tool {damage.tool!r} has no argument that sets {damage.field!r}"
+    return ""
 
 
 def _tool_problem(tool: ToolDecl, coll: CollectionDecl | None, known: dict[str, CollectionDecl]) -> str:

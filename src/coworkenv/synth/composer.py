@@ -17,6 +17,7 @@ from coworkenv.spec.models import TaskSpec
 from coworkenv.synth.background import DEFAULT_WORKSPACE, WORKSPACES, background
 from coworkenv.synth.blueprints import BLUEPRINTS, Blueprint, blueprint
 from coworkenv.synth.chains import COMPOSED
+from coworkenv.synth.domain_chains import DOMAIN_WORKFLOWS
 from coworkenv.synth.draft import finalize
 from coworkenv.synth.interfaces import draw_interface
 from coworkenv.synth.modifiers import MODIFIERS, Modifier
@@ -66,19 +67,24 @@ class Recipe:
 GENERATORS = ("blueprints", "composed", "mix")
 
 
+FAMILIES: dict[str, Blueprint] = {**COMPOSED, **DOMAIN_WORKFLOWS}
+"""Every family of composed workflows: over the built-in services (``composed:``) and over domains (``domain:``)."""
+
+
 def workflow(name: str) -> Blueprint:
-    """A blueprint, or a family of composed workflows (``composed:<family>``), by name."""
-    return COMPOSED[name] if name in COMPOSED else blueprint(name)
+    """A blueprint, or a family of composed workflows (``composed:<family>``, ``domain:<family>``), by name."""
+    return FAMILIES[name] if name in FAMILIES else blueprint(name)
 
 
 def workflows(generator: str = "blueprints") -> list[str]:
     """The workflow names a generator draws from: blueprints, composed families, or both (interleaved)."""
     if generator not in GENERATORS:
         raise ValueError(f"unknown generator {generator!r}; known: {', '.join(GENERATORS)}")
-    names = {"blueprints": list(BLUEPRINTS), "composed": list(COMPOSED)}
+    names = {"blueprints": list(BLUEPRINTS), "composed": list(FAMILIES)}
     if generator != "mix":
         return names[generator]
-    return [*BLUEPRINTS, *(n for n in COMPOSED for _ in range(len(BLUEPRINTS) // len(COMPOSED)))]
+    each = -(-len(BLUEPRINTS) // len(FAMILIES))  # as many composed workflows as blueprints, or a few more
+    return [*BLUEPRINTS, *(n for n in FAMILIES for _ in range(each))]
 
 
 def compose(recipe: Recipe) -> TaskSpec:

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from coworkenv.expr import format_value
 from coworkenv.spec import content_id, spec_from_data
 from coworkenv.spec.checks import AnswerNumber, CheckModel, Count, FieldEquals, RecordExists
+from coworkenv.spec.declared import ServiceDecl
 from coworkenv.spec.models import TaskSpec
 from coworkenv.synth.checks import Checks
 from coworkenv.synth.expr_builder import literal
@@ -77,6 +78,8 @@ class Draft:
     """Later days of a multi-day workflow (see :mod:`coworkenv.synth.stages`)."""
     description: str = ""
     """What the workflow is made of, for the bank's readers (never shown to the agent)."""
+    declared: dict[str, ServiceDecl] = field(default_factory=dict)
+    """The world's services declared as data (the same object), which the spec declares."""
 
     @classmethod
     def start(
@@ -102,6 +105,7 @@ class Draft:
             checks=Checks(),
             capabilities=set(capabilities),
             readable=list(readable or []),
+            declared=world.declared,
         )
 
     def main_write(self) -> dict[str, Any] | None:
@@ -170,7 +174,7 @@ def _substitute(value: Any, facts: dict[str, Fact]) -> Any:
 
 
 def balance(
-    checks: list[CheckModel], capabilities: set[str], group_of: dict[str, str] | None = None, passes: int = 3
+    checks: list[CheckModel], capabilities: set[str], group_of: dict[str, str] | None = None, passes: int = 8
 ) -> None:
     """Weigh up the check groups a single probe can miss on its own, so that missing them fails.
 
@@ -283,9 +287,7 @@ def _asking_reference(draft: Draft) -> list[dict[str, Any]]:
         for slot in draft.withheld:
             if slot not in asked and uses(step, slot):
                 asked.add(slot)
-                at = len(reference)
-                while at and "confirm" in reference[at - 1]:  # ask before the confirmation, not between it and the act
-                    at -= 1
+                at = _ask_at(reference)
                 reference.insert(at, {"ask": slot, "question": draft.facts[slot].question})
         reference.append(_substitute(step, stated))
     return reference
@@ -301,6 +303,18 @@ def _with_background(
         for coll, rows in colls.items():
             out.setdefault(service, {}).setdefault(coll, []).extend(rows)
     return out
+
+
+def _ask_at(reference: list[dict[str, Any]]) -> int:
+    """Where an ask goes: at the end, or before the confirmations that cover the calls since them (an ask after
+    them would be a user turn between a confirmation and the act it covers)."""
+    at = len(reference)
+    for i in range(len(reference) - 1, -1, -1):
+        if "confirm" in reference[i]:
+            at = i
+        elif "ask" in reference[i] or "answer" in reference[i]:
+            break
+    return at
 
 
 def finalize(
@@ -358,6 +372,8 @@ def finalize(
     }
     if draft.stages:
         data.update(clock=draft.clock, stages=later)
+    if draft.declared:
+        data["declared_services"] = {name: decl.model_dump(mode="json") for name, decl in draft.declared.items()}
     try:  # the composer's own data: no aliases, nesting bounded by this code, so no size walk before validating
         spec = TaskSpec.model_validate(data)
     except ValidationError:

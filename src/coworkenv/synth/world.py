@@ -17,6 +17,7 @@ from typing import Any
 
 from coworkenv.services.calendar import Calendar
 from coworkenv.services.registry import service_class
+from coworkenv.spec.declared import ServiceDecl
 from coworkenv.synth.fake import generator
 
 DEPARTMENTS = ("Engineering", "Sales", "Finance", "Marketing", "Operations", "Support", "People", "Legal")
@@ -80,6 +81,8 @@ class World:
     rng: random.Random = field(init=False)
     fake: Any = field(init=False)
     fixtures: dict[str, dict[str, list[dict[str, Any]]]] = field(default_factory=dict)
+    declared: dict[str, ServiceDecl] = field(default_factory=dict)
+    """Services this world declares as data (domains), by name: the spec declares them too."""
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
@@ -173,7 +176,7 @@ class World:
     def add(self, service: str, collection: str, record: dict[str, Any]) -> dict[str, Any]:
         """Add a fixture record with the next id of its collection; returns it (with its id)."""
         rows = self.fixtures.setdefault(service, {}).setdefault(collection, [])
-        prefix = service_class(service).id_prefix.get(collection, collection[:3])
+        prefix = service_class(service, self.declared).id_prefix.get(collection, collection[:3])
         rec = {"id": f"{prefix}-{len(rows) + 1}", **record}
         rows.append(rec)
         return rec

@@ -81,7 +81,15 @@ def _injected(spec: TaskSpec) -> list[CallStep]:
 DAMAGE: dict[tuple[str, str], Damage] = {
     (cls.name, collection): damage for cls in SERVICES.values() for collection, damage in cls.damage.items()
 }
-"""The damaging write of every collection whose service declares one."""
+"""The damaging write of every collection whose built-in service declares one."""
+
+
+def damage_of(spec: TaskSpec, service: str, collection: str) -> Damage | None:
+    """The damaging write of a collection of ``spec``: its declared service's, else the built-in one's."""
+    declared = spec.declared_services or {}
+    if service in declared:
+        return service_class(service, declared).damage.get(collection)
+    return DAMAGE.get((service, collection))
 
 
 def collateral_steps(spec: TaskSpec) -> list[CallStep]:
@@ -134,10 +142,10 @@ def _damaging(
 ) -> CallStep | None:
     """The service's damaging write on the first record of ``collection`` it would change that no check names and
     ``allow`` does not admit; None where there is none (or the tool is not exposed)."""
-    damage = DAMAGE.get((service, collection))
+    damage = damage_of(spec, service, collection)
     if damage is None or service not in spec.services or damage.tool not in tools:
         return None
-    model = service_class(service).records[collection]
+    model = service_class(service, spec.declared_services).records[collection]
     for rec in spec.services[service].get(collection, []):
         if damage.applies_to(rec, model) and not _allowed(allow, rec) and f"'{rec['id']}'" not in named:
             return damage.call(rec)
@@ -200,7 +208,7 @@ def absent_breaker(spec: TaskSpec, forbidden: tuple[str, str, str], tools: set[s
     planted = next((c for c in injected_calls(spec) if getattr(table.get(c.call), "service", None) == service), None)
     if planted is not None:
         return planted
-    damage = DAMAGE.get((service, collection))
+    damage = damage_of(spec, service, collection)
     if damage is None or damage.tool not in tools:
         return None
     for rec in records:
@@ -217,7 +225,9 @@ def _call_of(spec: TaskSpec, tool: str) -> CallStep | None:
     planted = next((c for c in injected_calls(spec) if c.call == tool), None)
     if planted is not None:
         return planted
-    for (service, collection), damage in DAMAGE.items():
+    declared = spec.declared_services or {}
+    known = [*DAMAGE.items(), *(((s, c), d) for s in declared for c, d in service_class(s, declared).damage.items())]
+    for (service, collection), damage in known:
         if damage.tool == tool and spec.services.get(service, {}).get(collection):
             return damage.call(spec.services[service][collection][0])
     return None

@@ -89,11 +89,14 @@ class Chain:
         self.checks.record_exists(check[0], service, collection, check[1], opts.get("weight", 2.0))
         self.allow(service, collection, allow)
 
-    def update(self, tool: str, args: dict[str, Any], target: Binding, changes: dict[str, Any], id: str) -> None:
-        """A write that changes fields of one bound record: its call, a required check per field (a chain has
-        several writes: stopping before this one, or making it on a look-alike, must fail whatever the others
-        weigh), and that the write may change that record only."""
-        service, collection = target.service, {"tickets": "tickets", "crm": "deals"}[target.service]
+    def update(
+        self, tool: str, args: dict[str, Any], target: Binding, changes: dict[str, Any], id: str, collection: str = ""
+    ) -> None:
+        """A write that changes fields of one bound record (of ``collection``, by default the ticket or deal's): its
+        call, a required check per field (a chain has several writes: stopping before this one, or making it on a
+        look-alike, must fail whatever the others weigh), and that the write may change that record only."""
+        service = target.service
+        collection = collection or {"tickets": "tickets", "crm": "deals"}[service]
         where = {"service": service, "collection": collection, "record_id": target.record["id"]}
         for i, (name, value) in enumerate(changes.items()):
             check = id if i == 0 else f"{id}_{name}"
@@ -124,7 +127,7 @@ class Chain:
         world = self.world
         for service, collections in sorted(world.fixtures.items()):
             written = {c for s, c in self.allowed if s == service}
-            for collection in sorted(set(collections) & set(service_class(service).damage) | written):
+            for collection in sorted(set(collections) & set(service_class(service, world.declared).damage) | written):
                 allows = self.allowed.get((service, collection))
                 allow = {} if allows is None else {"allow": str(or_(*allows))}
                 where = {"service": service, "collection": collection}
