@@ -117,7 +117,12 @@ def test_results_are_rendered_and_pages_past_the_end_are_empty() -> None:
     assert first["total_count"] == 2 and first["next_cursor"] == 1 and len(first["items"]) == 1
     assert list(first["items"][0])[-1] == "id"
     past = json.loads(env.step(call("gmail_find_messages", {"page_size": 1, "cursor": 5}, "c2")).messages[0]["content"])
-    assert past == {"next_cursor": None, "total_count": 2, "items": []}
+    assert past == {
+        "note": "this page starts past the last result (2 in all): no more pages",
+        "next_cursor": None,
+        "total_count": 2,
+        "items": [],
+    }
     assert env.log.calls[-1].tool == "mail_search" and env.log.calls[-1].args == {"limit": 1, "offset": 5}
 
 

@@ -331,7 +331,7 @@ def page(items: Iterable[Record], limit: int, offset: int, key: str = "items") -
     nxt = offset + limit if offset + limit < len(rows) else None
     out = {key: chunk, "total": len(rows), "next_offset": nxt}
     if offset and offset >= len(rows):
-        out["note"] = f"offset {offset} is past the last result ({len(rows)} in all): no more pages"
+        out["note"] = f"this page starts past the last result ({len(rows)} in all): no more pages"
     return out
 
 
