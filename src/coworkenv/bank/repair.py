@@ -114,11 +114,13 @@ HARD_PROBES = ("duplicate_write", "distractor", "collateral_write", "guarded_act
 
 
 def _fix_probes(recipe: Recipe, spec: TaskSpec, probes: dict[str, ProbeResult]) -> Recipe:
-    """Requirements for the hard probes, answer checks a dump fools made optional, weights for the rest."""
+    """Requirements for the hard probes and for the answer checks a dump fails, weights for the rest."""
     dump = probes.pop("report_dump", None)
     if dump is not None and dump.score >= PASS_THRESHOLD:
-        answers = [c for c in spec.all_checks if c.required and c.reads == "answer"]
-        recipe = _require(recipe, [c.id for c in answers if c.id not in dump.failed], False)
+        answers = [c.id for c in spec.all_checks if c.reads == "answer" and c.id in dump.failed]
+        if not answers:
+            return recipe.reroll()  # every answer check takes a dump for a report: no weight or requirement helps
+        recipe = _require(recipe, answers)
     hard = {n: p for n, p in probes.items() if n.split("[")[0] in HARD_PROBES}
     needed = _requirements(spec, hard)
     if needed is None:

@@ -78,6 +78,10 @@ class Checks:
     def answer_number(self, id: str, value: float, tolerance: float = 0, weight: float = 2.0) -> CheckModel:
         return self.add("answer_number", id, weight, value=value, tolerance=tolerance)
 
+    def answer_counts(self, id: str, counts: dict[str, int], weight: float = 2.0) -> CheckModel:
+        """The report pairs each label with its number ("3 open tickets"): a list of every number seen does not."""
+        return self.add("answer_counts", id, weight, counts=counts)
+
     def asked_user(self, slot: str, weight: float = 1.0) -> CheckModel:
         return self.add("asked_user", f"asked_{slot}", weight, slot=slot, group="asked")
 

@@ -103,8 +103,9 @@ def probe_hint(name: str) -> str:
     if name.split("@", 1)[0] == ReportDump.name:
         return (
             "the run reported every name and number it saw, which states whatever an answer check asks for: "
-            "weighing up or requiring those checks cannot help; add a required answer check a dump fails, such "
-            "as answer_counts (each label paired with its number)"
+            "weighing up or requiring those checks cannot help; add a required answer check a dump fails: one "
+            "that excludes the look-alike's value (`excludes`: the other customer, the other invoice's amount), "
+            "or answer_counts (each label paired with its number)"
         )
     return "add, weigh up or mark required the checks this wrong behaviour fails"
 
@@ -189,7 +190,7 @@ class ReportDump(Probe):
     name = "report_dump"
 
     def applies(self, spec: TaskSpec) -> bool:
-        return any(c.reads == "answer" and c.required for c in spec.checks)
+        return any(c.reads == "answer" for c in spec.checks) and any(isinstance(s, AnswerStep) for s in spec.reference)
 
     def for_task(self, spec: TaskSpec) -> Dump:
         return Dump(spec)
