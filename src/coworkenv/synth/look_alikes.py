@@ -65,7 +65,7 @@ def with_exclusions(check: CheckModel, fixtures: Fixtures, keep: set[str], named
     if not values:
         return check
     values += named
-    found: dict[str, None] = {}
+    found = dict.fromkeys(check.excludes)
     for value in values:
         found.update(dict.fromkeys(look_alike_values(value, fixtures)))
     excludes = [v for v in found if v.lower() not in keep and v.strip() == v and v][:LIMIT]

@@ -81,6 +81,7 @@ class ByName(Step):
         stem = target["name"].split()[0]
         chain.facts["stem"] = stated("stem", stem)
         chain.facts["industry"] = stated("industry", target["industry"].lower())
+        chain.call("crm_search_accounts", {"query": stem})  # both accounts of the stem: the look-alike is in view
         chain.call("crm_search_accounts", {"query": stem, "industry": target["industry"]}, save_as="acc")
         _bind(chain, target, "acc")
         chain.clause(
@@ -105,6 +106,7 @@ class ByAttribute(Step):
         chain.facts["tier"] = stated("tier", target["tier"])
         chain.facts["industry"] = stated("industry", target["industry"].lower())
         args = {"tier": target["tier"], "industry": target["industry"]}
+        chain.call("crm_search_accounts", {"industry": target["industry"]})  # the industry's other tier in view
         chain.call("crm_search_accounts", args, save_as="acc")
         _bind(chain, target, "acc")
         chain.clause(
@@ -165,6 +167,7 @@ class FromTicket(Step):
             tickets.append(world.add("tickets", "tickets", record))
         topic = issues[0][0]
         chain.facts["issue"] = stated("issue", topic)
+        chain.call("tickets_search", {"status": "open"})  # the open tickets: other customers' complaints in view
         chain.call("tickets_search", {"query": topic}, save_as="complaint")
         chain.call("crm_search_accounts", {"query": "${complaint.tickets[0].customer}"}, save_as="acc")
         _bind(chain, target, "acc")
@@ -194,6 +197,7 @@ class FromChat(Step):
             world.add("chat", "messages", message | {"text": f"Heads-up: {account['name']} reports a {topic}: {text}."})
         topic = issues[0][0]
         chain.facts["issue"] = stated("issue", topic)
+        chain.call("chat_read_channel", {"channel": "support"})  # every heads-up, the other customers in view
         chain.call("chat_search_messages", {"query": topic}, save_as="chatter")
         chain.call("crm_search_accounts", {"query": target["name"]}, save_as="acc")
         _bind(chain, target, "acc")
