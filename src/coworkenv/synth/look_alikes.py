@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from coworkenv.spec.checks import AnswerContains, AnswerNumber, CheckModel
+from coworkenv.spec.checks import AnswerCheck, AnswerContains, AnswerNumber, CheckModel
 
 LIMIT = 8
 """Look-alike values kept per check, the most similar records first."""
@@ -62,7 +62,7 @@ def with_exclusions(check: CheckModel, fixtures: Fixtures, keep: set[str], named
     """``check`` with ``excludes`` set to the look-alike values of what it asks for and of the values a right report
     ``named`` (none that ``keep``, lower-cased, holds)."""
     values = stated_values(check)
-    if not values:
+    if not values or not isinstance(check, AnswerCheck):
         return check
     values += named
     found = dict.fromkeys(check.excludes)
