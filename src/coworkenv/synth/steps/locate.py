@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import ClassVar
 
 from coworkenv.synth.draft import stated
-from coworkenv.synth.expr_builder import field
 from coworkenv.synth.steps.base import Chain, Record, Step
 
 SECTORS = ("Freight", "Health", "Stores", "Systems", "Foods", "Studios", "Power", "Labs")
@@ -141,7 +140,6 @@ class FromMail(Step):
         chain.readable.append(("mail", "messages", mails[0]["id"], "body"))
         _bind(chain, target, "acc")
         chain.bind("mail", mails[0], "${inbox.messages[0].id}", "mail")
-        chain.allow("mail", "messages", field("id").eq(mails[0]["id"]))  # reading it marks it read
         chain.clause(
             "find the customer who emailed me about the {issue} and look up their CRM account",
             "someone wrote in about a {issue}: work out which customer it was and find their account",
