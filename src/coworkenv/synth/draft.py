@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from coworkenv.expr import format_value
 from coworkenv.spec import content_id, spec_from_data
-from coworkenv.spec.checks import AnswerNumber, CheckModel, Count, FieldEquals, RecordExists
+from coworkenv.spec.checks import AnswerCheck, AnswerCounts, AnswerNumber, CheckModel, Count, FieldEquals, RecordExists
 from coworkenv.spec.models import TaskSpec
 from coworkenv.synth.checks import Checks
 from coworkenv.synth.expr_builder import literal
@@ -216,8 +216,9 @@ def harden(checks: list[CheckModel], fixtures: dict[str, Any], answers: Sequence
     Required: the heaviest ``record_exists`` or ``field_equals`` (the main write), every
     collateral guard (the verifier damages each guarded collection the reference writes on its
     own, so a light one would not count), every answer number not written anywhere in the fixtures (a computed
-    figure: the substance of the report, which a dump of everything seen cannot fake), and
-    every "exactly one" count. A ``record_exists`` check without a count of the same records
+    figure: the substance of the report, which a dump of everything seen cannot fake), every answer check a dump
+    cannot satisfy (one that excludes look-alike values, or pairs labels with counts), and every "exactly one"
+    count. A ``record_exists`` check without a count of the same records
     becomes "exactly one", so that a write done twice fails it. An answer check of a value read from the
     fixtures excludes the look-alike records' values, and those of the values the reports ``answers`` name (see
     :mod:`coworkenv.synth.look_alikes`).
@@ -233,8 +234,9 @@ def harden(checks: list[CheckModel], fixtures: dict[str, Any], answers: Sequence
         if isinstance(c, RecordExists) and c.where not in counted:
             hardened = Count.model_validate({**c.model_dump(exclude={"kind"}), "value": 1, "op": "=="})
         computed = isinstance(c, AnswerNumber) and _number_text(c.value) not in written
+        pinned = isinstance(hardened, AnswerCounts) or (isinstance(hardened, AnswerCheck) and bool(hardened.excludes))
         once = isinstance(hardened, Count) and hardened.op == "==" and hardened.value == 1
-        if c is main or c.collateral_guard() is not None or computed or once:
+        if c is main or c.collateral_guard() is not None or computed or pinned or once:
             hardened.required = True
         out.append(hardened)
     return out

@@ -105,7 +105,7 @@ class ByAttribute(Step):
         chain.facts["tier"] = stated("tier", target["tier"])
         chain.facts["industry"] = stated("industry", target["industry"].lower())
         args = {"tier": target["tier"], "industry": target["industry"]}
-        chain.call("crm_search_accounts", {"industry": target["industry"]})  # the industry's other tier in view
+        chain.call("crm_search_accounts", {})  # every account: the look-alikes in view
         chain.call("crm_search_accounts", args, save_as="acc")
         _bind(chain, target, "acc")
         chain.clause(
@@ -195,8 +195,9 @@ class FromChat(Step):
             world.add("chat", "messages", message | {"text": f"Heads-up: {account['name']} reports a {topic}: {text}."})
         topic = issues[0][0]
         chain.facts["issue"] = stated("issue", topic)
-        chain.call("chat_read_channel", {"channel": "support"})  # every heads-up, the other customers in view
         chain.call("chat_search_messages", {"query": topic}, save_as="chatter")
+        channel = {"channel": "${chatter.messages[0].channel}"}
+        chain.call("chat_read_channel", channel)  # the channel it was posted in: the other heads-ups in view
         chain.call("crm_search_accounts", {"query": target["name"]}, save_as="acc")
         _bind(chain, target, "acc")
         chain.clause(
