@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -87,9 +88,11 @@ def _report(probes: dict[str, ProbeResult]) -> Verification:
 
 
 def test_repair_makes_what_a_hard_probe_fails_required() -> None:
-    spec = compose(RECIPE)
+    answer = next(c for c in compose(RECIPE).checks if c.reads == "answer")
+    recipe = replace(RECIPE, required=((answer.id, False),))  # every other check is required from the start
+    spec = compose(recipe)
     optional = next(c for c in spec.checks if not c.required and c.kind != "unchanged")
-    new = repair(RECIPE, spec, _report({"duplicate_write[4]": ProbeResult(score=0.9, failed=[optional.id])}))
+    new = repair(recipe, spec, _report({"duplicate_write[4]": ProbeResult(score=0.9, failed=[optional.id])}))
     assert dict(new.required)[optional.id] is True
     assert next(c for c in compose(new).checks if c.id == optional.id).required
 
