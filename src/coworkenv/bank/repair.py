@@ -8,8 +8,9 @@ Edits, from the most local to the most drastic:
   those checks weighed up, solved over all probes at once (probe outcomes per check do not
   depend on the weights, so this is exact); where no weights do, the heaviest check each
   passing probe fails becomes required;
-- a required answer check that a dump of every value seen satisfies is no longer required
-  (it cannot tell the substance of a report from a list of everything);
+- where a dump of every value seen passes, the answer checks it fails become required (where
+  it fails none, no weight or requirement can tell a report from a list of everything: the
+  world is re-rolled);
 - a spec with no required check gets its heaviest non-guard check required;
 - anything structural (a failing or unsolvable reference, a bad event, a probe no check
   catches) re-rolls the world: new fixtures and values, same blueprint and modifiers.
