@@ -1,30 +1,34 @@
-"""Scripted cheats on a freshly built bank: the share of admitted environments each one passes.
+"""Scripted cheats on a bank: the share of admitted environments each one passes, per generator.
 
 Each cheat replays the reference with one twist (a damaging write on another record of a
 collection the reference writes, a report that dumps every value seen, a bare "Done", one
 write argument swapped for a look-alike's value, every write twice, a content-free
-confirmation, a stop after the first write). A cheat applies to a spec when the spec has what
-it twists (a report only where the spec wants one: an answer check, or a request to be told
-something). It passes a spec when its run scores at or above the pass mark: for the look-alike
-swap, any one swap; for the writes done twice, all of them in one run; for these two, a run
-that ends in the reference's own final state does not count. A well-made bank lets each pass
-well under 1 % of the specs it applies to.
+confirmation, a stop after the first write, a guess instead of asking the user). A cheat
+applies to a spec when the spec has what it twists (a report only where the spec wants one:
+an answer check, or a request to be told something). It passes a spec when its run scores at
+or above the pass mark: for the look-alike swap, any one swap; for the writes done twice, all
+of them in one run; for these two, a run that ends in the reference's own final state does
+not count. A well-made bank lets each pass well under 1 % of the specs it applies to, for
+blueprint and composed workflows alike (one column each).
 
-    python benchmarks/cheats.py [--n 300] [--seed 123] [--blueprints a,b]
+    python benchmarks/cheats.py [--n 300] [--seed 123] [--generator blueprints|composed|mix] [--blueprints a,b]
+    python benchmarks/cheats.py --bank BANK [--limit 500]
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import re
+import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from coworkenv.agents.oracle import OracleRun, OracleTeacher
-from coworkenv.bank.store import load_bank, synthesize_bank
+from coworkenv.bank.store import BankError, load_bank, synthesize_bank
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.episode import play_out
 from coworkenv.runtime.turn import AssistantTurn, ToolCall
@@ -33,6 +37,7 @@ from coworkenv.spec.models import AnswerStep, CallStep, ConfirmStep, TaskSpec
 from coworkenv.verify.gaming import CONTENT_FREE, Dump
 from coworkenv.verify.perturb import DAMAGE, exposed, is_write
 from coworkenv.verify.probe_base import before_last_answer, scripted
+from coworkenv.verify.probes import PROBES
 
 Policies = Callable[[TaskSpec, "Reference"], list[Any]]
 
@@ -158,6 +163,11 @@ def stop_after_first_write(spec: TaskSpec, ref: Reference) -> list[Any]:
     return [scripted(spec, [*spec.reference[: writes[0] + 1], *answers])]
 
 
+def guess(spec: TaskSpec, ref: Reference) -> list[Any]:
+    """The verifier's own: a plausible wrong value for each fact the user holds, never asked for."""
+    return [policy for _, policy in PROBES["guess_without_asking"].variants(spec)]
+
+
 CHEATS: dict[str, Policies] = {
     "collateral write in a written collection": collateral_in_written,
     "report dumps every value seen": dump,
@@ -166,6 +176,7 @@ CHEATS: dict[str, Policies] = {
     "every write twice": writes_twice,
     "'Shall I go ahead?'": go_ahead,
     "stop after the first write": stop_after_first_write,
+    "guess instead of asking": guess,
 }
 
 
@@ -182,38 +193,73 @@ def passes(spec: TaskSpec, name: str, policy: Any, ref: Reference) -> bool:
     return env.grade().passed
 
 
-def tally(specs: Iterator[TaskSpec]) -> dict[str, tuple[int, int, list[str]]]:
-    """Per cheat: specs it applies to, specs it passes, and the ids of those it passes."""
-    out: dict[str, tuple[int, int, list[str]]] = {name: (0, 0, []) for name in CHEATS}
+Tally = dict[str, tuple[int, int, list[str]]]
+"""Per cheat: specs it applies to, specs it passes, and the ids of those it passes."""
+
+
+def generator_of(spec: TaskSpec) -> str:
+    return "composed" if spec.description.startswith("composed: ") else "blueprints"
+
+
+def tally(specs: Iterable[TaskSpec]) -> dict[str, Tally]:
+    """Per generator (``blueprints``, ``composed``): each cheat's tally."""
+    out: dict[str, Tally] = {}
     for spec in specs:
         ref = Reference(spec)
+        counts = out.setdefault(generator_of(spec), {name: (0, 0, []) for name in CHEATS})
         for name, make in CHEATS.items():
             runs = make(spec, ref)
             if not runs:
                 continue
-            applies, passed, ids = out[name]
+            applies, passed, ids = counts[name]
             won = any(passes(spec, name, policy, ref) for policy in runs)
-            out[name] = (applies + 1, passed + won, [*ids, spec.id] if won else ids)
+            counts[name] = (applies + 1, passed + won, [*ids, spec.id] if won else ids)
     return out
+
+
+def measure(bank: str | Path, limit: int | None = None) -> dict[str, Tally]:
+    """:func:`tally` over the first ``limit`` environments of a bank (all of them without)."""
+    return tally(spec for spec, _ in itertools.islice(load_bank(bank), limit))
+
+
+def table(results: dict[str, Tally], show: int = 0) -> str:
+    """One row per cheat, one "passes/applies share" column per generator."""
+    generators = sorted(results)
+    lines = [f"{'cheat':<44}" + "".join(f"{g:>26}" for g in generators)]
+    for name in CHEATS:
+        cells = []
+        for g in generators:
+            applies, passed, _ = results[g][name]
+            share = f"{passed / applies:.1%}" if applies else "n/a"
+            cells.append(f"{f'{passed}/{applies}':>16}{share:>10}")
+        lines.append(f"{name:<44}" + "".join(cells))
+        lines += [f"    {g}: {spec_id}" for g in generators for spec_id in results[g][name][2][:show]]
+    return "\n".join(lines)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bank", default=None, help="an existing bank (else a fresh one is built)")
+    ap.add_argument("--limit", type=int, default=None, help="with --bank: only the first N environments")
     ap.add_argument("--n", type=int, default=300)
     ap.add_argument("--seed", type=int, default=123)
+    ap.add_argument("--generator", default="blueprints", choices=("blueprints", "composed", "mix"))
     ap.add_argument("--blueprints", default="", help="comma-separated; default: every blueprint")
     ap.add_argument("--show", type=int, default=0, help="list up to this many passed spec ids per cheat")
     args = ap.parse_args()
-    names = [b for b in args.blueprints.split(",") if b] or None
-    with tempfile.TemporaryDirectory() as tmp:
-        synthesize_bank(Path(tmp) / "bank", args.n, seed=args.seed, blueprints=names)
-        results = tally(spec for spec, _ in load_bank(Path(tmp) / "bank"))
-    print(f"{'cheat':<44}{'applies':>8}{'passes':>8}{'share':>8}")
-    for name, (applies, passed, ids) in results.items():
-        share = f"{passed / applies:.1%}" if applies else "n/a"
-        print(f"{name:<44}{applies:>8}{passed:>8}{share:>8}")
-        for spec_id in ids[: args.show]:
-            print(f"    {spec_id}")
+    try:
+        if args.bank is not None:
+            results = measure(args.bank, args.limit)
+        else:
+            names = [b for b in args.blueprints.split(",") if b] or None
+            with tempfile.TemporaryDirectory() as tmp:
+                bank = Path(tmp) / "bank"
+                synthesize_bank(bank, args.n, seed=args.seed, blueprints=names, generator=args.generator)
+                results = measure(bank)
+    except (BankError, OSError, ValueError) as exc:
+        print(f"{args.bank}: {exc}", file=sys.stderr)
+        sys.exit(2)
+    print(table(results, args.show))
 
 
 if __name__ == "__main__":

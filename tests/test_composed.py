@@ -113,13 +113,14 @@ def test_information_synthesis_makes_the_chain_derive_a_figure_the_report_states
         assert "information_synthesis" in spec.capabilities
         if "aggregate" in recipe.modifiers:
             assert "derive_sum" in spec.description or "derive_count" in spec.description
-            assert any(c.kind == "answer_number" for c in spec.checks)
+            assert any(c.kind in ("answer_number", "answer_counts") for c in spec.checks)
     assert any("aggregate" in r.modifiers for r in recipes)
 
 
 def test_scripted_cheats_fail_on_the_composed_bank(bank: Path) -> None:
-    cheats = _benchmark("cheats_by_generator")
-    tally = cheats.measure(str(bank), limit=16)["composed"]
-    assert tally["ran"]["bare_done"] == 16 and tally["ran"]["look_alike_write"] > 0
-    for name in ("bare_done", "stop_after_first_write", "look_alike_write", *cheats.VERIFIER_CHEATS):
-        assert tally["passed"][name] == 0, name
+    cheats = _benchmark("cheats")
+    tally = cheats.measure(bank, limit=16)["composed"]
+    assert tally["bare 'Done' as the report"][0] == 16 and tally["write argument of the look-alike"][0] > 0
+    assert tally["report dumps every value seen"][0] == 16
+    for name, (applies, passed, ids) in tally.items():
+        assert passed == 0, (name, applies, ids)

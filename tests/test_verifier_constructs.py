@@ -26,7 +26,7 @@ FIXES: dict[str, Callable[[dict[str, Any]], None]] = {
     "max_calls_guard_light": lambda d: d["checks"][3].update(required=True),
     "record_absent_guard_light": lambda d: d["checks"][3].update(required=True),
     "max_calls_lets_duplicate_pass": lambda d: d["checks"][4].update(max=1),
-    "any_of_vague": lambda d: d["checks"][2].update(values=[["sam.ortiz@corp.com", "Sam Ortiz"]]),
+    "any_of_vague": lambda d: d["checks"][2].update(values=[["sam.ortiz@corp.com", "Sam Ortiz"], ["assigned"]]),
     "number_tolerance_loose": lambda d: d["checks"][0].update(
         tolerance=0.01, where="r.channel == 'finance' and r.author == 'me'"
     ),

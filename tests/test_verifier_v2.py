@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -87,21 +88,22 @@ def _report(probes: dict[str, ProbeResult]) -> Verification:
 
 
 def test_repair_makes_what_a_hard_probe_fails_required() -> None:
-    spec = compose(RECIPE)
+    answer = next(c for c in compose(RECIPE).checks if c.reads == "answer")
+    recipe = replace(RECIPE, required=((answer.id, False),))  # every other check is required from the start
+    spec = compose(recipe)
     optional = next(c for c in spec.checks if not c.required and c.kind != "unchanged")
-    new = repair(RECIPE, spec, _report({"duplicate_write[4]": ProbeResult(score=0.9, failed=[optional.id])}))
+    new = repair(recipe, spec, _report({"duplicate_write[4]": ProbeResult(score=0.9, failed=[optional.id])}))
     assert dict(new.required)[optional.id] is True
     assert next(c for c in compose(new).checks if c.id == optional.id).required
 
 
-def test_repair_unrequires_an_answer_check_a_dump_fools() -> None:
+def test_repair_requires_the_answer_checks_a_dump_fails_and_rerolls_where_it_fails_none() -> None:
     spec = compose(RECIPE)
-    data = spec.model_dump()
-    answer = next(c for c in data["checks"] if c["kind"].startswith("answer_"))
-    answer["required"] = True
-    spec = spec.model_validate(data)
-    new = repair(RECIPE, spec, _report({"report_dump": ProbeResult(score=1.0, failed=[])}))
-    assert dict(new.required)[answer["id"]] is False
+    answer = next(c for c in spec.checks if c.reads == "answer")
+    failing = repair(RECIPE, spec, _report({"report_dump": ProbeResult(score=0.8, failed=[answer.id])}))
+    assert dict(failing.required)[answer.id] is True and failing.world == RECIPE.world
+    fooled = repair(RECIPE, spec, _report({"report_dump": ProbeResult(score=1.0, failed=[])}))
+    assert fooled.world == RECIPE.world + 1  # no weight or requirement helps: another world
 
 
 def test_repair_adds_a_requirement_when_none_is_marked() -> None:

@@ -40,7 +40,7 @@ def _admitted(data: dict[str, Any]) -> None:
 
 def test_answer_check_asking_for_found_values_is_admitted() -> None:
     data = _data("answer_in_persona")
-    data["checks"][2]["values"] = ["sam.ortiz@corp.com"]
+    data["checks"][2]["values"] = ["sam.ortiz@corp.com", ["assigned"]]
     _admitted(data)
 
 
@@ -84,7 +84,7 @@ def test_an_amount_the_receipt_states_is_admitted() -> None:
     data = _data("unsolvable_number")
     data["reference"][2]["args"]["amount"] = 42.5
     data["checks"][0]["where"] = data["checks"][0]["where"].replace("48.2", "42.5")
-    data["checks"][2]["values"] = ["42.50"]
+    data["checks"][2]["values"] = ["42.50", ["filed"]]
     data["reference"][3]["answer"] = data["reference"][3]["answer"].replace("48.20", "42.50")
     _admitted(data)
 
@@ -103,7 +103,7 @@ def test_a_date_computed_from_today_is_solvable() -> None:
     data["user"]["opening"] = "Assign the checkout ticket to whoever is on call for payments tomorrow at 9; who is it?"
     data["reference"][2]["args"]["at"] = "2025-03-04T09:00"
     data["checks"][0]["value"] = "kim.wu@corp.com"
-    data["checks"][2]["values"] = ["kim.wu@corp.com"]
+    data["checks"][2]["values"] = ["kim.wu@corp.com", ["assigned"]]
     _admitted(data)
 
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from step_cases import admitted, chain_of, edit_call, records, score
 
-from coworkenv.spec.checks import AnswerNumber
+from coworkenv.spec.checks import AnswerCounts, AnswerNumber
 
 
 def test_the_count_is_the_number_of_open_tickets_and_the_report_must_state_it() -> None:
     chain = chain_of(2, "locate_by_name", "read_tickets", "derive_count")
-    count = next(c for c in chain.checks if isinstance(c, AnswerNumber))
-    assert count.value == len(chain.need("tickets").record["tickets"])
+    count = next(c for c in chain.checks if isinstance(c, AnswerCounts))
+    assert count.counts == {"open ticket": len(chain.need("tickets").record["tickets"])}
     assert "information_synthesis" in chain.capabilities
 
 

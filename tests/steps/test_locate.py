@@ -28,8 +28,9 @@ def test_by_name_the_stem_alone_matches_two_accounts() -> None:
     stem = chain.facts["stem"].value
     accounts = chain.world.fixtures["crm"]["accounts"]
     assert sum(a["name"].split()[0] == stem for a in accounts) == 2
-    call = next(chain.reference.calls())
-    assert call["args"] == {"query": stem, "industry": chain.need("account").record["industry"]}
+    broad, narrow = list(chain.reference.calls())[:2]
+    assert broad["args"] == {"query": stem}  # both accounts of the stem in view: the report must name the right one
+    assert narrow["args"] == {"query": stem, "industry": chain.need("account").record["industry"]}
 
 
 def test_by_attribute_no_decoy_shares_both_tier_and_industry() -> None:
@@ -51,6 +52,7 @@ def test_from_mail_the_mail_names_the_customer_and_other_customers_wrote_too() -
 def test_from_ticket_the_account_is_searched_by_the_ticket_customer() -> None:
     chain = chain_of(5, "locate_from_ticket")
     calls = list(chain.reference.calls())
-    assert [c["call"] for c in calls] == ["tickets_search", "crm_search_accounts"]
-    assert calls[1]["args"]["query"] == "${complaint.tickets[0].customer}"
+    assert [c["call"] for c in calls] == ["tickets_search", "tickets_search", "crm_search_accounts"]
+    assert calls[0]["args"] == {"status": "open"}  # every open ticket: the other customers' complaints in view
+    assert calls[2]["args"]["query"] == "${complaint.tickets[0].customer}"
     assert chain.need("ticket").record["customer"] == chain.need("account").record["name"]

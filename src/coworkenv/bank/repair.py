@@ -8,8 +8,9 @@ Edits, from the most local to the most drastic:
   those checks weighed up, solved over all probes at once (probe outcomes per check do not
   depend on the weights, so this is exact); where no weights do, the heaviest check each
   passing probe fails becomes required;
-- a required answer check that a dump of every value seen satisfies is no longer required
-  (it cannot tell the substance of a report from a list of everything);
+- where a dump of every value seen passes, the answer checks it fails become required (where
+  it fails none, no weight or requirement can tell a report from a list of everything: the
+  world is re-rolled);
 - a spec with no required check gets its heaviest non-guard check required;
 - anything structural (a failing or unsolvable reference, a bad event, a probe no check
   catches) re-rolls the world: new fixtures and values, same blueprint and modifiers.
@@ -114,11 +115,13 @@ HARD_PROBES = ("duplicate_write", "distractor", "collateral_write", "guarded_act
 
 
 def _fix_probes(recipe: Recipe, spec: TaskSpec, probes: dict[str, ProbeResult]) -> Recipe:
-    """Requirements for the hard probes, answer checks a dump fools made optional, weights for the rest."""
+    """Requirements for the hard probes and for the answer checks a dump fails, weights for the rest."""
     dump = probes.pop("report_dump", None)
     if dump is not None and dump.score >= PASS_THRESHOLD:
-        answers = [c for c in spec.all_checks if c.required and c.reads == "answer"]
-        recipe = _require(recipe, [c.id for c in answers if c.id not in dump.failed], False)
+        answers = [c.id for c in spec.all_checks if c.reads == "answer" and c.id in dump.failed]
+        if not answers:
+            return recipe.reroll()  # every answer check takes a dump for a report: no weight or requirement helps
+        recipe = _require(recipe, answers)
     hard = {n: p for n, p in probes.items() if n.split("[")[0] in HARD_PROBES}
     needed = _requirements(spec, hard)
     if needed is None:

@@ -8,7 +8,7 @@ function. ``group`` names the probe group a check belongs to (``follow_up``, ``e
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from coworkenv.spec.checks import KINDS, CheckModel
@@ -72,11 +72,18 @@ class Checks:
         allowed = None if allow is None else str(allow)
         return self.add("unchanged", id, weight, service=service, collection=collection, allow=allowed)
 
-    def answer_contains(self, id: str, values: list[str], weight: float = 1.0, **opts: Any) -> CheckModel:
-        return self.add("answer_contains", id, weight, values=values, **opts)
+    def answer_contains(
+        self, id: str, values: Sequence[str | list[str]], weight: float = 1.0, **opts: Any
+    ) -> CheckModel:
+        """The report states every item (a list: one of its alternatives), and none of ``excludes`` if given."""
+        return self.add("answer_contains", id, weight, values=list(values), **opts)
 
     def answer_number(self, id: str, value: float, tolerance: float = 0, weight: float = 2.0) -> CheckModel:
         return self.add("answer_number", id, weight, value=value, tolerance=tolerance)
+
+    def answer_counts(self, id: str, counts: dict[str, int], weight: float = 2.0) -> CheckModel:
+        """The report pairs each label with its number ("3 open tickets"): a list of every number seen does not."""
+        return self.add("answer_counts", id, weight, counts=counts)
 
     def asked_user(self, slot: str, weight: float = 1.0) -> CheckModel:
         return self.add("asked_user", f"asked_{slot}", weight, slot=slot, group="asked")

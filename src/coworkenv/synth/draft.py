@@ -9,6 +9,7 @@ finalize time, a withheld one becomes a hidden fact with an ask step before its 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,11 +17,12 @@ from pydantic import ValidationError
 
 from coworkenv.expr import format_value
 from coworkenv.spec import content_id, spec_from_data
-from coworkenv.spec.checks import AnswerNumber, CheckModel, Count, FieldEquals, RecordExists
+from coworkenv.spec.checks import AnswerCheck, AnswerCounts, AnswerNumber, CheckModel, Count, FieldEquals, RecordExists
 from coworkenv.spec.declared import ServiceDecl
 from coworkenv.spec.models import TaskSpec
 from coworkenv.synth.checks import Checks
 from coworkenv.synth.expr_builder import literal
+from coworkenv.synth.look_alikes import anchors, stated_values, versions, with_exclusions
 from coworkenv.synth.reference import Reference, uses
 from coworkenv.synth.stages import DraftStage
 from coworkenv.synth.world import World
@@ -118,10 +120,16 @@ class Draft:
         self.stages.append(stage)
         return stage
 
-    def ask_figure(self, question: str, check_id: str, value: float, tolerance: float = 0) -> None:
-        """information_synthesis: the request also asks for a computed figure the answer must state."""
+    def ask_figure(
+        self, question: str, check_id: str, value: float, tolerance: float = 0, label: str | None = None
+    ) -> None:
+        """information_synthesis: the request also asks for a computed figure the answer must state (a count with
+        the ``label`` the report pairs it with: "3 open tickets")."""
         self.openings = [f"{o} {question}" for o in self.openings]
-        self.checks.answer_number(check_id, value, tolerance)
+        if label is not None:
+            self.checks.answer_counts(check_id, {label: int(value)})
+        else:
+            self.checks.answer_number(check_id, value, tolerance)
         self.capabilities.add("information_synthesis")
 
     def add_follow_up(self, message: str, steps: list[dict[str, Any]], answer: str) -> None:
@@ -206,27 +214,33 @@ def balance(
                     c.weight *= need / mine
 
 
-def harden(checks: list[CheckModel], fixtures: dict[str, Any]) -> list[CheckModel]:
+def harden(checks: list[CheckModel], fixtures: dict[str, Any], answers: Sequence[str] = ()) -> list[CheckModel]:
     """Mark the checks that define the task ``required``, and make what it creates count once.
 
     Required: the heaviest ``record_exists`` or ``field_equals`` (the main write), every
     collateral guard (the verifier damages each guarded collection the reference writes on its
     own, so a light one would not count), every answer number not written anywhere in the fixtures (a computed
-    figure: the substance of the report, which a dump of everything seen cannot fake), and
-    every "exactly one" count. A ``record_exists`` check without a count of the same records
-    becomes "exactly one", so that a write done twice fails it.
+    figure: the substance of the report, which a dump of everything seen cannot fake), every answer check a dump
+    cannot satisfy (one that excludes look-alike values, or pairs labels with counts), and every "exactly one"
+    count. A ``record_exists`` check without a count of the same records
+    becomes "exactly one", so that a write done twice fails it. An answer check of a value read from the
+    fixtures excludes the look-alike records' values, and those of the values the reports ``answers`` name (see
+    :mod:`coworkenv.synth.look_alikes`).
     """
     written = repr(fixtures).lower()
+    named = anchors(answers)
+    keep = {v.lower() for c in checks for v in stated_values(c)} | {v.lower() for v in named}
     main = max((c for c in checks if isinstance(c, RecordExists | FieldEquals)), key=_weight, default=None)
     counted = {c.where for c in checks if isinstance(c, Count)}
     out: list[CheckModel] = []
     for c in checks:
-        hardened = c
+        hardened = with_exclusions(c, fixtures, keep, named)
         if isinstance(c, RecordExists) and c.where not in counted:
             hardened = Count.model_validate({**c.model_dump(exclude={"kind"}), "value": 1, "op": "=="})
         computed = isinstance(c, AnswerNumber) and _number_text(c.value) not in written
+        pinned = isinstance(hardened, AnswerCounts) or (isinstance(hardened, AnswerCheck) and bool(hardened.excludes))
         once = isinstance(hardened, Count) and hardened.op == "==" and hardened.value == 1
-        if c is main or c.collateral_guard() is not None or computed or once:
+        if c is main or c.collateral_guard() is not None or computed or pinned or once:
             hardened.required = True
         out.append(hardened)
     return out
@@ -260,12 +274,17 @@ def _final_checks(
     drop: tuple[str, ...],
     weights: dict[str, float] | None,
     required: dict[str, bool] | None,
-    own: Checks | None = None,
+    stage: DraftStage | None = None,
 ) -> list[dict[str, Any]]:
-    """The draft's checks (or a stage's, ``own``), hardened, with the repair loop's drops, requirements and
+    """The draft's checks (or a later ``stage``'s), hardened, with the repair loop's drops, requirements and
     weights applied, as spec data."""
-    source = draft.checks if own is None else own
-    checks = [c for c in harden([c.model_copy() for c in source], draft.fixtures) if c.id not in drop]
+    source = draft.checks if stage is None else stage.checks
+    reference = draft.reference if stage is None else stage.reference
+    answers = [str(s["answer"]) for s in reference if "answer" in s]
+    changes = [m for e in draft.events for m in e.get("mutations", [])]
+    changes += [m for s in draft.stages for m in (*s.mutations, *(m for e in s.events for m in e.get("mutations", [])))]
+    world = versions(draft.fixtures, changes)
+    checks = [c for c in harden([c.model_copy() for c in source], world, answers) if c.id not in drop]
     for c in checks:
         c.required = (required or {}).get(c.id, c.required)
     if weights:
@@ -276,6 +295,19 @@ def _final_checks(
     for c in checks:
         c.weight = round(c.weight, 3)
     return [c.model_dump(mode="json", exclude_none=True) for c in checks]
+
+
+def _in_view(draft: Draft, checks: list[dict[str, Any]]) -> None:
+    """Name one look-alike value in the first record the reference reads in full, so that a report that lists
+    everything the agent saw states it (and fails the answer check that excludes it), while a right one does not."""
+    excluded = next((c["excludes"][0] for c in checks if c.get("excludes")), None)
+    if excluded is None or not draft.readable:
+        return
+    service, collection, rid, name = draft.readable[0]
+    record = next(r for r in draft.fixtures[service][collection] if r["id"] == rid)
+    note = f"(Not to be confused with {excluded}.)"
+    if note not in str(record.get(name, "")):
+        record[name] = f"{record.get(name, '')}\n\n{note}"
 
 
 def _asking_reference(draft: Draft) -> list[dict[str, Any]]:
@@ -338,7 +370,8 @@ def finalize(
         if s in draft.withheld
     ]
     checks = _final_checks(draft, drop, weights, required)
-    later = [stage.data(_final_checks(draft, drop, weights, required, stage.checks)) for stage in draft.stages]
+    _in_view(draft, checks)
+    later = [stage.data(_final_checks(draft, drop, weights, required, stage)) for stage in draft.stages]
     steps = len(reference) + sum(len(stage.reference.steps) for stage in draft.stages)
     data: dict[str, Any] = {
         "id": "",

@@ -153,7 +153,7 @@ def _play_all(spec: TaskSpec, env: Environment) -> Episodes:
     episodes = Episodes(spec, reference, observed)
     if not (_reference_findings(spec, reference) or observed):
         episodes.probes = list(probe_runs(spec, trunk, reference))
-        paced = _pacing_variants(spec, reference)
+        paced = _pacing_variants(spec, reference, trunk.played_steps())
         episodes.pacing = [(name, play_from(trunk, policy, hashed=False).grade) for name, policy in paced]
     return episodes
 
@@ -238,14 +238,16 @@ _PACES = {
     "before": "an extra read just before the trigger",
     "after": "an extra read just after the trigger",
     "faster": "two calls in one turn before the trigger",
+    "write_first": "the write done as soon as what it needs is read, the other reads after it",
 }
 
 
-def _pacing_variants(spec: TaskSpec, reference: Played) -> list[tuple[str, Any]]:
-    """The pacing runs; in a multi-stage spec each stage's view holds its events (the first: the spec's own),
-    so each stage's pacings run there, counted from its start, with the reference in the other stages."""
+def _pacing_variants(spec: TaskSpec, reference: Played, played: list[int] | None = None) -> list[tuple[str, Any]]:
+    """The pacing runs, placed by the reference step each episode step ``played``; in a multi-stage spec each
+    stage's view holds its events (the first: the spec's own), so each stage's pacings run there, counted from its
+    start, with the reference in the other stages."""
     if not spec.stages:
-        return PACING.variants(spec, reference.fired_at)
+        return PACING.variants(spec, reference.fired_at, played)
     out: list[tuple[str, Any]] = []
     views = stage_views(spec)
     for k, view in enumerate(views):

@@ -145,6 +145,15 @@ class ReferenceTrunk:
     def env(self) -> Environment:
         return self.trunk.env
 
+    def played_steps(self) -> list[int]:
+        """The reference step (index) each episode step played, in order (a retry after an error plays its step
+        again); empty for a staged run, whose stages each count their own steps."""
+        states = self.recorder.states
+        if not states or any(type(run) is not OracleRun for run, _ in states):
+            return []
+        after = [int(state.values["cursor"]) for _, state in states[1:]] + [states[-1][0].cursor]
+        return [max(cursor - 1, 0) for cursor in after]
+
     def play(self, actor: Any) -> str | None:
         """``actor``'s episode, forked from the reference where it departs (see :meth:`Trunk.play`)."""
         return self.trunk.play(actor, self._start(actor))

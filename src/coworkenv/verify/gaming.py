@@ -103,8 +103,9 @@ def probe_hint(name: str) -> str:
     if name.split("@", 1)[0] == ReportDump.name:
         return (
             "the run reported every name and number it saw, which states whatever an answer check asks for: "
-            "weighing up or requiring those checks cannot help; add a required answer check a dump fails, such "
-            "as answer_counts (each label paired with its number)"
+            "weighing up or requiring those checks cannot help; add a required answer check a dump fails: one "
+            "that excludes the look-alike's value (`excludes`: the other customer, the other invoice's amount), "
+            "or answer_counts (each label paired with its number)"
         )
     return "add, weigh up or mark required the checks this wrong behaviour fails"
 
@@ -189,7 +190,7 @@ class ReportDump(Probe):
     name = "report_dump"
 
     def applies(self, spec: TaskSpec) -> bool:
-        return any(c.reads == "answer" and c.required for c in spec.checks)
+        return any(c.reads == "answer" for c in spec.checks) and any(isinstance(s, AnswerStep) for s in spec.reference)
 
     def for_task(self, spec: TaskSpec) -> Dump:
         return Dump(spec)
@@ -215,20 +216,27 @@ class Hurry:
 
 class Pacing(VariantProbe):
     """Correct agents paced differently around an event's trigger: an extra look before or after it,
-    or two independent calls in one turn before it (faster by one step).
+    two independent calls in one turn before it (faster by one step), or the first write after it done
+    as soon as what it needs is read, the other reads after it (faster by as many steps as they take), where
+    the event silently changes records (the agent is not told, so it cannot react: its grade must not
+    depend on whether it wrote first).
 
-    ``fired_at`` (event id -> the step it fired at in the reference run) places ``on_tool`` events:
-    the reference's first call *matching the event's ``when``* triggers it, and a delayed event
+    ``fired_at`` (event id -> the episode step it fired at in the reference run) and ``played`` (the
+    reference step each episode step played: a retry after an injected error plays its step again)
+    place step-counted events by the reference's episode, not by its list of steps. ``on_tool``
+    events fire on the reference's first call *matching the event's ``when``*, and a delayed event
     (``after: N``) is a step-counted one from its trigger on, paced like an ``after_step`` event.
     """
 
     name = "pacing"
 
-    def variants(self, spec: TaskSpec, fired_at: dict[str, int] | None = None) -> list[tuple[str, Any]]:
+    def variants(
+        self, spec: TaskSpec, fired_at: dict[str, int] | None = None, played: list[int] | None = None
+    ) -> list[tuple[str, Any]]:
         look = _look(spec)
         out: list[tuple[str, Any]] = []
         for i, event in enumerate(spec.events):
-            window = _window(spec, i, fired_at or {})
+            window = _window(spec, i, fired_at or {}, played or [])
             if window is None:
                 continue
             start, at = window
@@ -240,23 +248,60 @@ class Pacing(VariantProbe):
             pair = _mergeable(spec, at, start) if counted else None
             if pair is not None:
                 out.append((f"{self.name}[events[{i}].faster]", Hurry(spec, pair)))
+            silent = event.notify is None and any(m.op == "update" for m in event.mutations)
+            early = _write_early(spec, at) if counted and silent else None
+            if early is not None:
+                out.append((f"{self.name}[events[{i}].write_first]", scripted(spec, early)))
         return out
 
 
-def _window(spec: TaskSpec, i: int, fired_at: dict[str, int]) -> tuple[int, int] | None:
+def _window(spec: TaskSpec, i: int, fired_at: dict[str, int], played: list[int]) -> tuple[int, int] | None:
     """Where event ``i`` is counted from and where it fires, as reference step indices."""
     event = spec.events[i]
     last = len(spec.reference) - 1
     if event.after_step is not None:
-        return 0, min(max(event.after_step - 1, 0), last)
+        return 0, _played_at(fired_at.get(event.id, event.after_step), played, last)
     if event.when is None and not event.after:
         at = _trigger(spec, event.on_tool)
         return None if at is None else (0, at)
     fired = fired_at.get(event.id)
     if fired is None:  # it never fired in the reference run: admission reports that already
         return None
-    at = min(max(fired - 1, 0), last)
+    at = _played_at(fired, played, last)
     return min(at, max(at - (event.after or 0) + 1, 0)), at
+
+
+def _writes(step: object) -> bool:
+    return isinstance(step, CallStep) and is_write(step.call)
+
+
+def _played_at(step: int, played: list[int], last: int) -> int:
+    """The reference step the reference's episode played at episode ``step`` (one a step without ``played``)."""
+    return played[step - 1] if 1 <= step <= len(played) else min(max(step - 1, 0), last)
+
+
+_BINDING = re.compile(r"\$\{\s*([A-Za-z_]\w*)")
+
+
+def _write_early(spec: TaskSpec, at: int) -> list[Any] | None:
+    """The reference with its first write after step ``at`` moved up to right after the reads it needs (the
+    other reads, and only reads, follow it), or None if no read can follow it."""
+    steps = spec.reference
+    w = next((k for k in range(at, len(steps)) if _writes(steps[k])), None)
+    if w is None:
+        return None
+    needed: set[str] = set(_BINDING.findall(repr(steps[w].model_dump())))
+    keep = [True] * w
+    for k in range(w - 1, -1, -1):
+        step = steps[k]
+        movable = isinstance(step, CallStep) and not _writes(step) and step.save_as not in needed
+        keep[k] = not movable
+        if not movable:
+            needed |= set(_BINDING.findall(repr(step.model_dump())))
+    later = [s for s, kept in zip(steps[:w], keep, strict=True) if not kept]
+    if not later:
+        return None
+    return [*(s for s, kept in zip(steps[:w], keep, strict=True) if kept), steps[w], *later, *steps[w + 1 :]]
 
 
 def _mergeable(spec: TaskSpec, before: int, start: int = 0) -> int | None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from coworkenv.spec.checks.base import EpisodeCheck, EpisodeLog, Scope
 from coworkenv.values import numbers_in
@@ -95,12 +95,48 @@ def report_numbers(text: str) -> tuple[float, ...]:
     return tuple(numbers_in(text))
 
 
+_PLAIN_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+@lru_cache(maxsize=1024)
+def _excluded(values: tuple[str, ...]) -> tuple[re.Pattern[str] | None, tuple[float, ...]]:
+    """The excluded words as one pattern of whole tokens ("tkt-1" is not in "tkt-12"; "10:00" is in
+    "2025-03-04T10:00"), and the excluded numbers (read as quantities: "$1,200" states 1200)."""
+    numbers = tuple(float(v) for v in values if _PLAIN_NUMBER.fullmatch(v))
+    words = [re.escape(v.lower()) for v in values if not _PLAIN_NUMBER.fullmatch(v)]
+    pattern = rf"(?:(?<=\dt)|(?<![\w.-]))(?:{'|'.join(words)})(?![\w-]|\.\d)" if words else None
+    return (re.compile(pattern) if pattern else None), numbers
+
+
+def excluded_in(values: tuple[str, ...], text: str) -> str | None:
+    """The first of ``values`` that ``text`` states, if any."""
+    pattern, numbers = _excluded(values)
+    if pattern is not None and (m := pattern.search(text.lower())):
+        return m.group(0)
+    return next((f"{x:g}" for x in report_numbers(text) if any(abs(x - n) < 0.005 for n in numbers)), None)
+
+
 class AnswerCheck(EpisodeCheck):
     """A check on what the agent told the user: one of its reports (``scope: final``: the last) states what the
-    check asks for, once the passages it copies from the prompt are cut out."""
+    check asks for, once the passages it copies from the prompt are cut out, and none states a value of
+    ``excludes`` (a look-alike's: the other customer, the other invoice's amount), which a report that lists
+    everything it saw always does."""
 
     reads: ClassVar[Scope] = "answer"
     scope: Literal["final", "any"] = "any"
+    excludes: list[str] = Field(
+        default_factory=list,
+        max_length=64,
+        description="values no report may state (as whole tokens): the look-alike records' values",
+    )
+
+    @field_validator("excludes")
+    @classmethod
+    def _excludes(cls, values: list[str]) -> list[str]:
+        for i, value in enumerate(values):
+            if not value.strip() or value != value.strip():
+                raise ValueError(f"item {i}: a non-empty value without surrounding space, not {value!r}")
+        return values
 
     def stated_in(self, text: str) -> bool:
         """Whether a report's own words (the prompt's cut out) state what the check asks for."""
@@ -117,10 +153,12 @@ class AnswerCheck(EpisodeCheck):
     def judge(self, log: EpisodeLog) -> tuple[bool, int | None, str]:
         answers = log.answers[-1:] if self.scope == "final" else log.answers
         prompt = log.prompt
-        step = next(
-            (s for s, text in answers if self.stated_in(prompt.unrestated(text) if prompt is not None else text)),
-            None,
-        )
+        own = [(s, prompt.unrestated(text) if prompt is not None else text) for s, text in answers]
+        if self.excludes:
+            wrong = next((w for _, text in own if (w := excluded_in(tuple(self.excludes), text))), None)
+            if wrong is not None:
+                return False, None, f"states {wrong!r}, a look-alike's value"
+        step = next((s for s, text in own if self.stated_in(text)), None)
         return step is not None, step, "found" if step is not None else "not in the answer"
 
 
@@ -140,6 +178,14 @@ class AnswerContains(AnswerCheck):
             if isinstance(group, list) and not group:
                 raise ValueError(f"item {i}: an any-of group needs at least one alternative")
         return values
+
+    @model_validator(mode="after")
+    def _not_excluded(self) -> AnswerContains:
+        excluded = {v.lower() for v in self.excludes}
+        for i, group in enumerate(self.groups):
+            if all(v.lower() in excluded for v in group):
+                raise ValueError(f"values: item {i} is also in excludes: no report can state it")
+        return self
 
     @property
     def groups(self) -> list[list[str]]:

@@ -112,4 +112,4 @@ def _checks(draft: Draft, system: str, approver: Person) -> None:
     group = "event" if draft.events else None
     draft.checks.record_exists("approval_asked", "chat", "messages", asked, 2.0, group=group)
     draft.checks.unchanged("tickets_guard", "tickets", "tickets", field("created").eq("now"), 1.5)
-    draft.checks.answer_contains("told_system", [system])
+    draft.checks.answer_contains("told_system", [system, ["approve", "approval"]])  # a list of names says neither

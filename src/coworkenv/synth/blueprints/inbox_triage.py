@@ -126,8 +126,8 @@ def _unread_left(draft: Draft, world: World, archived: int) -> str:
     messages = world.fixtures["mail"]["messages"]
     unread = sum(1 for m in messages if m.get("unread", True) and m.get("folder", "inbox") == "inbox")
     question = "Then tell me how many unread messages are left in the inbox."
-    draft.ask_figure(question, "left_told", unread - archived + len(draft.events))
-    return " ${left.total} unread messages are left in the inbox."
+    draft.ask_figure(question, "left_told", unread - archived + len(draft.events), label="unread message")
+    return " ${left.total} unread messages remain in the inbox."
 
 
 def _checks(draft: Draft, archive: Mail, customer_mail: Mail, urgent: Mail) -> None:

@@ -109,7 +109,8 @@ def _count_meetings(draft: Draft, world: World, a: Person, day: str) -> str:
     draft.reference.call("calendar_list_events", args, save_as="busy")
     events = world.fixtures["calendar"]["events"]
     count = 1 + len(draft.events) + sum(1 for e in events if e["start"][:10] == day and a.email in e["attendees"])
-    draft.ask_figure(f"Also tell me how many meetings {a.first} will have that day.", "count_told", count)
+    question = f"Also tell me how many meetings {a.first} will have that day."
+    draft.ask_figure(question, "count_told", count, label="meeting")
     return f" {a.first} now has ${{busy.total}} meetings that day."
 
 

@@ -133,7 +133,7 @@ def _count_open(draft: Draft, world: World, team: str) -> str:
     draft.reference.call("tickets_search", {"team": team, "status": "open"}, save_as="open")
     tickets = world.fixtures["tickets"]["tickets"]
     count = sum(1 for t in tickets if t["team"] == team and t["status"] == "open")
-    draft.ask_figure("Also tell me how many open tickets {team} has.", "open_told", count)
+    draft.ask_figure("Also tell me how many open tickets {team} has.", "open_told", count, label="open ticket")
     return f" {team} has ${{open.total}} open tickets."
 
 

@@ -115,7 +115,7 @@ def _clashes(draft: Draft, world: World, depart: str, back: str) -> str:
     events = world.fixtures["calendar"]["events"]
     mine = [e for e in events if world.me.email in e["attendees"]]
     clashes = sum(1 for e in mine if e["start"][:10] <= back and e["end"][:10] >= depart)
-    draft.ask_figure("And tell me how many meetings I have during the trip.", "clashes_told", clashes)
+    draft.ask_figure("And tell me how many meetings I have during the trip.", "clashes_told", clashes, label="meeting")
     return " You have ${cal.total} meetings during the trip to move."
 
 

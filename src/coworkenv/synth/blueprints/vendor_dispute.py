@@ -110,13 +110,13 @@ def _dispute(draft: Draft, vendor: str, po: str, first: str, dup: str, owner: st
 
 
 def _credit_note(draft: Draft, world: World, vendor: str, billing: str, dup: str, amount: float) -> None:
-    note = f"CN-{world.rng.randrange(100, 999)}"
+    note, old = (f"CN-{n}" for n in world.rng.sample(range(100, 999), 2))
     stage = draft.add_stage(
         "next_day", NEXT_DAY.format(vendor=vendor), {"to": f"{world.day(1)}T09:00"}, notify="New mail arrived."
     )
     body = (
         f"You are right, {dup} was a duplicate. We issued credit note {note} for the full {amount:.2f} EUR; "
-        f"nothing is due on {dup}. Kind regards, {vendor} billing"
+        f"nothing is due on {dup}. (Credit note {old} of last quarter is unrelated.) Kind regards, {vendor} billing"
     )
     reply = {"id": "msg-d2", "sender": billing, "to": [world.me.email], "subject": f"Re: Invoice {dup}", "body": body}
     stage.insert("mail", "messages", {**reply, "date": world.at(world.today.isoformat(), "17:40")})
@@ -127,11 +127,11 @@ def _credit_note(draft: Draft, world: World, vendor: str, billing: str, dup: str
     text = f"{vendor} replied: ${{reply.body}}"
     ref.call("tickets_comment", {"ticket_id": "${open.tickets[0].id}", "text": text})
     ref.call("tickets_update", {"ticket_id": "${open.tickets[0].id}", "status": "resolved"}, role="main")
-    ref.answer(f"{vendor} answered: ${{reply.body}} I noted it on ${{open.tickets[0].id}} and resolved the ticket.")
+    ref.answer(f"{vendor} issued credit note {note} for {dup}; I noted it on ${{open.tickets[0].id}} and resolved it.")
     about = (field("title") + " " + field("description")).contains(dup)
     closed = about & field("status").eq("resolved") & field("comments").join().contains(note)
     checks = stage.checks
     checks.count("dispute_closed", "tickets", "tickets", closed, 1, 3.0)
-    checks.answer_contains("credit_note_told", [note], 2.0)
+    checks.answer_contains("credit_note_told", [note], 2.0, excludes=[old])
     checks.unchanged("tickets_guard_2", "tickets", "tickets", about)
     checks.unchanged("no_more_mail", "mail", "messages")

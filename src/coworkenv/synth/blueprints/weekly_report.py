@@ -136,7 +136,6 @@ def _checks(draft: Draft, path: str, resolved: int, still_open: int, won: float)
         content.contains(f"{won:.0f}"),
     ]
     draft.checks.record_exists("report_saved", "documents", "documents", and_(field("path").eq(path), *figures), 3.0)
-    draft.checks.answer_number("told_resolved", resolved, 0, 1.0)
-    draft.checks.answer_number("told_open", still_open, 0, 1.0)
+    draft.checks.answer_counts("told_tickets", {"resolved": resolved, "open": still_open}, 2.0)
     draft.checks.answer_number("told_won", won, 0.01, 1.0)
     draft.checks.unchanged("docs_guard", "documents", "documents", field("path").eq(path))

@@ -55,7 +55,7 @@ class Reply(Step):
         text, ref = _message(chain)
         body = f"Hi, thanks for writing. An update from our side: {ref}. Best, {chain.world.me.first}"
         replied = field("in_reply_to").eq(mail.record["id"]) & field("body").contains(text)
-        allow = field("folder").eq("sent") | field("id").eq(mail.record["id"])
+        allow = field("folder").eq("sent")  # the reply is a new message: the one it answers stays as it was
         args = {"message_id": mail.ref, "body": body}
         chain.write("mail_reply", args, "messages", ("replied", replied), allow, weight=3.0, main=True)
         chain.clause(

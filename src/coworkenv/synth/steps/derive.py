@@ -22,7 +22,7 @@ class CountTickets(Step):
 
     def apply(self, chain: Chain) -> None:
         count = len(chain.need("tickets").record["tickets"])
-        chain.checks.answer_number("told_count", count)
+        chain.checks.answer_counts("told_count", {"open ticket": count})
         chain.substance.append("told_count")
         chain.capabilities.add("information_synthesis")
         chain.bind("figure", {"value": count}, "${len(open.tickets)}", "tickets")

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import ClassVar
 
 from coworkenv.synth.draft import stated
-from coworkenv.synth.expr_builder import field
 from coworkenv.synth.steps.base import Chain, Record, Step
 
 SECTORS = ("Freight", "Health", "Stores", "Systems", "Foods", "Studios", "Power", "Labs")
@@ -81,6 +80,7 @@ class ByName(Step):
         stem = target["name"].split()[0]
         chain.facts["stem"] = stated("stem", stem)
         chain.facts["industry"] = stated("industry", target["industry"].lower())
+        chain.call("crm_search_accounts", {"query": stem})  # both accounts of the stem: the look-alike is in view
         chain.call("crm_search_accounts", {"query": stem, "industry": target["industry"]}, save_as="acc")
         _bind(chain, target, "acc")
         chain.clause(
@@ -105,6 +105,7 @@ class ByAttribute(Step):
         chain.facts["tier"] = stated("tier", target["tier"])
         chain.facts["industry"] = stated("industry", target["industry"].lower())
         args = {"tier": target["tier"], "industry": target["industry"]}
+        chain.call("crm_search_accounts", {})  # every account: the look-alikes in view
         chain.call("crm_search_accounts", args, save_as="acc")
         _bind(chain, target, "acc")
         chain.clause(
@@ -139,7 +140,6 @@ class FromMail(Step):
         chain.readable.append(("mail", "messages", mails[0]["id"], "body"))
         _bind(chain, target, "acc")
         chain.bind("mail", mails[0], "${inbox.messages[0].id}", "mail")
-        chain.allow("mail", "messages", field("id").eq(mails[0]["id"]))  # reading it marks it read
         chain.clause(
             "find the customer who emailed me about the {issue} and look up their CRM account",
             "someone wrote in about a {issue}: work out which customer it was and find their account",
@@ -165,6 +165,7 @@ class FromTicket(Step):
             tickets.append(world.add("tickets", "tickets", record))
         topic = issues[0][0]
         chain.facts["issue"] = stated("issue", topic)
+        chain.call("tickets_search", {"status": "open"})  # the open tickets: other customers' complaints in view
         chain.call("tickets_search", {"query": topic}, save_as="complaint")
         chain.call("crm_search_accounts", {"query": "${complaint.tickets[0].customer}"}, save_as="acc")
         _bind(chain, target, "acc")
@@ -195,6 +196,8 @@ class FromChat(Step):
         topic = issues[0][0]
         chain.facts["issue"] = stated("issue", topic)
         chain.call("chat_search_messages", {"query": topic}, save_as="chatter")
+        channel = {"channel": "${chatter.messages[0].channel}"}
+        chain.call("chat_read_channel", channel)  # the channel it was posted in: the other heads-ups in view
         chain.call("crm_search_accounts", {"query": target["name"]}, save_as="acc")
         _bind(chain, target, "acc")
         chain.clause(
