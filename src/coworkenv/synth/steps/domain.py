@@ -63,7 +63,7 @@ class ItemByAttribute(Step):
         add(world, d, **{d.facet: facet, d.status: other(world, d.statuses, status)})
         add(world, d, **{d.facet: other(world, d.facets, facet), d.status: status})
         background(world, d, _unrelated(chain), lambda r: r[d.facet] == facet and r[d.status] == status)
-        chain.call(d.tool("list"), {d.facet: facet, d.status: status}, save_as=SAVE)
+        chain.call(d.tool("list"), {d.facet: facet}, save_as=SAVE)  # the look-alike of another status is in view
         _found(chain, d, target)
         chain.facts["facet"] = stated("facet", facet)
         chain.facts["status"] = stated("status", status)
@@ -95,7 +95,7 @@ class ItemByName(Step):
             return r[d.facet] == facet and all(w in text for w in words)
 
         background(world, d, _unrelated(chain), clashes)
-        chain.call(d.tool("search"), {"query": title, d.facet: facet}, save_as=SAVE)
+        chain.call(d.tool("search"), {"query": title}, save_as=SAVE)  # the namesake elsewhere is in view
         _found(chain, d, target)
         chain.facts["name"] = stated("name", title)
         chain.facts["facet"] = stated("facet", facet)
@@ -123,7 +123,7 @@ class ItemByDate(Step):
             add(world, d, **{d.facet: facet, d.date: _outside(world.day(world.rng.randint(5, 40) + offset), month)})
         add(world, d, **{d.facet: other(world, d.facets, facet), d.date: month + day[7:]})
         background(world, d, _unrelated(chain), lambda r: r[d.facet] == facet and r[d.date].startswith(month))
-        chain.call(d.tool("list"), {d.facet: facet, d.date: month}, save_as=SAVE)
+        chain.call(d.tool("list"), {d.facet: facet}, save_as=SAVE)  # the other months are in view
         _found(chain, d, target)
         chain.facts["facet"] = stated("facet", facet)
         chain.facts["month"] = stated("month", month, given=date.fromisoformat(day).strftime(f"%B %Y ({month})"))
