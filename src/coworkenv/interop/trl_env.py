@@ -91,7 +91,7 @@ class CoworkTrlEnv:
         """Start an episode of ``env_id`` (a dataset column) or a drawn environment; returns the opening request."""
         chosen = env_id if env_id in self.specs else self._rng.choice(sorted(self.specs))
         self.env = Env(self.specs[chosen])
-        opening: str = self.env.reset().messages[-1]["content"]
+        opening = str(self.env.reset().messages[-1]["content"])
         return opening
 
     def get_reward(self) -> float:

@@ -18,7 +18,7 @@ fact: "only the ones after 2pm"); a context reply answers by what the agent alre
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
@@ -140,7 +140,9 @@ class ScriptedUser:
     def opening(self) -> str:
         return self.script.opening
 
-    def respond(self, text: str, state: dict[str, Any] | None = None, calls: Sequence[ToolCallRecord] = ()) -> Reply:
+    def respond(
+        self, text: str, state: Mapping[str, object] | None = None, calls: Sequence[ToolCallRecord] = ()
+    ) -> Reply:
         """The user's answer to an agent message addressed to them; ``state`` and ``calls`` (the
         workspace now, the calls made) choose among the context replies."""
         if "?" in text:
@@ -153,7 +155,7 @@ class ScriptedUser:
             return Reply("follow_up", follow.message, [])
         return Reply("end", None, [])
 
-    def _answer(self, said: Said, state: dict[str, Any], calls: Sequence[ToolCallRecord]) -> Reply | None:
+    def _answer(self, said: Said, state: Mapping[str, object], calls: Sequence[ToolCallRecord]) -> Reply | None:
         """The reply to a question; None when it is only a report's polite close."""
         low = said.low
         asks_confirmation = any(p in low for p in CONFIRM_PHRASES)
@@ -204,7 +206,7 @@ class ScriptedUser:
         self.revealed.add(missing)
         return Reply("fact", fact.reply, [missing], False)
 
-    def _context(self, said: Said, state: dict[str, Any], calls: Sequence[ToolCallRecord]) -> Reply | None:
+    def _context(self, said: Said, state: Mapping[str, object], calls: Sequence[ToolCallRecord]) -> Reply | None:
         """The first context reply whose keywords the question names and whose condition holds now."""
         replies = [c for c in self.script.context_replies or [] if said.names(c.keywords)]
         if not replies:
