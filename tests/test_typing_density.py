@@ -23,7 +23,7 @@ CEILINGS = {
     "expr": 7,
     "grading": 0,
     "interop": 66,
-    "rollout": 36,
+    "rollout": 30,
     "runtime": 47,
     "services": 226,
     "spec": 45,

@@ -144,7 +144,7 @@ class Pool:
         self.window = max(4 * workers, 64 // max(1, len(chunks[0]) if chunks else 1))
         self.plays = policy.startswith(SCRIPTED_POLICIES) and workers > 1  # the driver plays chunks too
         self.policy_spec, self.policy_options = policy, opts
-        self.policy: object = None  # the driver's, built when the batches are first asked for
+        self.policy: Any = None  # the driver's, built when the batches are first asked for
         self.poller: select.poll | None = (
             None  # the workers' pipes, looked at between the driver's episodes (see answered)
         )

@@ -35,7 +35,7 @@ from coworkenv.rollout.worker import (
     run_lockstep_tasks,
     run_tasks,
 )
-from coworkenv.runtime.policy import BatchPolicy
+from coworkenv.runtime.policy import BatchPolicy, Policy, TaskPolicy
 from coworkenv.spec.models import TaskSpec
 
 
@@ -221,20 +221,19 @@ def _drain(
 def _inline(
     tasks: list[EpisodeTask],
     chunk: int,
-    policy: object,
+    policy: str | Policy | TaskPolicy | BatchPolicy,
     opts: dict[str, object],
     options: RunOptions,
     batch_size: int,
     specs: SpecCache,
 ) -> Iterator[Batch]:
-    if isinstance(policy, str):
-        policy = make_policy(policy, **opts)
-    if isinstance(policy, BatchPolicy):
+    actor: Policy | TaskPolicy | BatchPolicy = make_policy(policy, **opts) if isinstance(policy, str) else policy
+    if isinstance(actor, BatchPolicy):
         for group in chunked(tasks, batch_size):
-            yield run_lockstep_tasks(group, policy, options)
+            yield run_lockstep_tasks(group, actor, options)
         return
     for group in chunked(tasks, chunk):
-        yield run_tasks(group, policy, options, specs)
+        yield run_tasks(group, actor, options, specs)
 
 
 def _as_rollout_errors(batches: Iterator[Batch]) -> Iterator[Batch]:
