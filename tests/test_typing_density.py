@@ -17,7 +17,7 @@ CEILINGS = {
     "agents": 76,
     "bank": 54,
     "capabilities": 0,
-    "commands": 24,
+    "commands": 19,
     "data": 16,
     "eval": 21,
     "expr": 7,
@@ -28,7 +28,7 @@ CEILINGS = {
     "services": 226,
     "spec": 45,
     "synth": 159,
-    "top-level": 20,
+    "top-level": 18,
     "train": 82,
     "verify": 104,
 }

@@ -62,12 +62,13 @@ def make_eval_policy(
     max_new_tokens: int = 256,
     seed: int = 0,
     concurrency: int | None = None,
-) -> object:
+) -> Policy | TaskPolicy | BatchPolicy:
     """A batched TransformersPolicy for local models, else ``rollout.policies.make_policy(spec)``
     with the sampling flags (and an endpoint's request ``concurrency``) passed on."""
     if not is_local_model(spec):
         opts = sampling_options(spec, temperature=temperature, max_new_tokens=max_new_tokens, concurrency=concurrency)
-        return make_policy(spec, **opts)
+        policy: Policy | TaskPolicy | BatchPolicy = make_policy(spec, **opts)
+        return policy
 
     model, tokenizer = load_model(spec, device, seed=seed, dtype=dtype)
     return local_policy(model, tokenizer, spec, temperature=temperature, max_new_tokens=max_new_tokens, seed=seed)
