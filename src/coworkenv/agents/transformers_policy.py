@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coworkenv.agents.chat_format import CHAT_TEMPLATE, END_OF_TURN, parse_assistant_text, render_prompt
 from coworkenv.agents.tiny import START_OF_TURN
 from coworkenv.runtime.turn import AssistantTurn
+
+if TYPE_CHECKING:
+    import torch
 
 Conversation = tuple[list[dict[str, object]], list[dict[str, object]]]
 
@@ -143,7 +146,7 @@ class TransformersPolicy:
         return results
 
 
-def resolve_dtype(dtype: Any) -> Any:
+def resolve_dtype(dtype: str | torch.dtype | None) -> torch.dtype | None:
     """``"bfloat16"`` -> ``torch.bfloat16``; None keeps the checkpoint's own (float32 on CPU)."""
     # lazy: an optional extra (train); the core and the CLI must run without it
     import torch
