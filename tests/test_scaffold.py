@@ -23,10 +23,8 @@ def _checkout(tmp: Path) -> Path:
     return tmp
 
 
-def _new(root: Path, name: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, "new", "blueprint", name, "--root", str(root)], capture_output=True, text=True, timeout=120
-    )
+def _new(root: Path, name: str, kind: str = "blueprint") -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLI, "new", kind, name, "--root", str(root)], capture_output=True, text=True, timeout=120)
 
 
 def test_the_scaffolded_blueprint_is_admitted(tmp_path: Path) -> None:
@@ -72,9 +70,7 @@ def _service_checkout(tmp: Path) -> Path:
 
 
 def _new_service(root: Path, name: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, "new", "service", name, "--root", str(root)], capture_output=True, text=True, timeout=120
-    )
+    return _new(root, name, "service")
 
 
 def test_the_scaffolded_service_declares_damage_and_its_test_passes(tmp_path: Path) -> None:
