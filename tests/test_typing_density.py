@@ -24,7 +24,7 @@ CEILINGS = {
     "grading": 0,
     "interop": 66,
     "rollout": 30,
-    "runtime": 47,
+    "runtime": 43,
     "services": 226,
     "spec": 45,
     "synth": 159,

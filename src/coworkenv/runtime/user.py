@@ -22,11 +22,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
-from typing import Any
 
 from coworkenv.expr import ExprError, evaluate
 from coworkenv.spec.user import Confirmation, UserScript
 from coworkenv.trajectory import ToolCallRecord
+from coworkenv.values import Key
 from coworkenv.values import mentions as value_keys
 
 CONFIRM_PHRASES = (
@@ -77,9 +77,9 @@ _WHEN = frozenset({"date", "time"})
 
 
 @lru_cache(maxsize=1024)
-def _when_keys(keyword: str, today: date | None) -> dict[str, frozenset[Any]]:
+def _when_keys(keyword: str, today: date | None) -> dict[str, frozenset[Key]]:
     """The days and times a keyword names, by kind ("Thursday after 2pm": the Thursdays ahead, 14:00)."""
-    by_kind: dict[str, set[Any]] = {}
+    by_kind: dict[str, set[Key]] = {}
     for kind, value in value_keys(keyword, today, _WHEN):
         by_kind.setdefault("date" if kind == "md" else kind, set()).add((kind, value))
     return {k: frozenset(v) for k, v in by_kind.items()}
@@ -92,7 +92,7 @@ class Said:
         self.text = text
         self.low = text.lower()
         self.today = today
-        self._keys: set[Any] | None = None
+        self._keys: set[Key] | None = None
 
     def names(self, keywords: Sequence[str]) -> bool:
         """Whether the text names any keyword: as words, or (a day or time) as the same day and time."""
