@@ -16,7 +16,7 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -100,7 +100,7 @@ def atomic_write_json(path: str | Path, data: object) -> None:
     atomic_write_text(path, json_text(data, indent=2) + "\n")
 
 
-def append_jsonl(path: str | Path, records: list[dict[str, object]]) -> None:
+def append_jsonl(path: str | Path, records: Sequence[Mapping[str, object]]) -> None:
     """Append records as whole JSON lines and fsync; a crash can leave at most one torn last line."""
     append_lines(path, [json_text(r) for r in records])
 
