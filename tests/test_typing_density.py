@@ -22,7 +22,7 @@ CEILINGS = {
     "eval": 21,
     "expr": 7,
     "grading": 0,
-    "interop": 66,
+    "interop": 59,
     "rollout": 30,
     "runtime": 43,
     "services": 226,
