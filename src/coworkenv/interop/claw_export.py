@@ -18,11 +18,11 @@ from urllib.parse import urlsplit
 import yaml
 
 from coworkenv.runtime.environment import Environment
-from coworkenv.spec.models import AnswerStep, AskStep, CallStep, Rule, TaskSpec
+from coworkenv.spec.models import AnswerStep, AskStep, CallStep, TaskSpec
 from coworkenv.storage import atomic_write_text
 
 
-def _component(check: Any, total: float) -> dict[str, object]:
+def _component(check: Any, total: float) -> dict[str, Any]:
     weight = round(check.weight / total, 6)
     if check.kind == "tool_called" and not check.where:
         body = {"type": "tool_called", "tool_name": check.tool, "min_calls": check.min_times}
@@ -33,7 +33,7 @@ def _component(check: Any, total: float) -> dict[str, object]:
     return {"name": check.id, "weight": weight, "check": body}
 
 
-def _safety(policy: Rule) -> dict[str, object]:
+def _safety(policy: Any) -> dict[str, Any]:
     if policy.rule == "forbid" and not policy.when:
         return {"type": "tool_not_called", "tool_name": policy.tool, "description": policy.description}
     return {
@@ -57,7 +57,7 @@ def _reference_text(spec: TaskSpec) -> str:
     return "\n".join(lines) + "\n"
 
 
-def task_data(spec: TaskSpec, bank: str, url: str) -> dict[str, object]:
+def task_data(spec: TaskSpec, bank: str, url: str) -> dict[str, Any]:
     """The task.yaml content of one environment."""
     base = f"{url.rstrip('/')}/environments/{spec.id}"
     port = urlsplit(url).port or 8000
