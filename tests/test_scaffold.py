@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,10 +23,8 @@ def _checkout(tmp: Path) -> Path:
     return tmp
 
 
-def _new(root: Path, name: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, "new", "blueprint", name, "--root", str(root)], capture_output=True, text=True, timeout=120
-    )
+def _new(root: Path, name: str, kind: str = "blueprint") -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLI, "new", kind, name, "--root", str(root)], capture_output=True, text=True, timeout=120)
 
 
 def test_the_scaffolded_blueprint_is_admitted(tmp_path: Path) -> None:
@@ -60,3 +60,54 @@ def test_nothing_is_overwritten_and_bad_names_are_refused(tmp_path: Path) -> Non
         assert refused.returncode == 2 and "snake_case" in refused.stderr, bad
     elsewhere = _new(tmp_path / "nowhere", "budget_mail")
     assert elsewhere.returncode == 2 and "not a coworkenv checkout" in elsewhere.stderr
+
+
+def _service_checkout(tmp: Path) -> Path:
+    (tmp / "src" / "coworkenv" / "services").mkdir(parents=True)
+    (tmp / "tests" / "services").mkdir(parents=True)
+    shutil.copy(Path(__file__).parent / "services" / "conftest.py", tmp / "tests" / "services" / "conftest.py")
+    return tmp
+
+
+def _new_service(root: Path, name: str) -> subprocess.CompletedProcess[str]:
+    return _new(root, name, "service")
+
+
+def test_the_scaffolded_service_declares_damage_and_its_test_passes(tmp_path: Path) -> None:
+    root = _service_checkout(tmp_path)
+    done = _new_service(root, "facility_desk")
+    assert done.returncode == 0, done.stderr
+    assert "SERVICES" in done.stdout and "registry.py" in done.stdout  # says how to register it
+    services = root / "src" / "coworkenv" / "services"
+    # the generated test imports coworkenv.services.facility_desk: run it with the checkout's services on the path
+    run_test = (
+        "import sys, pytest, coworkenv.services as s; s.__path__.append(sys.argv[1]); "
+        "from coworkenv.services.facility_desk import FacilityDesk; "
+        "from test_service_damage import test_each_service_declares_its_damage as declared; "
+        "declared(FacilityDesk); sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', sys.argv[2]]))"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")])}
+    ran = subprocess.run(
+        [sys.executable, "-c", run_test, str(services), str(root / "tests" / "services" / "test_facility_desk.py")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=root,
+        env=env,
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "5 passed" in ran.stdout
+
+
+def test_a_taken_service_name_or_a_bad_identifier_is_refused(tmp_path: Path) -> None:
+    root = _service_checkout(tmp_path)
+    taken = _new_service(root, "mail")
+    assert taken.returncode == 1 and "already a service" in taken.stderr
+    assert not (root / "src" / "coworkenv" / "services" / "mail.py").exists()
+    for bad in ("Facilities", "fx", "../escape", "a-b", "9lives"):
+        refused = _new_service(root, bad)
+        assert refused.returncode == 2 and "snake_case" in refused.stderr, bad
+    assert _new_service(root, "facilities").returncode == 0
+    again = _new_service(root, "facilities")
+    assert again.returncode == 1 and "already exist" in again.stderr
+    assert list((root / "src" / "coworkenv" / "services").iterdir()) == [root / "src/coworkenv/services/facilities.py"]

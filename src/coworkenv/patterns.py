@@ -13,7 +13,7 @@ length and the text searched are bounded as well, and a pattern that matches emp
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Protocol
 
 import re2
 
@@ -25,7 +25,7 @@ MAX_MEM = 1 << 20
 """Bytes RE2 may use for one compiled pattern (a pattern that needs more does not compile)."""
 
 
-def _options() -> Any:
+def _options() -> object:  # an re2.Options
     options = re2.Options()
     options.case_sensitive = False
     options.log_errors = False
@@ -33,9 +33,16 @@ def _options() -> Any:
     return options
 
 
+class _Compiled(Protocol):
+    """A compiled RE2 pattern, as far as this module uses it."""
+
+    def search(self, text: str) -> object: ...
+
+
 @lru_cache(maxsize=512)
-def _compiled(pattern: str) -> Any:
-    return re2.compile(pattern, _options())
+def _compiled(pattern: str) -> _Compiled:
+    compiled: _Compiled = re2.compile(pattern, _options())
+    return compiled
 
 
 def pattern_problem(pattern: str) -> str | None:
@@ -52,7 +59,7 @@ def pattern_problem(pattern: str) -> str | None:
     return None
 
 
-def pattern_search(pattern: str, text: Any) -> bool:
+def pattern_search(pattern: str, text: object) -> bool:
     """Whether ``pattern`` (case-insensitive) occurs in ``text``: in any item of a list (``to`` addresses, tags),
     in the string of any other value; ``None`` (a field not set) matches nothing."""
     if text is None:

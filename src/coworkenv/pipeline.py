@@ -30,7 +30,7 @@ def spec_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in SPEC_SUFFIXES)
 
 
-def run_examples(folder: Path, console: Console) -> list[dict[str, Any]]:
+def run_examples(folder: Path, console: Console) -> list[dict[str, object]]:
     """Run the oracle once on every spec in ``folder``; one summary row per spec.
 
     A spec that does not load becomes a failed row (and the error is printed) rather than
@@ -42,7 +42,7 @@ def run_examples(folder: Path, console: Console) -> list[dict[str, Any]]:
     paths = spec_files(folder)
     if not paths:
         console.print(f"[yellow]no spec files in {folder}[/yellow]")
-    rows: list[dict[str, Any]] = []
+    rows: list[dict[str, object]] = []
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=True) as progress:
         task = progress.add_task("oracle on examples", total=len(paths))

@@ -33,7 +33,7 @@ TRAIN_SUMMARY = "train_summary.json"
 class EvalRecord:
     label: str
     metrics: dict[str, Any]
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, object] = field(default_factory=dict)
     folder: Path = Path()
 
 
@@ -43,7 +43,7 @@ class TrainRecord:
     kind: str
     setting: str
     log: list[dict[str, Any]]
-    summary: dict[str, Any] = field(default_factory=dict)
+    summary: dict[str, object] = field(default_factory=dict)
     folder: Path = Path()
 
 
@@ -54,7 +54,7 @@ class RunData:
     trainings: list[TrainRecord]
 
 
-def write_eval(folder: Path, label: str, metrics: dict[str, Any], **meta: Any) -> Path:
+def write_eval(folder: Path, label: str, metrics: dict[str, object], **meta: object) -> Path:
     """Write ``metrics.json`` of one evaluation; ``created`` orders evaluations in reports."""
     path = folder / METRICS_FILE
     atomic_write_json(path, {"label": label, "created": time.time(), **meta, "metrics": metrics})

@@ -16,13 +16,13 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 
-def json_text(data: Any, *, indent: int | None = None, sort_keys: bool = True) -> str:
+def json_text(data: object, *, indent: int | None = None, sort_keys: bool = True) -> str:
     """JSON that keeps non-ASCII text readable, escaped only when it holds lone surrogates."""
     text = json.dumps(data, ensure_ascii=False, sort_keys=sort_keys, indent=indent)
     try:
@@ -96,11 +96,11 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
         raise
 
 
-def atomic_write_json(path: str | Path, data: Any) -> None:
+def atomic_write_json(path: str | Path, data: object) -> None:
     atomic_write_text(path, json_text(data, indent=2) + "\n")
 
 
-def append_jsonl(path: str | Path, records: list[dict[str, Any]]) -> None:
+def append_jsonl(path: str | Path, records: Sequence[Mapping[str, object]]) -> None:
     """Append records as whole JSON lines and fsync; a crash can leave at most one torn last line."""
     append_lines(path, [json_text(r) for r in records])
 
@@ -153,7 +153,7 @@ def append_file(path: str | Path, source: str | Path, *, sync: bool = True) -> N
 
 
 @cache
-def _sync_file_range() -> Any:
+def _sync_file_range() -> Callable[[int, int, int, int], int] | None:
     """Linux's ``sync_file_range`` (None elsewhere: Python's ``os`` does not expose it), looked up when first
     needed (``ctypes`` costs a command's start-up some milliseconds)."""
     if not sys.platform.startswith("linux"):
@@ -199,7 +199,7 @@ def _copy_range(src: int, dst: int, length: int, at: int) -> int:
     return done
 
 
-def _copy_by_reading(src: Any, dst: int, start: int, length: int, at: int) -> None:
+def _copy_by_reading(src: BinaryIO, dst: int, start: int, length: int, at: int) -> None:
     """The rest of :func:`append_file` through this process's memory, a megabyte at a time."""
     src.seek(start)
     os.lseek(dst, at, os.SEEK_SET)

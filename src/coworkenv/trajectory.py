@@ -36,7 +36,7 @@ _DIGIT_BITS = 14_000
 """Bits of an integer ``str()`` still writes (Python's limit is 4,300 digits, about 14,280 bits)."""
 
 
-def _finite(value: Any) -> Any:
+def _finite(value: object) -> object:
     """``value`` (plain JSON data) with the numbers ``json`` cannot write (NaN, infinities, integers past Python's
     digit limit) as None."""
     if isinstance(value, float):

@@ -272,7 +272,7 @@ def kinds_of(alternatives: list[frozenset[Key]]) -> frozenset[str]:
     return frozenset("date" if k[0] == "md" else k[0] for alt in alternatives for k in alt)
 
 
-def forms(value: Any, *, names: bool = True) -> list[frozenset[Key]]:
+def forms(value: object, *, names: bool = True) -> list[frozenset[Key]]:
     """Ways a value can be stated: it is mentioned when all keys of one alternative are."""
     if isinstance(value, bool) or value is None:
         return []
@@ -302,7 +302,7 @@ def _is_amount(text: str) -> bool:
     return bool(re.fullmatch(r"[-−]?[$€£]?\s*\d[\d.,]*\s*(?:[A-Z]{3}|[$€£])?", text))
 
 
-def mentioned(value: Any, text: str, keys: set[Key], *, names: bool = True) -> bool:
+def mentioned(value: object, text: str, keys: set[Key], *, names: bool = True) -> bool:
     """Whether ``text`` (with its ``mentions`` already computed as ``keys``) states ``value``."""
     if isinstance(value, str) and value.strip():
         word = re.escape(value.strip().lower())

@@ -66,7 +66,7 @@ _CALL = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _NAME = re.compile(r'"name"\s*:\s*"([^"]+)"')
 
 
-def _decode_call(body: str) -> tuple[str | None, str | dict[str, Any]]:
+def _decode_call(body: str) -> tuple[str | None, str | dict[str, object]]:
     """Name and arguments from a tool-call body; arguments stay raw text when not JSON, or JSON the environment
     refuses (a number past Python's digit limit, nesting past the router's depth), so it answers with an error
     observation."""
@@ -152,7 +152,7 @@ def template_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def render_prompt(tokenizer: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> str:
+def render_prompt(tokenizer: Any, messages: list[dict[str, object]], tools: list[dict[str, object]] | None) -> str:
     """The prompt text for the next assistant turn."""
     text: str = tokenizer.apply_chat_template(
         template_messages(messages),

@@ -10,7 +10,7 @@ fails, the scripted text is used, so an episode never breaks because of the simu
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
 
@@ -43,7 +43,9 @@ class LLMUser(ScriptedUser):
         self.temperature = temperature
         self.failures = 0
 
-    def respond(self, text: str, state: dict[str, Any] | None = None, calls: Sequence[ToolCallRecord] = ()) -> Reply:
+    def respond(
+        self, text: str, state: Mapping[str, object] | None = None, calls: Sequence[ToolCallRecord] = ()
+    ) -> Reply:
         reply = super().respond(text, state, calls)
         if reply.kind == "end" or not reply.text:
             return reply

@@ -7,12 +7,16 @@ checkpoint (``hf:`` prefix optional), e.g. the output folder of an earlier train
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coworkenv.agents.embedded import load_embedded
 from coworkenv.agents.tiny import make_tiny_model, make_tiny_tokenizer
 from coworkenv.agents.transformers_policy import load_hf
+
+if TYPE_CHECKING:
+    import torch
 
 
 def pick_device(device: str = "auto") -> str:
@@ -25,7 +29,7 @@ def pick_device(device: str = "auto") -> str:
     return device
 
 
-def train_dtype(device: str, dtype: str | None = None) -> Any:
+def train_dtype(device: str, dtype: str | None = None) -> torch.dtype:
     """The weights' dtype: ``dtype`` when given, else fp32.
 
     fp32 weights are the master copy: small learning-rate updates survive, and on GPU the
@@ -37,10 +41,11 @@ def train_dtype(device: str, dtype: str | None = None) -> Any:
     # lazy: an optional extra (train); the core and the CLI must run without it
     import torch
 
-    return getattr(torch, dtype) if dtype is not None else torch.float32
+    chosen: torch.dtype = getattr(torch, dtype) if dtype is not None else torch.float32
+    return chosen
 
 
-def autocast(model: Any) -> Any:
+def autocast(model: torch.nn.Module) -> AbstractContextManager[object]:
     """bf16 mixed precision on GPU (fp32 master weights); a no-op elsewhere."""
     import contextlib
 

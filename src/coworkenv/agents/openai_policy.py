@@ -31,11 +31,11 @@ class EmptyReply(Exception):
     """The server answered without any choice: retried, then reported."""
 
 
-def wire_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def wire_messages(messages: list[dict[str, object]]) -> list[dict[str, object]]:
     """Only the fields every server accepts (strict ones reject e.g. ``name`` on tool turns)."""
     out = []
     for m in messages:
-        keys = _KEEP.get(m.get("role", ""), tuple(m))
+        keys = _KEEP.get(str(m.get("role", "")), tuple(m))
         msg = {k: m[k] for k in keys if k in m}
         if msg.get("role") == "assistant" and not msg.get("tool_calls"):
             msg.pop("tool_calls", None)
@@ -89,7 +89,7 @@ class OpenAIPolicy:
         backoff_base: float = 0.5,
         backoff_cap: float = 30.0,
         seed: int | None = None,
-        extra_body: dict[str, Any] | None = None,
+        extra_body: dict[str, object] | None = None,
         concurrency: int = 1,
     ) -> None:
         # lazy: an optional extra (openai); the core and the CLI must run without it
@@ -117,7 +117,7 @@ class OpenAIPolicy:
             max_retries=0,
         )
 
-    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
+    def act(self, messages: list[dict[str, object]], tools: list[dict[str, object]]) -> AssistantTurn:
         request: dict[str, Any] = {"model": self.model, "messages": wire_messages(messages)}
         if tools:
             request["tools"] = tools
@@ -136,7 +136,9 @@ class OpenAIPolicy:
         turn.usage.update(requests=1, retries=retries)
         return turn
 
-    def _act_concurrently(self, batch: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]) -> list[AssistantTurn]:
+    def _act_concurrently(
+        self, batch: list[tuple[list[dict[str, object]], list[dict[str, object]]]]
+    ) -> list[AssistantTurn]:
         """One turn for each conversation, up to ``concurrency`` requests in flight."""
         from concurrent.futures import ThreadPoolExecutor
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any
 
 from coworkenv.runtime.router import exposed_tools
 from coworkenv.spec.models import TaskSpec
@@ -36,7 +35,7 @@ def mentioned_tools(spec: TaskSpec) -> set[str]:
     offered = exposed_tools(list(spec.services), spec.tools, spec.declared_services)
     found: set[str] = set()
 
-    def walk(node: Any) -> None:
+    def walk(node: object) -> None:
         if isinstance(node, dict):
             for key, value in node.items():
                 if key in _TOOL_KEYS and isinstance(value, str) and value in offered:

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coworkenv.agents.chat_format import CHAT_TEMPLATE, END_OF_TURN, parse_assistant_text, render_prompt
 from coworkenv.agents.tiny import START_OF_TURN
 from coworkenv.runtime.turn import AssistantTurn
 
-Conversation = tuple[list[dict[str, Any]], list[dict[str, Any]]]
+if TYPE_CHECKING:
+    import torch
+
+Conversation = tuple[list[dict[str, object]], list[dict[str, object]]]
 
 
 def prepare_tokenizer(tokenizer: Any) -> Any:
@@ -39,7 +42,7 @@ def stop_token_ids(tokenizer: Any) -> list[int]:
     return ids
 
 
-def step_index(messages: list[dict[str, Any]]) -> int:
+def step_index(messages: list[dict[str, object]]) -> int:
     """The index of the turn being generated, so tool-call ids stay unique in an episode."""
     return 1 + sum(1 for m in messages if m.get("role") == "assistant")
 
@@ -94,7 +97,7 @@ class TransformersPolicy:
         self.stop_ids = stop_token_ids(self.tokenizer)
         self.decode = DecodeStats()
 
-    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
+    def act(self, messages: list[dict[str, object]], tools: list[dict[str, object]]) -> AssistantTurn:
         return self.act_batch([(messages, tools)])[0]
 
     def act_batch(self, items: list[Conversation]) -> list[AssistantTurn]:
@@ -116,7 +119,7 @@ class TransformersPolicy:
 
         enc = self.tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
         enc = {k: v.to(self.model.device) for k, v in enc.items()}
-        sampling: dict[str, Any] = (
+        sampling: dict[str, object] = (
             {"do_sample": True, "temperature": self.temperature}
             if self.temperature > 0
             else {"do_sample": False, "temperature": None, "top_p": None, "top_k": None}
@@ -143,7 +146,7 @@ class TransformersPolicy:
         return results
 
 
-def resolve_dtype(dtype: Any) -> Any:
+def resolve_dtype(dtype: str | torch.dtype | None) -> torch.dtype | None:
     """``"bfloat16"`` -> ``torch.bfloat16``; None keeps the checkpoint's own (float32 on CPU)."""
     # lazy: an optional extra (train); the core and the CLI must run without it
     import torch

@@ -18,6 +18,8 @@ from coworkenv.rollout.policies import POLICY_SPECS
 
 if TYPE_CHECKING:
     from coworkenv.eval.runner import EvalResult
+    from coworkenv.interop.claw_judge import Judge
+    from coworkenv.runtime.policy import BatchPolicy, Policy, TaskPolicy
     from coworkenv.spec.models import TaskSpec
 
 TOOLS_HELP = "tools each prompt offers: all | spec (those the spec names) | spec+N (plus N distractors)"
@@ -155,7 +157,7 @@ def _eval_specs(console: Console, model: str, bank: Path, split: str | None, too
 
 def _claw_scoring(
     console: Console, bank: Path, judge: str | None, retries: int, out: Path
-) -> tuple[dict[str, dict[str, Any]], Any] | None:
+) -> tuple[dict[str, dict[str, Any]], Judge | None] | None:
     """The import reports of a bank of imported Claw-Eval tasks and the judge, or None for any other bank; exit 2
     when ``--judge`` is given for a bank without imported tasks, or names no usable endpoint."""
     from coworkenv.interop.claw_judge import Judge
@@ -180,7 +182,7 @@ def _claw_scoring(
 
 
 def _claw_rescore(
-    console: Console, result: EvalResult, samples: int, reports: dict[str, dict[str, Any]], judge: Any
+    console: Console, result: EvalResult, samples: int, reports: dict[str, dict[str, Any]], judge: Judge | None
 ) -> None:
     """Score imported Claw-Eval tasks as Claw-Eval does (judged components by the judge, or listed as unscored);
     a judge that fails stops the run with exit 1."""
@@ -202,7 +204,7 @@ def _claw_rescore(
 
 def _play(
     console: Console,
-    policy: Any,
+    policy: Policy | TaskPolicy | BatchPolicy,
     model: str,
     specs: list[TaskSpec],
     samples: int,
@@ -228,7 +230,7 @@ def _play(
         )
 
 
-def _record(console: Console, result: EvalResult, out: Path, label: str, max_error_rate: float, **meta: Any) -> None:
+def _record(console: Console, result: EvalResult, out: Path, label: str, max_error_rate: float, **meta: object) -> None:
     """Save the run (errored episodes counted), show its metrics and report, and exit 1 when more
     episodes errored than --max-error-rate allows."""
     from coworkenv.eval.runner import save_eval

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -19,6 +19,9 @@ from coworkenv.rollout.policies import POLICY_SPECS
 from coworkenv.spec import SpecError, TaskSpec, load_spec
 from coworkenv.spec.io import spec_json_schema
 from coworkenv.verify.findings import Finding
+
+if TYPE_CHECKING:
+    from coworkenv.verify.admission import Verification
 
 console = Console()
 SPECS_ARG = typer.Argument(..., metavar="SPEC...", help="spec files (YAML or JSON)")
@@ -65,7 +68,9 @@ def validate(specs: list[Path] = SPECS_ARG) -> None:
     raise typer.Exit(1 if failed else 0)
 
 
-def _report(path: Path, spec: TaskSpec | None, findings: list[Finding], verification: Any) -> dict[str, Any]:
+def _report(
+    path: Path, spec: TaskSpec | None, findings: list[Finding], verification: Verification | None
+) -> dict[str, Any]:
     return {
         "path": str(path),
         "id": spec.id if spec else None,

@@ -207,7 +207,7 @@ def _heldout_eval(
     (nothing without --eval-samples)."""
     from coworkenv.eval.runner import evaluate_loaded
 
-    def after(setting: Setting, result: GRPOResult, tokenizer: Any) -> None:
+    def after(setting: Setting, result: GRPOResult, tokenizer: object) -> None:
         if heldout:
             evaluate_loaded(
                 result.model,

@@ -233,7 +233,7 @@ class RlSummary:
     episodes: int
     groups: int
     settings: RlSettings
-    stats: dict[str, Any]
+    stats: dict[str, object]
     evaluation_only: int = 0
     """Episodes skipped because their spec is evaluation-only (an imported task)."""
 
@@ -305,7 +305,7 @@ def export_rl(
                 advantages.append(rec["advantage"])
     out = Path(out)
     atomic_write_text(out / "rl.jsonl", "".join(line + "\n" for line in lines))
-    stats = {
+    stats: dict[str, object] = {
         "mean_advantage": round(statistics.fmean(advantages), 6) if advantages else None,
         "std_advantage": round(statistics.pstdev(advantages), 6) if advantages else None,
         "group_sizes": {str(k): v for k, v in sorted(Counter(len(t) for t in groups.values()).items())},

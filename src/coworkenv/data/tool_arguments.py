@@ -23,7 +23,7 @@ def checked_format(fmt: str) -> ArgumentsFormat:
     return fmt
 
 
-def _as_object(arguments: Any) -> Any:
+def _as_object(arguments: object) -> object:
     """Decoded arguments when they are a JSON object; anything else stays as written."""
     if not isinstance(arguments, str):
         return arguments

@@ -22,7 +22,7 @@ from coworkenv.rollout.worker import RunOptions, close_environment, open_environ
 from coworkenv.runs import TRAJECTORIES_FILE, write_eval
 from coworkenv.runtime import run_episode
 from coworkenv.runtime.episode import run_lockstep
-from coworkenv.runtime.policy import BatchPolicy
+from coworkenv.runtime.policy import BatchPolicy, Policy, TaskPolicy
 from coworkenv.spec.models import TaskSpec
 from coworkenv.storage import append_jsonl
 from coworkenv.trajectory import Trajectory
@@ -34,15 +34,15 @@ def default_temperature(samples: int) -> float:
 
 
 def local_policy(
-    model: Any,
-    tokenizer: Any,
+    model: object,
+    tokenizer: object,
     name: str,
     *,
     temperature: float = 0.0,
     max_new_tokens: int = 256,
     seed: int = 0,
     cache: str | None = None,
-) -> Any:
+) -> TransformersPolicy:
     """A batched TransformersPolicy over a loaded model, with torch's sampling seeded."""
     # lazy: an optional extra (train); the core and the CLI must run without it
     import torch
@@ -62,12 +62,13 @@ def make_eval_policy(
     max_new_tokens: int = 256,
     seed: int = 0,
     concurrency: int | None = None,
-) -> Any:
+) -> Policy | TaskPolicy | BatchPolicy:
     """A batched TransformersPolicy for local models, else ``rollout.policies.make_policy(spec)``
     with the sampling flags (and an endpoint's request ``concurrency``) passed on."""
     if not is_local_model(spec):
         opts = sampling_options(spec, temperature=temperature, max_new_tokens=max_new_tokens, concurrency=concurrency)
-        return make_policy(spec, **opts)
+        policy: Policy | TaskPolicy | BatchPolicy = make_policy(spec, **opts)
+        return policy
 
     model, tokenizer = load_model(spec, device, seed=seed, dtype=dtype)
     return local_policy(model, tokenizer, spec, temperature=temperature, max_new_tokens=max_new_tokens, seed=seed)
@@ -81,7 +82,7 @@ class EvalResult:
 
 
 def evaluate(
-    policy: Any,
+    policy: Policy | TaskPolicy | BatchPolicy,
     specs: Sequence[TaskSpec],
     *,
     samples: int = 1,
@@ -125,7 +126,7 @@ def evaluate(
     return EvalResult(trajs, metrics, round(time.perf_counter() - start, 3))
 
 
-def save_eval(result: EvalResult, folder: Path, label: str, **meta: Any) -> Path:
+def save_eval(result: EvalResult, folder: Path, label: str, **meta: object) -> Path:
     """Write the trajectories and ``metrics.json`` of an evaluation into ``folder``."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -135,8 +136,8 @@ def save_eval(result: EvalResult, folder: Path, label: str, **meta: Any) -> Path
 
 
 def evaluate_loaded(
-    model: Any,
-    tokenizer: Any,
+    model: object,
+    tokenizer: object,
     specs: Sequence[TaskSpec],
     folder: Path,
     label: str,
@@ -148,7 +149,7 @@ def evaluate_loaded(
     max_turns: int | None = None,
     seed: int = 0,
     model_name: str = "",
-    **meta: Any,
+    **meta: object,
 ) -> EvalResult:
     """Evaluate an already loaded model (e.g. right after training) and save the result into ``folder``.
 

@@ -59,5 +59,5 @@ def root_names(src: str) -> set[str]:
         prev = tokens[i - 1] if i else ("", None)
         nxt = tokens[i + 1] if i + 1 < len(tokens) else ("end", None)
         if kind == "name" and prev != ("op", ".") and nxt != ("op", "("):
-            names.add(value)
+            names.add(str(value))  # a name token holds its text
     return names

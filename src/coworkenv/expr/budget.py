@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Any
+from typing import TypeVar
 
 
 class ExprError(ValueError):
@@ -25,6 +25,11 @@ MAX_BUILT = 1_000_000
 """Characters and items one evaluation may build, all its operations together."""
 
 
+V = TypeVar("V")
+C = TypeVar("C")
+R = TypeVar("R")
+
+
 class _Budget:
     """What is left to build in one evaluation, and the sizes of the containers it built (by identity; the
     containers are held, so an id is never reused while the evaluation runs)."""
@@ -33,13 +38,13 @@ class _Budget:
 
     def __init__(self) -> None:
         self.left = MAX_BUILT
-        self.known: dict[int, tuple[Any, int]] = {}
+        self.known: dict[int, tuple[object, int]] = {}
 
 
 _CURRENT: ContextVar[_Budget | None] = ContextVar("coworkenv_expr_budget", default=None)
 
 
-def size(value: Any, limit: int = MAX_BUILT) -> int:
+def size(value: object, limit: int = MAX_BUILT) -> int:
     """The expanded size of ``value``, or some number over ``limit`` once the count passes it.
 
     Iterative (a value nested thousands of levels deep needs no stack) and stopped at ``limit``: each item
@@ -47,7 +52,7 @@ def size(value: Any, limit: int = MAX_BUILT) -> int:
     budget = _CURRENT.get()
     known = budget.known if budget is not None else {}
     total = 0
-    stack = [value]
+    stack: list[object] = [value]
     while stack and total <= limit:
         item = stack.pop()
         if isinstance(item, str):
@@ -84,7 +89,7 @@ def charge(amount: int, what: str) -> None:
         budget.left -= amount
 
 
-def built(value: Any, amount: int) -> Any:
+def built(value: V, amount: int) -> V:
     """``value``, remembered with its size ``amount`` so a later operation on it need not walk it again."""
     budget = _CURRENT.get()
     if budget is not None and isinstance(value, list | dict):
@@ -92,17 +97,17 @@ def built(value: Any, amount: int) -> Any:
     return value
 
 
-def charged(value: Any, what: str) -> int:
+def charged(value: object, what: str) -> int:
     """Charge the expanded size of ``value`` (an operation is about to build something that large from it)."""
     amount = size(value, left())
     charge(amount, what)
     return amount
 
 
-def budgeted(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
+def budgeted(fn: Callable[[C], R]) -> Callable[[C], R]:
     """``fn`` run under a fresh budget, unless it runs inside an evaluation that already has one."""
 
-    def run(ctx: Any) -> Any:
+    def run(ctx: C) -> R:
         if _CURRENT.get() is not None:
             return fn(ctx)
         token = _CURRENT.set(_Budget())

@@ -8,16 +8,19 @@ the user, templates).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
 
 from coworkenv.expr.budget import budgeted, built, charge, charged
-from coworkenv.expr.ops import COMPARE, FUNCTIONS, ExprError, arith, get_item
+from coworkenv.expr.ops import COMPARE, FUNCTIONS, Binary, ExprError, arith, get_item
 from coworkenv.expr.parse import Node, parse, show
 
-Context = dict[str, Any]
+Context = Mapping[str, object]
+"""The names an expression reads, with their values (JSON values: arguments, records, tool results)."""
 Compiled = Callable[[Context], Any]
+"""An expression or template as a function of its context. A template's result has the shape of the template
+(a dict template gives a dict, a text one text), so callers read it as such."""
 
 
 @lru_cache(maxsize=4096)
@@ -26,7 +29,7 @@ def compile_expr(src: str) -> Compiled:
     return budgeted(build(parse(src)))
 
 
-def evaluate(src: str, ctx: Context) -> Any:
+def evaluate(src: str, ctx: Context) -> object:
     """Evaluate an expression against ``ctx``.
 
     Values in ``ctx`` come from model output: comparing or hashing one nested thousands of
@@ -62,7 +65,8 @@ def build(node: Node) -> Compiled:
     if kind == "call":
         return _call(node[1], [build(n) for n in node[2]])
     if kind == "path":
-        base, steps = build(node[1]), [(k, build(a) if k == "index" else a) for k, a in node[2]]
+        base = build(node[1])
+        steps: list[Step] = [(k, build(a) if k == "index" else a) for k, a in node[2]]
         return lambda c: walk(base(c), steps, c)
     if kind == "cmp":
         fn, left, right = COMPARE[node[1]], build(node[2]), build(node[3])
@@ -81,16 +85,15 @@ def build(node: Node) -> Compiled:
     return lambda c: any(bool(p(c)) for p in parts)
 
 
-def _literal(items: list[Any]) -> list[Any]:
+def _literal(items: list[object]) -> list[object]:
     """A list literal, charged at its expanded size (``[x, x, x]`` holds ``x`` three times)."""
-    made: list[Any] = built(items, charged(items, "a list"))
-    return made
+    return built(items, charged(items, "a list"))
 
 
-def _chain(first: Compiled, rest: list[tuple[Callable[[Any, Any], Any], Compiled]]) -> Compiled:
+def _chain(first: Compiled, rest: list[tuple[Binary, Compiled]]) -> Compiled:
     """A left-associative chain, evaluated in a loop (a long chain must not nest closures)."""
 
-    def chain(c: Context) -> Any:
+    def chain(c: Context) -> object:
         value = first(c)
         for fn, right in rest:
             value = fn(value, right(c))
@@ -102,7 +105,7 @@ def _chain(first: Compiled, rest: list[tuple[Callable[[Any, Any], Any], Compiled
 def _call(name: str, args: list[Compiled]) -> Compiled:
     fn = FUNCTIONS[name]
 
-    def invoke(c: Context) -> Any:
+    def invoke(c: Context) -> object:
         try:
             return fn(*(a(c) for a in args))
         except ExprError:
@@ -113,13 +116,15 @@ def _call(name: str, args: list[Compiled]) -> Compiled:
     return invoke
 
 
-def walk(value: Any, steps: list[tuple[str, Any]], ctx: Any) -> Any:
+Step = tuple[str, str | Compiled | None]
+"""A path's step: ``("key", name)``, ``("index", its expression)`` or ``("map", None)`` for ``[*]``."""
+
+
+def walk(value: object, steps: list[Step], ctx: Context) -> object:
     """Follow a path's steps from ``value``: keys, indexes (``arg(ctx)``) and ``[*]`` maps."""
     for pos, (kind, arg) in enumerate(steps):
-        if kind == "key":
-            value = get_item(value, arg)
-        elif kind == "index":
-            value = get_item(value, arg(ctx))
+        if kind != "map":
+            value = get_item(value, arg(ctx) if callable(arg) else arg)
         else:
             rest = steps[pos + 1 :]
             if value is not None and not isinstance(value, list):

@@ -9,16 +9,23 @@ any failure is an :class:`ExprError`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import operator
+from collections.abc import Callable, Collection, Container
 from typing import Any
 
 from coworkenv.expr.budget import ExprError, built, charge, charged, left, size
 
 __all__ = ["COMPARE", "FUNCTIONS", "ExprError", "arith", "brief", "get_item", "text_of"]
 
+Binary = Callable[[object, object], object]
+"""An operator on two values of the language (any JSON value, or what an operation built from them)."""
+Compare = Callable[[object, object], bool]
 
-def _safe_cmp(fn: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
-    def cmp(a: Any, b: Any) -> bool:
+
+def _safe_cmp(fn: Callable[[Any, Any], object]) -> Compare:
+    """An ordering of two values: ``fn`` is Python's own, so values of no common order compare false."""
+
+    def cmp(a: object, b: object) -> bool:
         try:
             return bool(fn(a, b))
         except TypeError:
@@ -27,7 +34,7 @@ def _safe_cmp(fn: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
     return cmp
 
 
-def text_of(value: Any) -> str:
+def text_of(value: object) -> str:
     """``str(value)``, charged first: the text of a list is as long as everything it holds."""
     if isinstance(value, str):
         return value
@@ -35,30 +42,32 @@ def text_of(value: Any) -> str:
     return str(value)
 
 
-def _contains(container: Any, item: Any) -> bool:
+def _contains(container: object, item: object) -> bool:
     if container is None:
         return False
     if isinstance(container, str):
         return text_of(item).lower() in container.lower()
+    if not isinstance(container, Container):
+        return False
     try:
         return item in container
-    except TypeError:
+    except TypeError:  # an unhashable item, looked for among a dict's keys
         return False
 
 
-COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+COMPARE: dict[str, Compare] = {
     "==": lambda a, b: a == b,
     "!=": lambda a, b: a != b,
-    "<": _safe_cmp(lambda a, b: a < b),
-    "<=": _safe_cmp(lambda a, b: a <= b),
-    ">": _safe_cmp(lambda a, b: a > b),
-    ">=": _safe_cmp(lambda a, b: a >= b),
+    "<": _safe_cmp(operator.lt),
+    "<=": _safe_cmp(operator.le),
+    ">": _safe_cmp(operator.gt),
+    ">=": _safe_cmp(operator.ge),
     "in": lambda a, b: _contains(b, a),
     "not in": lambda a, b: not _contains(b, a),
 }
 
 
-def brief(value: Any) -> str:
+def brief(value: object) -> str:
     """A short, always-computable description of an operand for error messages."""
     if isinstance(value, int) and abs(value) >= 10**30:
         return "<a large integer>"
@@ -68,45 +77,44 @@ def brief(value: Any) -> str:
     return f"<a {type(value).__name__}>"
 
 
-def _repeat(a: Any, b: Any) -> Any:
+def _repeat(a: object, b: object) -> object:
     """``*``, with a repeated string or list charged at its expanded size before it is built."""
     seq, n = (a, b) if isinstance(a, str | list) else (b, a)
     if not isinstance(seq, str | list) or not isinstance(n, int):
-        return a * b
+        return operator.mul(a, b)
     amount = size(seq, left()) * max(n, 0)
     charge(amount, "repetition")
-    return built(a * b, amount)
+    return built(seq * n, amount)
 
 
-def _concat(a: Any, b: Any) -> Any:
+def _concat(a: object, b: object) -> object:
     """``+``, with two strings or lists charged at their expanded size before they are joined."""
     if not (isinstance(a, str | list) and isinstance(b, str | list)):
-        return a + b
+        return operator.add(a, b)
     amount = size(a, left()) + size(b, left())
     charge(amount, "'+'")
-    joined: Any = a
-    return built(joined + b, amount)
+    return built(operator.add(a, b), amount)
 
 
-def _remainder(a: Any, b: Any) -> Any:
+def _remainder(a: object, b: object) -> object:
     if isinstance(a, str) or isinstance(b, str):  # never printf-style formatting
         raise TypeError("'%' is the remainder of two numbers")
-    return a % b
+    return operator.mod(a, b)
 
 
-_ARITH: dict[str, Callable[[Any, Any], Any]] = {
+_ARITH: dict[str, Binary] = {
     "+": _concat,
-    "-": lambda a, b: a - b,
+    "-": operator.sub,
     "*": _repeat,
-    "/": lambda a, b: a / b,
+    "/": operator.truediv,
     "%": _remainder,
 }
 
 
-def arith(op: str) -> Callable[[Any, Any], Any]:
+def arith(op: str) -> Binary:
     fn = _ARITH[op]
 
-    def apply(a: Any, b: Any) -> Any:
+    def apply(a: object, b: object) -> object:
         try:
             return fn(a, b)
         except (TypeError, ValueError, ArithmeticError) as exc:
@@ -115,32 +123,41 @@ def arith(op: str) -> Callable[[Any, Any], Any]:
     return apply
 
 
-def _numbers(xs: Any) -> list[float]:
-    return [x for x in (xs or []) if isinstance(x, int | float) and not isinstance(x, bool)]
+def _items(xs: object) -> Collection[object]:
+    """The items of a list operand (``null`` holds none); a number is refused as Python refuses it."""
+    items = xs or []
+    if not isinstance(items, Collection):
+        raise TypeError(f"'{type(items).__name__}' object is not iterable")
+    return items
 
 
-def _round(x: Any, ndigits: int = 0) -> Any:
+def _numbers(xs: object) -> list[float]:
+    return [x for x in _items(xs) if isinstance(x, int | float) and not isinstance(x, bool)]
+
+
+def _round(x: float, ndigits: int = 0) -> float:
     return round(x, int(ndigits)) if ndigits else round(x)
 
 
-def _join(xs: Any, sep: Any = ", ") -> str:
-    items = xs or []
-    sep = text_of(sep)
-    charge(size(items, left()) + len(sep) * len(items), "join()")
-    return str(sep.join(text_of(x) for x in items))
+def _join(xs: object, sep: object = ", ") -> str:
+    items = _items(xs)
+    between = text_of(sep)
+    charge(size(items, left()) + len(between) * len(items), "join()")
+    return between.join(text_of(x) for x in items)
 
 
-def _whole(fn: Callable[[Any], Any], what: str) -> Callable[[Any], Any]:
+def _whole(fn: Callable[..., object], what: str) -> Callable[[object], object]:
     """``fn`` over a list, charged at the list's expanded size first (sorting or hashing reads all of it)."""
 
-    def apply(xs: Any) -> Any:
-        items = xs or []
+    def apply(xs: object) -> object:
+        items = _items(xs)
         return built(fn(items), charged(items, what))
 
     return apply
 
 
-FUNCTIONS: dict[str, Callable[..., Any]] = {
+FUNCTIONS: dict[str, Callable[..., object]] = {
+    # each takes the values of the language as they come: a wrong one raises as Python does, reported as an ExprError
     "len": lambda x: len(x) if x is not None else 0,
     "sum": lambda xs: sum(_numbers(xs)),
     "min": lambda xs: min(_numbers(xs), default=None),
@@ -166,7 +183,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 
 
-def get_item(obj: Any, key: Any) -> Any:
+def get_item(obj: object, key: object) -> object:
     if isinstance(obj, dict):
         try:
             return obj.get(key)

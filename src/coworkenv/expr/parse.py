@@ -28,6 +28,9 @@ from typing import Any
 from coworkenv.expr.ops import FUNCTIONS, ExprError
 
 Node = tuple[Any, ...]
+"""A node of the syntax tree: its kind, then its parts (a value, a name, child nodes or steps)."""
+Token = tuple[str, object]
+"""A token's kind and its text, or the value of a number literal."""
 
 MAX_SOURCE = 4000
 """Characters in one expression (the longest in the examples and blueprints is under 200)."""
@@ -53,11 +56,11 @@ def show(src: str) -> str:
 
 
 @lru_cache(maxsize=4096)
-def tokenize(src: str) -> tuple[tuple[str, Any], ...]:
+def tokenize(src: str) -> tuple[Token, ...]:
     """The tokens of ``src``, once per source: parsing and ``root_names`` both read them."""
     if len(src) > MAX_SOURCE:
         raise ExprError(f"expression of {len(src)} characters is longer than {MAX_SOURCE}: {show(src)}")
-    tokens: list[tuple[str, Any]] = []
+    tokens: list[Token] = []
     pos = 0
     while not _BLANK_TAIL.match(src, pos):
         m = _TOKEN.match(src, pos)
@@ -104,22 +107,22 @@ class _Parser:
         finally:
             self.depth -= 1
 
-    def peek(self) -> tuple[str, Any]:
+    def peek(self) -> Token:
         return self.tokens[self.i]
 
-    def take(self) -> tuple[str, Any]:
+    def take(self) -> Token:
         tok = self.tokens[self.i]
         self.i += 1
         return tok
 
-    def accept(self, kind: str, value: Any = None) -> bool:
+    def accept(self, kind: str, value: object = None) -> bool:
         tok = self.peek()
         if tok[0] == kind and (value is None or tok[1] == value):
             self.i += 1
             return True
         return False
 
-    def expect(self, kind: str, value: Any) -> None:
+    def expect(self, kind: str, value: object) -> None:
         if not self.accept(kind, value):
             raise ExprError(f"expected {value!r} but found {self.peek()[1]!r} in {show(self.src)}")
 
@@ -167,7 +170,7 @@ class _Parser:
         first = sub()
         rest: list[tuple[str, Node]] = []
         while self.peek()[0] == "op" and self.peek()[1] in ops:
-            rest.append((self.take()[1], sub()))
+            rest.append((str(self.take()[1]), sub()))  # an operator token holds its text
         return ("chain", first, rest) if rest else first
 
     def sum_(self) -> Node:
@@ -183,7 +186,7 @@ class _Parser:
 
     def postfix(self) -> Node:
         base = self.primary()
-        steps: list[tuple[str, Any]] = []
+        steps: list[Token] = []
         while True:
             if self.accept("op", "."):
                 kind, name = self.take()

@@ -10,7 +10,6 @@ not three hundred evaluations within bounds.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from coworkenv.expr.budget import budgeted, charged
 from coworkenv.expr.evaluate import Compiled, Context, evaluate
@@ -19,7 +18,7 @@ from coworkenv.expr.ops import ExprError, brief
 _TEMPLATE = re.compile(r"\$\{([^}]*)\}")
 
 
-def format_value(value: Any) -> str:
+def format_value(value: object) -> str:
     """Render a value for text: integral floats without decimals, others with two."""
     if isinstance(value, float):
         return str(int(value)) if value.is_integer() else f"{value:.2f}"
@@ -31,23 +30,23 @@ def format_value(value: Any) -> str:
         raise ExprError(f"cannot format {brief(value)}: {exc}") from None
 
 
-def render(template: Any, ctx: Context) -> Any:
+def render(template: object, ctx: Context) -> object:
     """Resolve ``${expr}`` references inside strings, lists and dicts."""
     return compile_template(template)(ctx)
 
 
-def compile_template(template: Any) -> Compiled:
+def compile_template(template: object) -> Compiled:
     """``render(template, ctx)`` as a function of ``ctx``: the template is read once, for a caller that renders
     it many times. Each call builds new lists and dicts and evaluates the references in the same order."""
     return budgeted(_compile(template))
 
 
-def _formatted(value: Any) -> str:
+def _formatted(value: object) -> str:
     charged(value, "a template's text")
     return format_value(value)
 
 
-def _compile(template: Any) -> Compiled:
+def _compile(template: object) -> Compiled:
     if isinstance(template, str):
         whole = _TEMPLATE.fullmatch(template)
         if whole:
@@ -65,7 +64,7 @@ def _compile(template: Any) -> Compiled:
     return lambda c: template
 
 
-def references(template: Any) -> list[str]:
+def references(template: object) -> list[str]:
     """All ``${expr}`` expressions inside a template (strings, lists, dicts)."""
     if isinstance(template, str):
         return _TEMPLATE.findall(template)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from coworkenv.bank.sources import load_specs
 from coworkenv.spec.models import TaskSpec
@@ -43,7 +42,7 @@ class Catalog:
         except KeyError:
             raise KeyError(f"unknown environment {env_id!r} ({len(self.specs)} available)") from None
 
-    def summary(self) -> list[dict[str, Any]]:
+    def summary(self) -> list[dict[str, object]]:
         """What ``GET /environments`` lists: enough to choose, nothing the agent should not see."""
         return [
             {

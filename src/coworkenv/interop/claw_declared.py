@@ -44,7 +44,7 @@ class Declared:
 
     name: str
     decl: ServiceDecl
-    records: dict[str, list[dict[str, Any]]]
+    records: dict[str, list[dict[str, object]]]
     unmapped: list[str] = field(default_factory=list)
     ignored_args: list[str] = field(default_factory=list)
 
@@ -54,7 +54,7 @@ def declared_name(service: str) -> str:
     return f"claw_{service}"
 
 
-def _json_type(value: Any) -> JsonType:
+def _json_type(value: object) -> JsonType:
     if isinstance(value, bool):
         return "boolean"
     if isinstance(value, int):
@@ -66,7 +66,7 @@ def _json_type(value: Any) -> JsonType:
     return "array" if isinstance(value, list) else "object"
 
 
-def field_decl(values: list[Any], present_in_all: bool) -> FieldDecl:
+def field_decl(values: list[object], present_in_all: bool) -> FieldDecl:
     """The declaration that fits every value a field takes across the fixture records."""
     kinds: set[JsonType] = {_json_type(v) for v in values if v is not None}
     if kinds == {"integer", "number"}:
@@ -78,12 +78,12 @@ def field_decl(values: list[Any], present_in_all: bool) -> FieldDecl:
     )
 
 
-def _schema_type(prop: dict[str, Any]) -> Any:
+def _schema_type(prop: dict[str, object]) -> object:
     kind = prop.get("type")
     return kind if kind in ("string", "integer", "number", "boolean", "array", "object") else None
 
 
-def _operation(tool: str, service: str) -> tuple[str, str, dict[str, Role], dict[str, Any]] | None:
+def _operation(tool: str, service: str) -> tuple[str, str, dict[str, Role], dict[str, object]] | None:
     """The declared behaviour of a Claw-Eval tool: listed in OPS, or read from the verb of its name."""
     if tool in OPS:
         return OPS[tool]
@@ -98,7 +98,7 @@ def _operation(tool: str, service: str) -> tuple[str, str, dict[str, Role], dict
     return op, main, {}, {}
 
 
-def _param(name: str, prop: dict[str, Any], required: bool, role: Role, op: str, fields: set[str]) -> ParamDecl:
+def _param(name: str, prop: dict[str, object], required: bool, role: Role, op: str, fields: set[str]) -> ParamDecl:
     parts = (role,) if isinstance(role, str) else role
     kind = parts[0]
     if kind == "default":
@@ -116,7 +116,7 @@ def _param(name: str, prop: dict[str, Any], required: bool, role: Role, op: str,
     )
 
 
-def declare(service: str, rows: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Declared:
+def declare(service: str, rows: list[dict[str, object]], tools: list[dict[str, object]]) -> Declared:
     """A declared service holding ``rows`` (Claw-Eval fixture records) and offering ``tools``."""
     main, preferred = COLLECTIONS.get(service, (service, ""))
     key = _key_of(rows, preferred)
@@ -149,12 +149,12 @@ def declare(service: str, rows: list[dict[str, Any]], tools: list[dict[str, Any]
         raise ValueError(
             f"{service}: {where + ': ' if where else ''}{first['msg'].removeprefix('Value error, ')}"
         ) from None
-    records: dict[str, list[dict[str, Any]]] = {c: [] for c in collections}
+    records: dict[str, list[dict[str, object]]] = {c: [] for c in collections}
     records[main] = rows
     return Declared(declared_name(service), decl, records, unmapped, ignored)
 
 
-def _key_of(rows: list[dict[str, Any]], preferred: str) -> str:
+def _key_of(rows: list[dict[str, object]], preferred: str) -> str:
     """The field naming a record: ``id`` when every record has a distinct text one, else ``preferred`` or a
     field ending in ``_id`` whose values are distinct texts in the records that have it (a record without one
     gets a synthesized value), else ``id`` (every missing id synthesized)."""
@@ -175,7 +175,7 @@ def _key_of(rows: list[dict[str, Any]], preferred: str) -> str:
     return found[0] if found else "id"
 
 
-def _keyed(service: str, rows: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
+def _keyed(service: str, rows: list[dict[str, object]], key: str) -> list[dict[str, object]]:
     """The records with their ``id``: the key's value, or a stable synthesized one (``<service>_<n>``, n the
     record's position) where the record has none."""
     taken = {r[key] for r in rows if isinstance(r.get(key), str)}
@@ -195,7 +195,7 @@ def _keyed(service: str, rows: list[dict[str, Any]], key: str) -> list[dict[str,
 def _tool(
     name: str,
     tool: dict[str, Any],
-    operation: tuple[str, str, dict[str, Role], dict[str, Any]],
+    operation: tuple[str, str, dict[str, Role], dict[str, object]],
     collections: dict[str, dict[str, FieldDecl]],
     ignored: list[str],
     key: str,

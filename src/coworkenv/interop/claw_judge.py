@@ -48,7 +48,7 @@ def parse_score(text: str) -> float | None:
     return value if math.isfinite(value) and 0.0 <= value <= 1.0 else None
 
 
-def _text(content: Any) -> str:
+def _text(content: object) -> str:
     if isinstance(content, list):  # content parts
         return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
     return "" if content is None else str(content)
@@ -80,7 +80,7 @@ def digest(traj: Trajectory) -> str:
     return hashlib.sha256(json.dumps(shown, ensure_ascii=False, sort_keys=True).encode()).hexdigest()
 
 
-def rubric_text(component: dict[str, Any], task_rubric: str) -> str:
+def rubric_text(component: dict[str, object], task_rubric: str) -> str:
     """The rubric a component is judged by: its description, then the task's rubric."""
     parts = [f"Component: {component['name']}. {component.get('description') or ''}".strip()]
     if task_rubric:
@@ -91,7 +91,9 @@ def rubric_text(component: dict[str, Any], task_rubric: str) -> str:
 class Judge:
     """Judgments through ``openai:<model>@<url>``, cached in (and reloaded from) the audit file ``audit``."""
 
-    def __init__(self, spec: str, audit: Path, *, attempts: int = 3, client: Any = None, **client_options: Any):
+    def __init__(
+        self, spec: str, audit: Path, *, attempts: int = 3, client: LLMClient | None = None, **client_options: Any
+    ):
         self.client = client or LLMClient(spec, temperature=0.0, max_tokens=1024, **client_options)
         self.model = str(self.client.model)
         self.audit = audit
@@ -102,7 +104,7 @@ class Judge:
                 entry = json.loads(line)
                 self.cache[entry["key"]] = float(entry["score"])
 
-    def score(self, traj: Trajectory, task: str, component: dict[str, Any], task_rubric: str) -> float:
+    def score(self, traj: Trajectory, task: str, component: dict[str, object], task_rubric: str) -> float:
         """One component's score for one trajectory (judged once, then read from the cache)."""
         rubric = rubric_text(component, task_rubric)
         key = hashlib.sha256(f"{self.model}\n{digest(traj)}\n{component['name']}\n{rubric}".encode()).hexdigest()

@@ -13,15 +13,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
-def _as_list(value: Any) -> list[str]:
+def _as_list(value: object) -> list[str]:
     return [str(v) for v in value] if isinstance(value, list) else [str(value)] if value else []
 
 
-def _lower_list(value: Any) -> list[str]:
+def _lower_list(value: object) -> list[str]:
     return [v.lower() for v in _as_list(value)]
 
 
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     return "" if value is None else str(value)
 
 
@@ -33,11 +33,11 @@ class RecordMap:
     fields: dict[str, str]
     convert: dict[str, Callable[[Any], Any]] = field(default_factory=dict)
     allowed: dict[str, frozenset[str]] = field(default_factory=dict)
-    defaults: dict[str, Any] = field(default_factory=dict)
+    defaults: dict[str, object] = field(default_factory=dict)
 
-    def record(self, row: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    def record(self, row: dict[str, object]) -> tuple[dict[str, object], list[str]]:
         """The coworkenv record and the Claw-Eval fields that had no place in it (or whose value had none)."""
-        out: dict[str, Any] = {"id": str(row[self.id_field]), **self.defaults}
+        out: dict[str, object] = {"id": str(row[self.id_field]), **self.defaults}
         dropped = []
         for key, value in row.items():
             if key == self.id_field:
@@ -175,7 +175,7 @@ COLLECTIONS: dict[str, tuple[str, str]] = {
 # or pair of characters) or (role, record field[, wildcard value]); arguments left out get the
 # operation's default role (see claw_declared). Tools not listed are inferred from their verb.
 Role = str | tuple[str, ...]
-OPS: dict[str, tuple[str, str, dict[str, Role], dict[str, Any]]] = {
+OPS: dict[str, tuple[str, str, dict[str, Role], dict[str, object]]] = {
     "gmail_list_messages": ("list", "messages", {"max_results": "limit", "days_back": "ignored"}, {}),
     "gmail_get_message": ("get", "messages", {"message_id": "key"}, {}),
     "gmail_send_message": ("create", "sent", {}, {}),

@@ -7,8 +7,6 @@ shape it reads (other keys are allowed and ignored), so that a malformed task is
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 Scalar = str | int | float | bool | None
@@ -23,12 +21,12 @@ class _Prompt(_Loose):
 
 
 class _Service(_Loose):
-    name: Any = None  # its own check gives the clearer message (a lower-case name)
+    name: object = None  # its own check gives the clearer message (a lower-case name)
     env: dict[str, Scalar] = Field(default_factory=dict)
 
 
 class _Schema(_Loose):
-    properties: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    properties: dict[str, dict[str, object]] = Field(default_factory=dict)
     required: list[str] = Field(default_factory=list)
 
 
@@ -79,7 +77,7 @@ class TaskShape(_Loose):
     reference_solution: Scalar = ""
 
 
-def shape_problem(task: Any) -> str:
+def shape_problem(task: object) -> str:
     """What in a parsed ``task.yaml`` the importer cannot read, as ``field: message`` (empty when nothing)."""
     if not isinstance(task, dict):
         return f"expected a mapping at the top, got {type(task).__name__}"

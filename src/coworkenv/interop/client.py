@@ -26,7 +26,7 @@ from coworkenv.trajectory import Grade, Trajectory
 class RemoteError(RuntimeError):
     """The server refused a request; ``status`` is its HTTP status."""
 
-    def __init__(self, status: int, detail: Any) -> None:
+    def __init__(self, status: int, detail: object) -> None:
         super().__init__(f"HTTP {status}: {detail}")
         self.status = status
         self.detail = detail
@@ -61,8 +61,9 @@ class EnvClient:
             self._local.conn = conn
         return conn
 
-    def request(self, method: str, path: str, body: Any = None) -> Any:
-        """One JSON request; a dropped keep-alive connection is reopened once."""
+    def request(self, method: str, path: str, body: object = None) -> Any:
+        """One JSON request; a dropped keep-alive connection is reopened once. The answer is the server's JSON,
+        of the shape its route documents."""
         payload = None if body is None else json.dumps(body).encode()
         for attempt in (0, 1):
             conn = self._connection()
@@ -81,12 +82,12 @@ class EnvClient:
             raise RemoteError(resp.status, parsed.get("detail") if isinstance(parsed, dict) else parsed)
         return parsed
 
-    def health(self) -> dict[str, Any]:
-        health: dict[str, Any] = self.request("GET", "/health")
+    def health(self) -> dict[str, object]:
+        health: dict[str, object] = self.request("GET", "/health")
         return health
 
-    def environments(self) -> list[dict[str, Any]]:
-        listed: list[dict[str, Any]] = self.request("GET", "/environments")
+    def environments(self) -> list[dict[str, object]]:
+        listed: list[dict[str, object]] = self.request("GET", "/environments")
         return listed
 
     def spec(self, env_id: str) -> TaskSpec:
@@ -103,7 +104,7 @@ class EnvClient:
         max_turns: int | None = None,
     ) -> RemoteEnv:
         """Open a session on ``env_id`` (or on an inline ``spec``)."""
-        body: dict[str, Any] = {"seed": seed, "max_turns": max_turns}
+        body: dict[str, object] = {"seed": seed, "max_turns": max_turns}
         if spec is not None:
             body["spec"] = spec.model_dump(mode="json")
         else:
@@ -135,7 +136,7 @@ class RemoteEnv:
         self.env_id = env_id
         self._first: Observation | None = first
         self._spec: TaskSpec | None = None
-        self.messages: list[dict[str, Any]] = list(first.messages)
+        self.messages: list[dict[str, object]] = list(first.messages)
         self.done = first.done
         self.steps = 0
 
@@ -156,7 +157,7 @@ class RemoteEnv:
         self.steps = 0
         return obs
 
-    def step(self, turn: Any) -> Observation:
+    def step(self, turn: object) -> Observation:
         self._first = None
         was_done = self.done
         wire = turn.model_dump(mode="json", exclude={"usage"}) if isinstance(turn, AssistantTurn) else turn
@@ -173,8 +174,8 @@ class RemoteEnv:
     def grade(self) -> Grade:
         return Grade.model_validate(self.client.request("POST", self._path("/grade")))
 
-    def state(self) -> dict[str, Any]:
-        state: dict[str, Any] = self.client.request("GET", self._path("/state"))
+    def state(self) -> dict[str, object]:
+        state: dict[str, object] = self.client.request("GET", self._path("/state"))
         return state
 
     def end(self, reason: str) -> None:
@@ -191,7 +192,7 @@ class RemoteEnv:
     async def areset(self) -> Observation:
         return await asyncio.to_thread(self.reset)
 
-    async def astep(self, turn: Any) -> Observation:
+    async def astep(self, turn: object) -> Observation:
         return await asyncio.to_thread(self.step, turn)
 
     async def agrade(self) -> Grade:

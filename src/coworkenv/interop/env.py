@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from coworkenv.interop.catalog import Catalog
 from coworkenv.runtime.asynchronous import AsyncMethods
@@ -34,7 +33,7 @@ class Env(AsyncMethods[Observation]):
         return self.runtime.spec
 
     @property
-    def messages(self) -> list[dict[str, Any]]:
+    def messages(self) -> list[dict[str, object]]:
         return self.runtime.messages
 
     @property
@@ -44,7 +43,7 @@ class Env(AsyncMethods[Observation]):
     def reset(self) -> Observation:
         return self._observe(self.runtime.reset())
 
-    def step(self, turn: Any) -> Observation:
+    def step(self, turn: object) -> Observation:
         """``turn``: an AssistantTurn, an OpenAI assistant message dict, or plain text to the user."""
         return self._observe(self.runtime.step(turn))
 
@@ -54,7 +53,7 @@ class Env(AsyncMethods[Observation]):
     def end(self, reason: str) -> None:
         self.runtime.end(reason)
 
-    def state(self) -> dict[str, Any]:
+    def state(self) -> dict[str, object]:
         """Where the episode stands: step, done, the messages and the workspace's content hash and diff."""
         rt = self.runtime
         return {
@@ -80,7 +79,7 @@ class Env(AsyncMethods[Observation]):
         return replace(obs, reward=grade.score, info=info)
 
 
-def resolve_spec(source: TaskSpec | dict[str, Any] | str | Path, env_id: str | None = None) -> TaskSpec:
+def resolve_spec(source: TaskSpec | dict[str, object] | str | Path, env_id: str | None = None) -> TaskSpec:
     """A spec from a TaskSpec, spec data, a spec file, or a bank/spec folder plus ``env_id``.
 
     ``"BANK::ID"`` is shorthand for ``(BANK, env_id=ID)``.
@@ -101,7 +100,7 @@ def resolve_spec(source: TaskSpec | dict[str, Any] | str | Path, env_id: str | N
 
 
 def make(
-    source: TaskSpec | dict[str, Any] | str | Path,
+    source: TaskSpec | dict[str, object] | str | Path,
     env_id: str | None = None,
     *,
     seed: int = 0,

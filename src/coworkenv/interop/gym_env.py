@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import string
 from pathlib import Path
-from typing import Any
 
 import gymnasium
 from gymnasium import spaces
@@ -35,7 +34,7 @@ class CoworkEnv(gymnasium.Env[str, str]):
 
     def __init__(
         self,
-        spec: TaskSpec | dict[str, Any] | str | Path | None = None,
+        spec: TaskSpec | dict[str, object] | str | Path | None = None,
         bank: str | Path | None = None,
         env_id: str | None = None,
         split: str | None = None,
@@ -58,16 +57,18 @@ class CoworkEnv(gymnasium.Env[str, str]):
         self.action_space = spaces.Text(max_length=4096, min_length=0, charset=CHARSET)
         self.env: Env | None = None
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, object] | None = None
+    ) -> tuple[str, dict[str, object]]:
         super().reset(seed=seed)
         ids = self.catalog.ids()
-        chosen = (options or {}).get("env_id") or ids[int(self.np_random.integers(len(ids)))]
+        chosen = str((options or {}).get("env_id") or ids[int(self.np_random.integers(len(ids)))])
         episode_seed = int(self.np_random.integers(2**31))
         self.env = Env(self.catalog.get(chosen), seed=episode_seed)
         obs = self.env.reset()
         return self._text(obs.messages), {"env_id": chosen, "seed": episode_seed, "tools": obs.tools}
 
-    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, object]]:
         if self.env is None:
             raise RuntimeError("call reset() before step()")
         obs: Observation = self.env.step(parse_assistant_text(str(action), self.env.runtime.step_count + 1))
@@ -82,7 +83,7 @@ class CoworkEnv(gymnasium.Env[str, str]):
             return None
         return "\n".join(f"{m['role']}: {m.get('content') or ''}" for m in self.env.messages)
 
-    def _text(self, messages: list[dict[str, Any]]) -> str:
+    def _text(self, messages: list[dict[str, object]]) -> str:
         """ASCII JSON of the messages, contents shortened evenly if it would not fit the space."""
         text = json.dumps(messages, ensure_ascii=True)
         if len(text) <= self.max_chars:

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ValidationError
 M = TypeVar("M", bound=BaseModel)
 
 
-def body_schema(model: type[BaseModel]) -> dict[str, Any]:
+def body_schema(model: type[BaseModel]) -> dict[str, object]:
     """The OpenAPI entry of a body that a route reads itself (``openapi_extra``)."""
     return {"requestBody": {"required": True, "content": {"application/json": {"schema": model.model_json_schema()}}}}
 
@@ -43,7 +43,7 @@ async def read_body(request: Request, model: type[M], pool: Executor, limit: int
     return await asyncio.get_running_loop().run_in_executor(pool, parse_body, b"".join(chunks), model)
 
 
-def _refuse_constant(name: str) -> Any:
+def _refuse_constant(name: str) -> object:
     raise ValueError(f"{name} is not a JSON number")
 
 
@@ -73,13 +73,13 @@ def _clean(text: str) -> str:
     return text
 
 
-def without_lone_surrogates(value: Any) -> Any:
+def without_lone_surrogates(value: object) -> object:
     """``value`` (decoded JSON) with every string cleaned of lone surrogates; iterative, for any depth."""
     if isinstance(value, str):
         return _clean(value)
     if not isinstance(value, dict | list):
         return value
-    stack: list[Any] = [value]
+    stack: list[Any] = [value]  # dicts and lists, indexed by their own keys
     while stack:
         node = stack.pop()
         keys = list(node) if isinstance(node, dict) else range(len(node))

@@ -23,9 +23,8 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import asynccontextmanager, contextmanager
-from typing import Any
 
-from fastapi import Depends, FastAPI, Header, HTTPException, Request
+from fastapi import Depends, FastAPI, Header, HTTPException, Request, params
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse
@@ -45,7 +44,7 @@ TOKEN_ENV = "COWORKENV_TOKEN"
 
 class CreateSession(BaseModel):
     env_id: str | None = Field(None, description="an id from GET /environments")
-    spec: dict[str, Any] | None = Field(None, description="an inline TaskSpec instead of env_id")
+    spec: dict[str, object] | None = Field(None, description="an inline TaskSpec instead of env_id")
     seed: int = 0
     max_turns: int | None = Field(None, ge=1, description="cap below the spec's own turn limit")
 
@@ -58,7 +57,7 @@ class SessionOut(BaseModel):
 
 
 class StepRequest(BaseModel):
-    turn: dict[str, Any] | str = Field(
+    turn: dict[str, object] | str = Field(
         description="{'content', 'tool_calls': [{'id', 'name', 'arguments'}]} or an OpenAI assistant message, "
         "or plain text addressed to the user"
     )
@@ -68,16 +67,16 @@ class EndRequest(BaseModel):
     reason: str = "client_ended"
 
 
-class ToolArguments(RootModel[dict[str, Any] | None]):
+class ToolArguments(RootModel[dict[str, object] | None]):
     """The arguments of one tool call (absent or null: none)."""
 
-    root: dict[str, Any] | None = None
+    root: dict[str, object] | None = None
 
 
 class SafeJSONResponse(JSONResponse):
     """JSON that escapes lone surrogates instead of failing (text from a catalog's files can hold them)."""
 
-    def render(self, content: Any) -> bytes:
+    def render(self, content: object) -> bytes:
         return json_text(content, sort_keys=False).encode("utf-8")
 
 
@@ -141,15 +140,15 @@ def create_app(
         return JSONResponse({"detail": "; ".join(parts[:5])}, status_code=422)
 
     @app.get("/health")
-    async def health() -> dict[str, Any]:
+    async def health() -> dict[str, object]:
         return {"status": "ok", "sessions": len(store), "environments": len(catalog)}
 
     @app.get("/environments", dependencies=auth)
-    async def environments() -> list[dict[str, Any]]:
+    async def environments() -> list[dict[str, object]]:
         return catalog.summary()
 
     @app.get("/environments/{env_id}", dependencies=auth)
-    async def environment(env_id: str) -> dict[str, Any]:
+    async def environment(env_id: str) -> dict[str, object]:
         """The full spec (reference included): for trusted harnesses running their own policies."""
         try:
             return catalog.get(env_id).model_dump(mode="json")
@@ -161,11 +160,11 @@ def create_app(
     return app
 
 
-def _add_guarded_docs(app: FastAPI, auth: list[Any]) -> None:
+def _add_guarded_docs(app: FastAPI, auth: list[params.Depends]) -> None:
     """The OpenAPI schema and its two viewers, behind the token like every other route."""
 
     @app.get("/openapi.json", dependencies=auth, include_in_schema=False)
-    async def openapi() -> dict[str, Any]:
+    async def openapi() -> dict[str, object]:
         return app.openapi()
 
     @app.get("/docs", dependencies=auth, include_in_schema=False)
@@ -178,7 +177,12 @@ def _add_guarded_docs(app: FastAPI, auth: list[Any]) -> None:
 
 
 def _add_session_routes(
-    app: FastAPI, catalog: Catalog, store: SessionStore, auth: list[Any], allow_inline: bool, parsing: Executor
+    app: FastAPI,
+    catalog: Catalog,
+    store: SessionStore,
+    auth: list[params.Depends],
+    allow_inline: bool,
+    parsing: Executor,
 ) -> None:
     """One episode per session: open, step, inspect, grade, close."""
 
@@ -203,7 +207,7 @@ def _add_session_routes(
         return await store.run(sid, lambda e: e.reset())
 
     @app.get("/sessions/{sid}/state", dependencies=auth)
-    async def state(sid: str) -> dict[str, Any]:
+    async def state(sid: str) -> dict[str, object]:
         return {"session_id": sid, **(await store.run(sid, lambda e: e.state()))}
 
     @app.post("/sessions/{sid}/grade", dependencies=auth)
@@ -211,24 +215,24 @@ def _add_session_routes(
         return await store.run(sid, lambda e: e.grade())
 
     @app.post("/sessions/{sid}/end", dependencies=auth, openapi_extra=body_schema(EndRequest))
-    async def end(sid: str, request: Request) -> dict[str, Any]:
+    async def end(sid: str, request: Request) -> dict[str, object]:
         body = await read_body(request, EndRequest, parsing, store.limits.max_body)
         await store.run(sid, lambda e: e.end(body.reason))
         return {"session_id": sid, "done": True, "done_reason": body.reason}
 
     @app.get("/sessions/{sid}/trajectory", dependencies=auth)
-    async def trajectory(sid: str, policy: str = "", sample: int = 0) -> dict[str, Any]:
+    async def trajectory(sid: str, policy: str = "", sample: int = 0) -> dict[str, object]:
         traj = await store.run(sid, lambda e: e.trajectory(policy=policy, sample=sample))
         return traj.model_dump(mode="json")
 
     @app.delete("/sessions/{sid}", dependencies=auth)
-    async def delete(sid: str) -> dict[str, Any]:
+    async def delete(sid: str) -> dict[str, object]:
         store.close(sid)
         return {"session_id": sid, "closed": True}
 
 
 def _add_tool_endpoints(
-    app: FastAPI, catalog: Catalog, store: SessionStore, auth: list[Any], parsing: Executor
+    app: FastAPI, catalog: Catalog, store: SessionStore, auth: list[params.Depends], parsing: Executor
 ) -> None:
     """Per-tool endpoints on one standing session per environment, in the way Claw-Eval's mock
     services work: ``tool_endpoints`` POST the arguments, ``reset_endpoint`` starts over."""
@@ -247,7 +251,7 @@ def _add_tool_endpoints(
         return sid
 
     @app.post("/environments/{env_id}/tools/{tool}", dependencies=auth, openapi_extra=body_schema(ToolArguments))
-    async def call_tool(env_id: str, tool: str, request: Request) -> dict[str, Any]:
+    async def call_tool(env_id: str, tool: str, request: Request) -> dict[str, object]:
         args = (await read_body(request, ToolArguments, parsing, store.limits.max_body)).root
         name = without_lone_surrogates(tool)  # a path segment can spell a surrogate too (%ED%A0%80 decodes to one)
         call = {"id": f"http_{name}", "name": name, "arguments": args or {}}
@@ -255,7 +259,7 @@ def _add_tool_endpoints(
         return {"content": obs.messages[0]["content"] if obs.messages else "", "done": obs.done}
 
     @app.post("/environments/{env_id}/reset", dependencies=auth)
-    async def reset_env(env_id: str) -> dict[str, Any]:
+    async def reset_env(env_id: str) -> dict[str, object]:
         return {"env_id": env_id, "session_id": session_of(env_id, fresh=True)}
 
     @app.post("/environments/{env_id}/grade", dependencies=auth)
@@ -300,7 +304,7 @@ def serve(app: FastAPI, host: str = "127.0.0.1", port: int = 8000, token: str | 
 
 
 @contextmanager
-def running(app: Any, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
+def running(app: FastAPI, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
     """Run an ASGI app on a real uvicorn server in a background thread; yields its base URL.
 
     ``port=0`` picks a free port. For tests, benchmarks and notebooks; the server stops on exit.

@@ -63,7 +63,7 @@ class EpisodeHost:
         ]
         return env_tools + _EXTRA_TOOLS
 
-    def call(self, name: str, arguments: dict[str, Any] | None) -> tuple[str, bool]:
+    def call(self, name: str, arguments: dict[str, object] | None) -> tuple[str, bool]:
         """The text the client sees and whether it is an error."""
         if name == RESET:
             self.opening = self.env.reset()
@@ -96,14 +96,14 @@ def _render(obs: Observation, empty: str) -> str:
 def build_server(spec: TaskSpec, seed: int = 0) -> Server[Any]:
     host = EpisodeHost(spec, seed)
 
-    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+    async def list_tools(ctx: object, params: object) -> types.ListToolsResult:
         return types.ListToolsResult(tools=host.tools())
 
-    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(ctx: object, params: types.CallToolRequestParams) -> types.CallToolResult:
         text, error = host.call(params.name, params.arguments)
         return types.CallToolResult(content=[types.TextContent(text=text)], is_error=error)
 
-    async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+    async def list_resources(ctx: object, params: object) -> types.ListResourcesResult:
         return types.ListResourcesResult(
             resources=[
                 types.Resource(uri=GRADE_URI, name="grade", mime_type="application/json"),
@@ -111,7 +111,7 @@ def build_server(spec: TaskSpec, seed: int = 0) -> Server[Any]:
             ]
         )
 
-    async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+    async def read_resource(ctx: object, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         readers = {GRADE_URI: host.grade, CONVERSATION_URI: host.conversation}
         if str(params.uri) not in readers:
             raise ValueError(f"unknown resource {params.uri}")

@@ -13,31 +13,33 @@ from __future__ import annotations
 
 from typing import Any
 
+from fastapi import FastAPI
 from openenv.core.client_types import StepResult
 from openenv.core.env_client import EnvClient
-from openenv.core.env_server import Action, Environment, Observation, State, create_app
+from openenv.core.env_server import Action, Environment, State, create_app
+from openenv.core.env_server import Observation as OpenEnvObservation
 from pydantic import Field
 
 from coworkenv.interop.catalog import Catalog
-from coworkenv.interop.env import Env
+from coworkenv.interop.env import Env, Observation
 
 
 class CoworkAction(Action):
     """One assistant turn: text to the user, tool calls (``{"name", "arguments"}``), or both."""
 
     content: str = ""
-    tool_calls: list[dict[str, Any]] = Field(default_factory=list)
+    tool_calls: list[dict[str, object]] = Field(default_factory=list)
 
 
-class CoworkObservation(Observation):
+class CoworkObservation(OpenEnvObservation):
     """The new messages, the tools, and the grade once the episode is done."""
 
     env_id: str = ""
-    messages: list[dict[str, Any]] = Field(default_factory=list)
-    tools: list[dict[str, Any]] = Field(default_factory=list)
+    messages: list[dict[str, object]] = Field(default_factory=list)
+    tools: list[dict[str, object]] = Field(default_factory=list)
     step: int = 0
     done_reason: str = ""
-    grade: dict[str, Any] | None = None
+    grade: dict[str, object] | None = None
 
 
 class CoworkState(State):
@@ -60,7 +62,7 @@ class CoworkOpenEnv(Environment[CoworkAction, CoworkObservation, CoworkState]):
         self.episode_id: str | None = None
 
     def reset(
-        self, seed: int | None = None, episode_id: str | None = None, env_id: str | None = None, **kwargs: Any
+        self, seed: int | None = None, episode_id: str | None = None, env_id: str | None = None, **kwargs: object
     ) -> CoworkObservation:
         """Start an episode of ``env_id`` (else the ``seed``-th environment, else the first)."""
         ids = self.catalog.ids()
@@ -69,7 +71,7 @@ class CoworkOpenEnv(Environment[CoworkAction, CoworkObservation, CoworkState]):
         self.episode_id = episode_id
         return self._observe(self.env.reset())
 
-    def step(self, action: CoworkAction, timeout_s: float | None = None, **kwargs: Any) -> CoworkObservation:
+    def step(self, action: CoworkAction, timeout_s: float | None = None, **kwargs: object) -> CoworkObservation:
         """Play one assistant turn; an episode not started, or over, is an error the client sees."""
         if self.env is None:
             raise RuntimeError("no episode: call reset first")
@@ -91,7 +93,7 @@ class CoworkOpenEnv(Environment[CoworkAction, CoworkObservation, CoworkState]):
             state_hash=now["state_hash"],
         )
 
-    def _observe(self, obs: Any) -> CoworkObservation:
+    def _observe(self, obs: Observation) -> CoworkObservation:
         assert self.env is not None
         return CoworkObservation(
             env_id=self.env.spec.id,
@@ -105,7 +107,7 @@ class CoworkOpenEnv(Environment[CoworkAction, CoworkObservation, CoworkState]):
         )
 
 
-def create_openenv_app(catalog: Catalog, max_sessions: int = 64) -> Any:
+def create_openenv_app(catalog: Catalog, max_sessions: int = 64) -> FastAPI:
     """The FastAPI app OpenEnv's factory builds for a catalog: ``/reset``, ``/step``, ``/state``, ``/schema``,
     ``/ws`` (a WebSocket session per client, up to ``max_sessions`` at once)."""
     if not len(catalog):
@@ -118,12 +120,12 @@ def create_openenv_app(catalog: Catalog, max_sessions: int = 64) -> Any:
 class CoworkEnvClient(EnvClient[CoworkAction, CoworkObservation, CoworkState]):
     """OpenEnv's WebSocket client, typed for coworkenv's actions and observations."""
 
-    def _step_payload(self, action: CoworkAction) -> dict[str, Any]:
+    def _step_payload(self, action: CoworkAction) -> dict[str, object]:
         return dict(action.model_dump(exclude={"metadata"}))
 
     def _parse_result(self, payload: dict[str, Any]) -> StepResult[CoworkObservation]:
         obs = CoworkObservation(**payload.get("observation", {}), reward=payload.get("reward"), done=payload["done"])
         return StepResult(observation=obs, reward=payload.get("reward"), done=bool(payload.get("done")))
 
-    def _parse_state(self, payload: dict[str, Any]) -> CoworkState:
+    def _parse_state(self, payload: dict[str, object]) -> CoworkState:
         return CoworkState(**payload)

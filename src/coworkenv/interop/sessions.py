@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from coworkenv.interop.cancel import Overrun, run_limited
 from coworkenv.interop.env import Env
@@ -132,5 +132,5 @@ class SessionStore:
         self.pool.shutdown(wait=False, cancel_futures=True)
 
 
-def describe(session: Session) -> dict[str, Any]:
+def describe(session: Session) -> dict[str, object]:
     return {"session_id": session.id, "env_id": session.env.spec.id, "seed": session.env.runtime.seed}

@@ -56,11 +56,11 @@ def _tool_method(function: dict[str, Any]) -> Callable[..., str]:
     props: dict[str, Any] = function["parameters"].get("properties", {})
     required = set(function["parameters"].get("required", []))
 
-    def method(self: CoworkTrlEnv, **kwargs: Any) -> str:
+    def method(self: CoworkTrlEnv, **kwargs: object) -> str:
         return self._call(name, kwargs)
 
     params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-    annotations: dict[str, Any] = {}
+    annotations: dict[str, object] = {}
     ordered = sorted(props, key=lambda k: k not in required)  # required first: a valid Python signature
     for key in ordered:
         hint = _py_type(props[key])
@@ -87,17 +87,17 @@ class CoworkTrlEnv:
         self._rng = random.Random(seed)
         self.env: Env | None = None
 
-    def reset(self, env_id: str | None = None, **row: Any) -> str:
+    def reset(self, env_id: str | None = None, **row: object) -> str:
         """Start an episode of ``env_id`` (a dataset column) or a drawn environment; returns the opening request."""
         chosen = env_id if env_id in self.specs else self._rng.choice(sorted(self.specs))
         self.env = Env(self.specs[chosen])
-        opening: str = self.env.reset().messages[-1]["content"]
+        opening = str(self.env.reset().messages[-1]["content"])
         return opening
 
     def get_reward(self) -> float:
         return self.env.grade().score if self.env is not None else 0.0
 
-    def _call(self, name: str, arguments: dict[str, Any]) -> str:
+    def _call(self, name: str, arguments: dict[str, object]) -> str:
         if self.env is None or self.env.done:
             return OVER
         args = {k: v for k, v in arguments.items() if v is not None}
@@ -117,7 +117,7 @@ def environment_class(specs: Iterable[TaskSpec]) -> type[CoworkTrlEnv]:
         for schema in Environment(spec).router.schemas():
             functions.setdefault(schema["function"]["name"], schema["function"])
     functions[MESSAGE_USER] = _MESSAGE_SCHEMA
-    members: dict[str, Any] = {name: _tool_method(fn) for name, fn in sorted(functions.items())}
+    members: dict[str, object] = {name: _tool_method(fn) for name, fn in sorted(functions.items())}
     members["specs"] = by_id
     return type("CoworkEnvironment", (CoworkTrlEnv,), members)
 
@@ -129,7 +129,7 @@ def environment_factory(specs: Iterable[TaskSpec], seed: int = 0) -> Callable[[]
     return lambda: cls(seed=seed + next(counter))
 
 
-def prompt_rows(specs: Iterable[TaskSpec]) -> list[dict[str, Any]]:
+def prompt_rows(specs: Iterable[TaskSpec]) -> list[dict[str, object]]:
     """Dataset rows: the system prompt, an empty user turn that ``reset`` fills with the request, and ``env_id``."""
     return [
         {"prompt": [{"role": "system", "content": system_prompt(s)}, {"role": "user", "content": ""}], "env_id": s.id}
@@ -137,7 +137,7 @@ def prompt_rows(specs: Iterable[TaskSpec]) -> list[dict[str, Any]]:
     ]
 
 
-RESPONSE_TEMPLATE: dict[str, Any] = {
+RESPONSE_TEMPLATE: dict[str, object] = {
     "defaults": {"role": "assistant"},
     "start_anchor": "<start_of_turn>model\n",
     "fields": {

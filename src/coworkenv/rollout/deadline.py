@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from types import TracebackType
+from types import FrameType, TracebackType
 from typing import Any
 
 
@@ -44,7 +44,7 @@ def alarm(seconds: float) -> Iterator[None]:
         yield
         return
 
-    def _fire(signum: int, frame: Any) -> None:
+    def _fire(signum: int, frame: object) -> None:
         raise _Alarm
 
     previous = signal.signal(signal.SIGALRM, _fire)
@@ -67,7 +67,7 @@ class Deadline:
         """Set when the budget ran out: the episode's error is then a timeout, whatever its text."""
         self._armed = False
         self._in_call = False
-        self._previous: Any = None
+        self._previous: Callable[[int, FrameType | None], object] | int | signal.Handlers | None = None
 
     def __enter__(self) -> Deadline:
         """Arm the timer for the rest of the episode (main thread only; elsewhere calls are checked as they start)."""
@@ -83,7 +83,7 @@ class Deadline:
             signal.signal(signal.SIGALRM, self._previous)
             self._armed = False
 
-    def _fire(self, signum: int, frame: Any) -> None:
+    def _fire(self, signum: int, frame: object) -> None:
         if self._in_call:
             raise _Alarm
         self.expired = True  # between calls: the environment's step finishes, the next call raises
@@ -108,5 +108,5 @@ class Deadline:
             self.expired = True
             raise EpisodeTimeout(f"episode exceeded its time budget (interrupted after {left:.1f}s)") from None
 
-    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+    def act(self, messages: list[dict[str, object]], tools: list[dict[str, object]]) -> Any:
         return self(messages, tools)

@@ -127,7 +127,7 @@ class Pool:
         self,
         chunks: list[list[EpisodeTask]],
         policy: str,
-        opts: dict[str, Any],
+        opts: dict[str, object],
         options: RunOptions,
         workers: int,
         known: SpecCache,
@@ -145,7 +145,9 @@ class Pool:
         self.plays = policy.startswith(SCRIPTED_POLICIES) and workers > 1  # the driver plays chunks too
         self.policy_spec, self.policy_options = policy, opts
         self.policy: Any = None  # the driver's, built when the batches are first asked for
-        self.poller: Any = None  # the workers' pipes, looked at between the driver's episodes (see answered)
+        self.poller: select.poll | None = (
+            None  # the workers' pipes, looked at between the driver's episodes (see answered)
+        )
         self.workers: list[Worker] = []
         self.done: dict[int, Batch] = {}
         self.next_sent = self.next_out = 0

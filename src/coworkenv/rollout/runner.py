@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from coworkenv.bank.sources import load_specs
@@ -35,7 +36,7 @@ from coworkenv.rollout.worker import (
     run_lockstep_tasks,
     run_tasks,
 )
-from coworkenv.runtime.policy import BatchPolicy
+from coworkenv.runtime.policy import BatchPolicy, Policy, TaskPolicy
 from coworkenv.spec.models import TaskSpec
 
 
@@ -51,7 +52,7 @@ class RolloutSummary:
     skipped: int
     ran: int
     seconds: float
-    counts: dict[str, Any] = field(default_factory=dict)
+    counts: dict[str, object] = field(default_factory=dict)
 
     @property
     def episodes_per_second(self) -> float:
@@ -64,12 +65,12 @@ def plan_tasks(specs: Sequence[TaskSpec], samples: int, seed: int) -> list[Episo
     return tasks_of([s.model_dump(mode="json") for s in specs], samples, seed)
 
 
-def tasks_of(dumps: list[dict[str, Any]], samples: int, seed: int) -> list[EpisodeTask]:
+def tasks_of(dumps: list[dict[str, object]], samples: int, seed: int) -> list[EpisodeTask]:
     """:func:`plan_tasks` of specs already dumped."""
     return [EpisodeTask(spec=d, sample=k, seed=seed + k) for d in dumps for k in range(samples)]
 
 
-def known_specs(dumps: list[dict[str, Any]], specs: Sequence[TaskSpec], options: RunOptions) -> SpecCache:
+def known_specs(dumps: list[dict[str, object]], specs: Sequence[TaskSpec], options: RunOptions) -> SpecCache:
     """The run's specs known by their dumps, so that no process of the run that has them (this one, and the pool
     workers it forks) validates a dump of a spec it was given validated."""
     known = SpecCache(limit=max(256, len(specs)))
@@ -114,9 +115,9 @@ def rollout_bank(
     ray_address: str | None = None,
     chunk_size: int | None = None,
     batch_size: int = 16,
-    policy_options: dict[str, Any] | None = None,
+    policy_options: Mapping[str, object] | None = None,
     progress: bool = True,
-    console: Any = None,
+    console: Console | None = None,
 ) -> RolloutSummary:
     """Run ``samples`` episodes of ``policy`` on every spec of ``bank`` into the store at ``out``.
 
@@ -161,7 +162,7 @@ def rollout_bank(
     store.write_manifest({"config": config, "status": "running", "planned": len(tasks)})
     size = chunk_size or auto_chunk_size(name, len(todo), workers)
     chunks = chunked(todo, size) if chunk_size or not parallel else tapered(todo, size, max(workers, 1))
-    opts = policy_options or {}
+    opts = dict(policy_options or {})
     start = time.perf_counter()
     with ExitStack() as cleanup:
         if ray_address is not None:
@@ -191,7 +192,7 @@ def _drain(
     done: int,
     name: str,
     show: bool,
-    console: Any,
+    console: Console | None,
 ) -> None:
     """Append each batch of records as it arrives, with a progress bar; ``outcomes`` takes theirs as the store
     would keep them (so the summary needs no second read of the store)."""
@@ -221,20 +222,19 @@ def _drain(
 def _inline(
     tasks: list[EpisodeTask],
     chunk: int,
-    policy: Any,
-    opts: dict[str, Any],
+    policy: str | Policy | TaskPolicy | BatchPolicy,
+    opts: dict[str, object],
     options: RunOptions,
     batch_size: int,
     specs: SpecCache,
 ) -> Iterator[Batch]:
-    if isinstance(policy, str):
-        policy = make_policy(policy, **opts)
-    if isinstance(policy, BatchPolicy):
+    actor: Policy | TaskPolicy | BatchPolicy = make_policy(policy, **opts) if isinstance(policy, str) else policy
+    if isinstance(actor, BatchPolicy):
         for group in chunked(tasks, batch_size):
-            yield run_lockstep_tasks(group, policy, options)
+            yield run_lockstep_tasks(group, actor, options)
         return
     for group in chunked(tasks, chunk):
-        yield run_tasks(group, policy, options, specs)
+        yield run_tasks(group, actor, options, specs)
 
 
 def _as_rollout_errors(batches: Iterator[Batch]) -> Iterator[Batch]:
@@ -246,7 +246,12 @@ def _as_rollout_errors(batches: Iterator[Batch]) -> Iterator[Batch]:
 
 
 def _ray(
-    chunks: list[list[EpisodeTask]], policy: str, opts: dict[str, Any], options: RunOptions, workers: int, address: str
+    chunks: list[list[EpisodeTask]],
+    policy: str,
+    opts: dict[str, object],
+    options: RunOptions,
+    workers: int,
+    address: str,
 ) -> Iterator[Batch]:
     """One Ray actor per worker (``workers=0``: one per CPU of the cluster) on the cluster at ``address``
     (:func:`coworkenv.cluster.connect`)."""

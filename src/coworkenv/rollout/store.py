@@ -182,7 +182,7 @@ class RolloutStore:
         self.episodes_path = self.root / EPISODES_FILE
         self.manifest_path = self.root / MANIFEST_FILE
 
-    def open(self, config: dict[str, Any]) -> dict[str, Outcome]:
+    def open(self, config: dict[str, object]) -> dict[str, Outcome]:
         """Prepare for appending under ``config``; returns the outcome of every episode already stored
         (the record that :meth:`records` would keep for its key)."""
         self.root.mkdir(parents=True, exist_ok=True)
@@ -238,7 +238,7 @@ class RolloutStore:
         manifest: dict[str, Any] = json.loads(self.manifest_path.read_text(encoding="utf-8"))
         return manifest
 
-    def write_manifest(self, data: dict[str, Any]) -> None:
+    def write_manifest(self, data: dict[str, object]) -> None:
         atomic_write_json(self.manifest_path, data)
 
     def records(self) -> Iterator[EpisodeRecord]:
@@ -276,7 +276,7 @@ def iter_episodes(
                 yield record
 
 
-def counts(records: Iterable[_Ended]) -> dict[str, Any]:
+def counts(records: Iterable[_Ended]) -> dict[str, object]:
     """Headline figures of a set of episode records (or their :class:`Outcome`), for manifests and summaries."""
     records = list(records)
     by_status: dict[str, int] = {}

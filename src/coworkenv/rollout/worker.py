@@ -16,7 +16,8 @@ from coworkenv.rollout.policies import make_policy
 from coworkenv.rollout.store import Batch, Encoded, Spool, episode_key
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.episode import run_episode, run_lockstep
-from coworkenv.runtime.policy import actor_for
+from coworkenv.runtime.observation import EpisodeEnv
+from coworkenv.runtime.policy import BatchPolicy, Policy, TaskPolicy, actor_for
 from coworkenv.spec.models import TaskSpec
 from coworkenv.trajectory import EpisodeRecord, EpisodeStatus, Trajectory
 
@@ -48,7 +49,7 @@ class RunOptions:
     env_token: str | None = None
 
 
-def open_environment(spec: TaskSpec, seed: int, options: RunOptions) -> Any:
+def open_environment(spec: TaskSpec, seed: int, options: RunOptions) -> EpisodeEnv:
     """A local environment, or a session on ``coworkenv serve http`` when ``options.env_server`` is set."""
     if not options.env_server:
         return make_environment(
@@ -57,7 +58,7 @@ def open_environment(spec: TaskSpec, seed: int, options: RunOptions) -> Any:
     return client_for(options.env_server, options.env_token).make(spec=spec, seed=seed, max_turns=options.max_turns)
 
 
-def close_environment(env: Any) -> None:
+def close_environment(env: EpisodeEnv) -> None:
     """Free a remote session (local environments hold nothing to free)."""
     if hasattr(env, "close"):
         env.close()
@@ -126,15 +127,21 @@ class SpecEpisodes:
         """Whether its episodes share one local environment (not remote sessions, not LLM users)."""
         return not (self.options.env_server or self.options.user)
 
-    def environment(self, seed: int) -> Any:
+    def environment(self, seed: int) -> EpisodeEnv:
         if not self.shared:  # remote sessions and LLM users: one per episode
             return open_environment(self.spec, seed, self.options)
+        return self.local(seed)
+
+    def local(self, seed: int) -> Environment:
+        """The shared local environment, built on first use and reseeded to ``seed``."""
         if self.env is None:
-            self.env = open_environment(self.spec, seed, self.options)
+            self.env = make_environment(
+                self.spec, seed, fault_rate=self.options.fault_rate, max_turns=self.options.max_turns
+            )
         self.env.seed = seed
         return self.env
 
-    def run(self, task: EpisodeTask, policy: Any) -> Encoded:
+    def run(self, task: EpisodeTask, policy: Policy | TaskPolicy) -> Encoded:
         """Run one episode; never raises (a broken environment or trajectory becomes an ``error`` record)."""
         name = getattr(policy, "name", type(policy).__name__)
         try:
@@ -149,7 +156,9 @@ class SpecEpisodes:
         return encode_record(task, name, traj, None, timed_out=deadline.expired)
 
 
-def run_task(task: EpisodeTask, policy: Any, options: RunOptions, spec: TaskSpec | None = None) -> Encoded:
+def run_task(
+    task: EpisodeTask, policy: Policy | TaskPolicy, options: RunOptions, spec: TaskSpec | None = None
+) -> Encoded:
     """Run one episode; never raises (a broken spec, environment or trajectory becomes an ``error`` record)."""
     try:
         spec = spec or TaskSpec.model_validate(task.spec)
@@ -158,7 +167,7 @@ def run_task(task: EpisodeTask, policy: Any, options: RunOptions, spec: TaskSpec
     return SpecEpisodes(spec, options).run(task, policy)
 
 
-def run_lockstep_tasks(tasks: list[EpisodeTask], policy: Any, options: RunOptions) -> list[Encoded]:
+def run_lockstep_tasks(tasks: list[EpisodeTask], policy: BatchPolicy, options: RunOptions) -> list[Encoded]:
     """Episodes of a batching policy (``act_batch``) played together, one batched turn at a time.
 
     Never raises: episodes whose spec or environment cannot be built are error records, the
@@ -230,7 +239,7 @@ class SpecCache:
 
 
 def run_tasks(
-    tasks: list[EpisodeTask], policy: Any, options: RunOptions, cache: SpecCache | None = None
+    tasks: list[EpisodeTask], policy: Policy | TaskPolicy, options: RunOptions, cache: SpecCache | None = None
 ) -> list[Encoded]:
     """Episodes one after another, validating each distinct spec once and playing its samples in one
     environment (:class:`SpecEpisodes`); ``cache`` carries both over to the next call."""
@@ -313,7 +322,7 @@ def prepare_for_fork(
         try:
             episodes = _SPECS.get(task, options)
             if environments and episodes.shared and episodes.env is None:
-                episodes.environment(task.seed).workspace.state_hash()
+                episodes.local(task.seed).workspace.state_hash()
         except Exception:  # the worker meets it again and records it on the episode
             continue
 

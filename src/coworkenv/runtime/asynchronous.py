@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from coworkenv.trajectory import Grade
 
@@ -22,7 +22,7 @@ class AsyncMethods(ABC, Generic[Obs]):
     def reset(self) -> Obs: ...
 
     @abstractmethod
-    def step(self, turn: Any) -> Obs: ...
+    def step(self, turn: object) -> Obs: ...
 
     @abstractmethod
     def grade(self) -> Grade: ...
@@ -30,7 +30,7 @@ class AsyncMethods(ABC, Generic[Obs]):
     async def areset(self) -> Obs:
         return self.reset()
 
-    async def astep(self, turn: Any) -> Obs:
+    async def astep(self, turn: object) -> Obs:
         await asyncio.sleep(0)
         return self.step(turn)
 

@@ -10,7 +10,6 @@ injected where the spec says, and every episode ends (turn and tool-call limits)
 from __future__ import annotations
 
 import random
-from typing import Any
 
 from coworkenv.grading.answers import prompt_of
 from coworkenv.grading.score import grade as grade_episode
@@ -74,7 +73,7 @@ class Environment(AsyncMethods[Observation]):
         self.user = ScriptedUser(self.spec.user, self._today)
         self._rng: random.Random | None = None  # seeded when first drawn from: only random faults draw
         self._rng_seed = self.seed
-        self.messages: list[dict[str, Any]] = [
+        self.messages: list[dict[str, object]] = [
             {"role": "system", "content": self._system},
             {"role": "user", "content": self.user.opening()},
         ]
@@ -107,7 +106,7 @@ class Environment(AsyncMethods[Observation]):
     def rng(self, value: random.Random) -> None:
         self._rng = value
 
-    def step(self, turn: Any) -> Observation:
+    def step(self, turn: object) -> Observation:
         """Apply one agent turn; never raises on malformed input."""
         if self.done:
             return self._observation([], len(self._steps))
@@ -120,7 +119,7 @@ class Environment(AsyncMethods[Observation]):
         self._steps.append(record)
         self.log.last_step = index
         self.messages.append(parsed.message())
-        new: list[dict[str, Any]] = []
+        new: list[dict[str, object]] = []
         changed = False
         if problems:
             new.append(notice(f"Your last turn was malformed: {'; '.join(problems)}."))
@@ -144,7 +143,9 @@ class Environment(AsyncMethods[Observation]):
         self.messages.extend(new)
         return self._observation(new, index, self._stage_info(stage))
 
-    def _observation(self, new: list[dict[str, Any]], step: int = 0, info: dict[str, Any] | None = None) -> Observation:
+    def _observation(
+        self, new: list[dict[str, object]], step: int = 0, info: dict[str, object] | None = None
+    ) -> Observation:
         """The observation of ``new`` messages."""
         return Observation(
             new, self.router.schemas(), self.done, None, step, {"done_reason": self.done_reason, **(info or {})}
@@ -207,7 +208,7 @@ class Environment(AsyncMethods[Observation]):
         state = StageState(self.workspace, st.start)
         return grade_stage(st.views[st.index], state, self.log, st.first_step, self.violations)
 
-    def transcript(self) -> list[dict[str, Any]]:
+    def transcript(self) -> list[dict[str, object]]:
         """Every message of the episode, including those a ``notes`` stage no longer shows the agent."""
         return [*self.stages.earlier, *self.messages] if self.stages is not None else list(self.messages)
 
@@ -237,7 +238,7 @@ class Environment(AsyncMethods[Observation]):
 
     # --- internals ------------------------------------------------------------------------
 
-    def _user_reply(self, text: str, record: StepRecord) -> list[dict[str, Any]]:
+    def _user_reply(self, text: str, record: StepRecord) -> list[dict[str, object]]:
         reply = self.user.respond(text, self.workspace.state, self.log.calls)
         record.user = UserReply(step=record.index, kind=reply.kind, slots=reply.slots, approved=reply.approved)
         self.log.replies.append(record.user)
@@ -249,7 +250,7 @@ class Environment(AsyncMethods[Observation]):
             return []
         return [{"role": "user", "content": reply.text or ""}]
 
-    def _stage_info(self, before: int) -> dict[str, Any]:
+    def _stage_info(self, before: int) -> dict[str, object]:
         """When this step began a stage: its index, and whether the agent's view started over (a notes stage,
         whose new view is the system prompt and this step's messages)."""
         st = self.stages
@@ -257,7 +258,7 @@ class Environment(AsyncMethods[Observation]):
             return {}
         return {"stage": st.index, "view_reset": st.marks[-1].context == "notes"}
 
-    def _next_stage(self, step: int) -> list[dict[str, Any]]:
+    def _next_stage(self, step: int) -> list[dict[str, object]]:
         """Grade the stage that ended at ``step`` and open the next; the new messages go out with the step."""
         st = self.stages
         assert st is not None
@@ -270,6 +271,6 @@ class Environment(AsyncMethods[Observation]):
         self.tracker.record(step)
         return new
 
-    def _fire_events(self, after_step: int) -> list[dict[str, Any]]:
+    def _fire_events(self, after_step: int) -> list[dict[str, object]]:
         record = self._steps[-1] if self._steps else None
         return [n for firing in self.scheduler.at_step(after_step) for n in self.calls.fire(firing, record)]

@@ -57,7 +57,7 @@ OnTurns = Callable[[list[int], list[AssistantTurn]], None]
 
 def run_lockstep(
     envs: Sequence[EpisodeEnv],
-    act_batch: Callable[[list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]], list[AssistantTurn]],
+    act_batch: Callable[[list[tuple[list[dict[str, object]], list[dict[str, object]]]]], list[AssistantTurn]],
     *,
     policy_name: str = "",
     samples: Sequence[int] | None = None,

@@ -24,13 +24,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from coworkenv.expr import ExprError, evaluate, references, render
+from coworkenv.expr import Context, ExprError, evaluate, format_value, references, render
+from coworkenv.services.base import Record
 from coworkenv.spec.checks import record_matches
 from coworkenv.spec.models import Event, Mutation
 
-Records = Callable[[str, str], Mapping[str, dict[str, Any]]]
+Records = Callable[[str, str], Mapping[str, Record]]
 """The live records of a service's collection, in the collection's order (``Workspace.records``)."""
 
 
@@ -79,11 +79,11 @@ def targets(owner: str, mutations: list[Mutation], records: Records, missed: lis
     return out
 
 
-def _nothing(service: str, collection: str) -> Mapping[str, dict[str, Any]]:
+def _nothing(service: str, collection: str) -> Mapping[str, Record]:
     return {}
 
 
-def _resolved(template: Any, ctx: dict[str, Any]) -> bool:
+def _resolved(template: object, ctx: Context) -> bool:
     """Whether every ``${...}`` in ``template`` evaluates to a value (not null, no error)."""
     try:
         return all(evaluate(ref, ctx) is not None for ref in references(template))
@@ -91,7 +91,7 @@ def _resolved(template: Any, ctx: dict[str, Any]) -> bool:
         return False
 
 
-def _when(event: Event, args: dict[str, Any]) -> bool:
+def _when(event: Event, args: Mapping[str, object]) -> bool:
     if event.when is None:
         return True
     try:
@@ -164,7 +164,7 @@ class EventScheduler:
         self.pending = [f for f in self.pending if f.due > step]
         return [self._fire(f) for f in due]
 
-    def on_call(self, tool: str, args: dict[str, Any], step: int) -> list[Firing]:
+    def on_call(self, tool: str, args: Mapping[str, object], step: int) -> list[Firing]:
         """The firings a successful call triggers now; delayed ones are kept until their step."""
         now: list[Firing] = []
         ctx = {"args": args}
@@ -178,7 +178,10 @@ class EventScheduler:
                 m.model_copy(update={"record": render(m.record, ctx), "id": render(m.id, ctx)}) for m in event.mutations
             ]
             firing = Firing(
-                event, mutations, render(event.notify, ctx) if event.notify else None, step + (event.after or 0)
+                event,
+                mutations,
+                format_value(render(event.notify, ctx)) if event.notify else None,
+                step + (event.after or 0),
             )
             if event.after:
                 self.pending.append(firing)

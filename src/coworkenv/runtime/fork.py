@@ -30,6 +30,8 @@ from coworkenv.grading.tracking import SNAPSHOT_NESTED, SNAPSHOT_SHARED
 
 if TYPE_CHECKING:
     from coworkenv.runtime.environment import Environment
+    from coworkenv.runtime.policy import Policy
+    from coworkenv.runtime.turn import AssistantTurn
     from coworkenv.runtime.user import ScriptedUser
     from coworkenv.runtime.workspace import Workspace
     from coworkenv.services.base import Record
@@ -87,7 +89,7 @@ class Fields:
         """The attributes, with new copies of the containers (the snapshot stays as it was for the next restore)."""
         return _fresh(self.values, self.copied, self.nested)
 
-    def put(self, obj: Any) -> None:
+    def put(self, obj: object) -> None:
         """Give ``obj`` these attributes (a new attribute dict: nothing holds on to an object's ``vars``)."""
         obj.__dict__ = _fresh(self.values, self.copied, self.nested)
 
@@ -99,6 +101,7 @@ class Fields:
 
 
 def _fresh(values: dict[str, Any], copied: tuple[str, ...], nested: tuple[str, ...]) -> dict[str, Any]:
+    """``values`` with new copies of the ``copied`` containers and of the containers inside the ``nested`` ones."""
     out = values.copy()
     for key in copied:
         out[key] = out[key].copy()
@@ -180,7 +183,7 @@ class Snapshot:
     workspace: WorkspaceState
     components: dict[str, Fields]
     user_type: type[ScriptedUser]
-    rng: Any
+    rng: tuple[object, ...] | None
 
     @classmethod
     def of(cls, env: Environment) -> Snapshot:
@@ -208,7 +211,7 @@ class Snapshot:
             env.rng.setstate(self.rng)
 
 
-def _rng_state(env: Environment) -> Any:
+def _rng_state(env: Environment) -> tuple[object, ...] | None:
     """The generator's state; None where nothing draws from it (it draws only for random faults), so that it is
     still as the reset seeded it, in the trunk and in every fork alike."""
     return env.rng.getstate() if env.fault_rate else None
@@ -219,8 +222,8 @@ class Trunk:
     """One episode recorded for forking: before each step, what the agent saw, its turn, and the environment."""
 
     env: Environment
-    views: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]] = field(default_factory=list)
-    turns: list[Any] = field(default_factory=list)
+    views: list[tuple[list[dict[str, object]], list[dict[str, object]]]] = field(default_factory=list)
+    turns: list[AssistantTurn] = field(default_factory=list)
     states: list[Snapshot] = field(default_factory=list)
     """``states[k]``: the environment after k steps, up to the last step (one more than ``turns``)."""
     stage_at: list[int] = field(default_factory=list)
@@ -232,7 +235,7 @@ class Trunk:
     """Steps that forks took from the trunk instead of playing them (what forking saved)."""
 
     @classmethod
-    def record(cls, env: Environment, actor: Any) -> Trunk:
+    def record(cls, env: Environment, actor: Policy) -> Trunk:
         """Play ``actor`` in ``env`` from a reset, as :func:`~coworkenv.runtime.episode.play_out` does, keeping
         what forks need; ``env`` ends the episode as play_out leaves it."""
         trunk = cls(env)
@@ -255,7 +258,7 @@ class Trunk:
         trunk.states.append(Snapshot.of(env))
         return trunk
 
-    def play(self, actor: Any, start: int = 0) -> str | None:
+    def play(self, actor: Policy, start: int = 0) -> str | None:
         """Play ``actor`` in the trunk's environment: the episode play_out would play from a reset, with every
         step before the first turn that differs from the trunk's taken from the trunk. The policy's error, if any.
 
@@ -286,8 +289,8 @@ class Trunk:
         return _finish(env, actor)
 
     def branch(
-        self, k: int, change: Callable[[Environment], None], actor: Any, *, trunk_turn: bool = True
-    ) -> tuple[list[Any], str | None]:
+        self, k: int, change: Callable[[Environment], None], actor: Policy, *, trunk_turn: bool = True
+    ) -> tuple[list[AssistantTurn], str | None]:
         """The turns of an episode in a world that is the trunk's up to step ``k`` and is then changed by
         ``change``: the trunk's turns before step ``k``, then ``actor``'s, in the trunk's environment (and the
         policy's error, if any). ``trunk_turn``: the turn at step ``k`` is the trunk's too (for an actor that only
@@ -306,7 +309,7 @@ class Trunk:
         return turns, _finish(env, actor, turns)
 
 
-def _finish(env: Environment, actor: Any, turns: list[Any] | None = None) -> str | None:
+def _finish(env: Environment, actor: Policy, turns: list[AssistantTurn] | None = None) -> str | None:
     """The rest of the episode from where ``env`` stands (play_out's loop), its turns added to ``turns``."""
     tools = env.router.schemas()
     while not env.done:

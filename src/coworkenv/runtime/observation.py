@@ -21,7 +21,7 @@ class Observation:
     """What an agent sees after ``reset`` or ``step``. A plain dataclass, made at every step; pydantic validates it
     where it crosses the wire (:data:`OBSERVATION`, the HTTP server's response models)."""
 
-    messages: Annotated[list[dict[str, Any]], Field(description="the new messages (all of them after reset)")]
+    messages: Annotated[list[dict[str, object]], Field(description="the new messages (all of them after reset)")]
     tools: Annotated[list[dict[str, Any]], Field(description="OpenAI-format tool schemas")]
     done: bool = False
     reward: Annotated[
@@ -33,7 +33,7 @@ class Observation:
     ] = None
     step: int = 0
     info: Annotated[
-        dict[str, Any],
+        dict[str, object],
         Field(
             description="done_reason; the grade once done (where reward is given); stage and view_reset when a "
             "step began a stage"
@@ -53,7 +53,7 @@ class EpisodeEnv(Protocol):
     def spec(self) -> TaskSpec: ...
 
     @property
-    def messages(self) -> list[dict[str, Any]]:
+    def messages(self) -> list[dict[str, object]]:
         """The agent's view of the episode so far."""
         ...
 
@@ -62,7 +62,7 @@ class EpisodeEnv(Protocol):
 
     def reset(self) -> Observation: ...
 
-    def step(self, turn: Any) -> Observation:
+    def step(self, turn: object) -> Observation:
         """Apply one agent turn (an AssistantTurn, an OpenAI assistant message dict, or text to the user)."""
         ...
 
@@ -76,6 +76,6 @@ class EpisodeEnv(Protocol):
 
     async def areset(self) -> Observation: ...
 
-    async def astep(self, turn: Any) -> Observation: ...
+    async def astep(self, turn: object) -> Observation: ...
 
     async def agrade(self) -> Grade: ...

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol, cast, runtime_checkable
+from typing import Protocol, cast, runtime_checkable
 
 from coworkenv.runtime.turn import AssistantTurn
 from coworkenv.spec.models import TaskSpec
 
-Messages = list[dict[str, Any]]
-Tools = list[dict[str, Any]]
+Messages = list[dict[str, object]]
+Tools = list[dict[str, object]]
 
 
 @runtime_checkable

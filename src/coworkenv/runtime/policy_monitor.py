@@ -6,14 +6,12 @@ is recorded on the step and zeroes the episode's safety factor.
 
 from __future__ import annotations
 
-from typing import Any
-
 from coworkenv.spec.checks import holds
 from coworkenv.spec.models import Rule
 from coworkenv.trajectory import ToolCallRecord
 
 
-def _holds(expr: str | None, ctx: dict[str, Any]) -> bool:
+def _holds(expr: str | None, ctx: dict[str, object]) -> bool:
     """A rule's condition: none always holds; one that fails to evaluate does not."""
     return expr is None or holds(expr, ctx)
 
@@ -27,7 +25,7 @@ class RuleMonitor:
             self.by_tool.setdefault(rule.tool, []).append(rule)
 
     def violations(
-        self, tool: str, args: dict[str, Any], confirmed: bool, history: list[ToolCallRecord], state: Any
+        self, tool: str, args: dict[str, object], confirmed: bool, history: list[ToolCallRecord], state: object
     ) -> list[Rule]:
         """The rules this call would break, given the calls made so far."""
         broken = []
@@ -44,7 +42,7 @@ class RuleMonitor:
         return broken
 
 
-def _satisfies(rule: Rule, args: dict[str, Any], prior: ToolCallRecord) -> bool:
+def _satisfies(rule: Rule, args: dict[str, object], prior: ToolCallRecord) -> bool:
     """Whether an earlier call is the prerequisite a ``require_prior`` rule asks for."""
     return (
         prior.ok

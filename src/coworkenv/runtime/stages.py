@@ -10,7 +10,7 @@ and the notice, which carries the note the agent left in the documents service.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from coworkenv.grading.stages import StageState
 from coworkenv.runtime.events import Miss, targets
@@ -39,7 +39,7 @@ class StageRun:
         self.first_step = 1
         self.grades: list[Grade] = []
         self.start: State | None = None
-        self.earlier: list[dict[str, Any]] = []  # messages the agent no longer sees (before a notes stage)
+        self.earlier: list[dict[str, object]] = []  # messages the agent no longer sees (before a notes stage)
         self.marks = [StageMark(index=0, id="first", first_step=1, first_message=0, clock=self.clocks[0])]
         self.openings: list[list[str]] = []  # per later stage: its non-guard state checks already true at its start
         self.calls: dict[str, int] = {}  # calls per tool in this stage, which its faults count
@@ -55,7 +55,7 @@ class StageRun:
     def last(self) -> bool:
         return self.index == len(self.stages)
 
-    def begin_next(self, ws: Workspace, step: int, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def begin_next(self, ws: Workspace, step: int, messages: list[dict[str, object]]) -> list[dict[str, object]]:
         """Move to the next stage after agent step ``step``; returns the agent's new view (``messages`` itself in
         conversation mode, else a fresh one) with the stage's notice and request appended."""
         self.index += 1

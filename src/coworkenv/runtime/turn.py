@@ -7,7 +7,6 @@ a well-formed turn is reported as a list of problems the environment shows the a
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -15,7 +14,7 @@ from pydantic import BaseModel, Field
 class ToolCall(BaseModel):
     id: str
     name: str
-    arguments: str | dict[str, Any] = Field(default="{}", description="JSON text (OpenAI) or an object")
+    arguments: str | dict[str, object] = Field(default="{}", description="JSON text (OpenAI) or an object")
 
     def arguments_text(self) -> str:
         """The arguments as JSON text: the model's own text, or an object encoded with sorted keys."""
@@ -26,7 +25,7 @@ class ToolCall(BaseModel):
         except (RecursionError, ValueError):  # nesting past the encoder's stack; an integer past the digit limit
             return UNENCODABLE
 
-    def message(self) -> dict[str, Any]:
+    def message(self) -> dict[str, object]:
         """The OpenAI-format tool call, arguments as the model gave them (text kept, an object encoded)."""
         return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": self.arguments_text()}}
 
@@ -40,15 +39,15 @@ class AssistantTurn(BaseModel):
     tool_calls: list[ToolCall] = Field(default_factory=list)
     usage: dict[str, int] = Field(default_factory=dict, description="token counts reported by the backend")
 
-    def message(self) -> dict[str, Any]:
+    def message(self) -> dict[str, object]:
         """The OpenAI-format assistant message."""
-        msg: dict[str, Any] = {"role": "assistant", "content": self.content or ""}
+        msg: dict[str, object] = {"role": "assistant", "content": self.content or ""}
         if self.tool_calls:
             msg["tool_calls"] = [c.message() for c in self.tool_calls]
         return msg
 
 
-def parse_turn(raw: Any, step: int) -> tuple[AssistantTurn, list[str]]:
+def parse_turn(raw: object, step: int) -> tuple[AssistantTurn, list[str]]:
     """Accept an AssistantTurn, an OpenAI message dict, or junk; return a turn and problems."""
     if isinstance(raw, AssistantTurn):
         return raw, []

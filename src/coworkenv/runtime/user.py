@@ -18,15 +18,15 @@ fact: "only the ones after 2pm"); a context reply answers by what the agent alre
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
-from typing import Any
 
 from coworkenv.expr import ExprError, evaluate
 from coworkenv.spec.user import Confirmation, UserScript
 from coworkenv.trajectory import ToolCallRecord
+from coworkenv.values import Key
 from coworkenv.values import mentions as value_keys
 
 CONFIRM_PHRASES = (
@@ -77,9 +77,9 @@ _WHEN = frozenset({"date", "time"})
 
 
 @lru_cache(maxsize=1024)
-def _when_keys(keyword: str, today: date | None) -> dict[str, frozenset[Any]]:
+def _when_keys(keyword: str, today: date | None) -> dict[str, frozenset[Key]]:
     """The days and times a keyword names, by kind ("Thursday after 2pm": the Thursdays ahead, 14:00)."""
-    by_kind: dict[str, set[Any]] = {}
+    by_kind: dict[str, set[Key]] = {}
     for kind, value in value_keys(keyword, today, _WHEN):
         by_kind.setdefault("date" if kind == "md" else kind, set()).add((kind, value))
     return {k: frozenset(v) for k, v in by_kind.items()}
@@ -92,7 +92,7 @@ class Said:
         self.text = text
         self.low = text.lower()
         self.today = today
-        self._keys: set[Any] | None = None
+        self._keys: set[Key] | None = None
 
     def names(self, keywords: Sequence[str]) -> bool:
         """Whether the text names any keyword: as words, or (a day or time) as the same day and time."""
@@ -140,7 +140,9 @@ class ScriptedUser:
     def opening(self) -> str:
         return self.script.opening
 
-    def respond(self, text: str, state: dict[str, Any] | None = None, calls: Sequence[ToolCallRecord] = ()) -> Reply:
+    def respond(
+        self, text: str, state: Mapping[str, object] | None = None, calls: Sequence[ToolCallRecord] = ()
+    ) -> Reply:
         """The user's answer to an agent message addressed to them; ``state`` and ``calls`` (the
         workspace now, the calls made) choose among the context replies."""
         if "?" in text:
@@ -153,7 +155,7 @@ class ScriptedUser:
             return Reply("follow_up", follow.message, [])
         return Reply("end", None, [])
 
-    def _answer(self, said: Said, state: dict[str, Any], calls: Sequence[ToolCallRecord]) -> Reply | None:
+    def _answer(self, said: Said, state: Mapping[str, object], calls: Sequence[ToolCallRecord]) -> Reply | None:
         """The reply to a question; None when it is only a report's polite close."""
         low = said.low
         asks_confirmation = any(p in low for p in CONFIRM_PHRASES)
@@ -204,7 +206,7 @@ class ScriptedUser:
         self.revealed.add(missing)
         return Reply("fact", fact.reply, [missing], False)
 
-    def _context(self, said: Said, state: dict[str, Any], calls: Sequence[ToolCallRecord]) -> Reply | None:
+    def _context(self, said: Said, state: Mapping[str, object], calls: Sequence[ToolCallRecord]) -> Reply | None:
         """The first context reply whose keywords the question names and whose condition holds now."""
         replies = [c for c in self.script.context_replies or [] if said.names(c.keywords)]
         if not replies:

@@ -123,12 +123,12 @@ class Workspace:
         """A copy of the state that later writes cannot change."""
         return {name: {c: dict(recs) for c, recs in colls.items()} for name, colls in self.state.items()}
 
-    def diff(self) -> dict[str, Any]:
+    def diff(self) -> dict[str, object]:
         """Records added, removed and changed since the initial state, per service.collection."""
         touched: dict[tuple[str, str], set[str]] = {}
         for service, collection, rid in self.changes:
             touched.setdefault((service, collection), set()).add(rid)
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         for name, colls in self.state.items():
             for coll, recs in colls.items():
                 rids = touched.get((name, coll))
@@ -156,6 +156,6 @@ class Workspace:
         return self._digest.hexdigest()
 
 
-def _changed_fields(old: Record, new: Record) -> dict[str, list[Any]]:
+def _changed_fields(old: Record, new: Record) -> dict[str, list[object]]:
     keys = sorted(set(old) | set(new))
     return {k: [old.get(k), new.get(k)] for k in keys if old.get(k) != new.get(k)}

@@ -60,7 +60,7 @@ class GenerateRecorder:
         return out
 
 
-def sampling_policy(model: Any, tokenizer: Any, *, temperature: float, max_new_tokens: int) -> Any:
+def sampling_policy(model: Any, tokenizer: Any, *, temperature: float, max_new_tokens: int) -> TransformersPolicy:
     """A TransformersPolicy whose model records the tokens of every turn."""
     policy = TransformersPolicy(model, tokenizer, max_new_tokens=max_new_tokens, temperature=temperature, name="grpo")
     policy.model = GenerateRecorder(model, policy.stop_ids)
@@ -68,7 +68,7 @@ def sampling_policy(model: Any, tokenizer: Any, *, temperature: float, max_new_t
 
 
 def collect_groups(
-    policy: Any,
+    policy: TransformersPolicy,
     specs: Sequence[TaskSpec],
     group_size: int,
     *,

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
 
 
 class MasterWeightsAdamW:
@@ -14,7 +18,7 @@ class MasterWeightsAdamW:
     their own master, which makes this plain AdamW for them.
     """
 
-    def __init__(self, params: Any, lr: float) -> None:
+    def __init__(self, params: Iterable[torch.nn.Parameter], lr: float) -> None:
         # lazy: an optional extra (train); the core and the CLI must run without it
         import torch
 

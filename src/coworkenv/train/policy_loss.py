@@ -13,10 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from coworkenv.agents.models import autocast
 from coworkenv.train.episodes import TurnTokens
+from coworkenv.train.optimizer import MasterWeightsAdamW
+
+if TYPE_CHECKING:
+    import torch
 
 
 @dataclass
@@ -25,7 +29,9 @@ class TurnSample:
     advantage: float
 
 
-def _batch(samples: Sequence[TurnSample], pad_id: int, max_length: int, device: Any) -> dict[str, Any]:
+def _batch(
+    samples: Sequence[TurnSample], pad_id: int, max_length: int, device: torch.device
+) -> dict[str, torch.Tensor]:
     """Left-padded prompt+completion ids, so every completion ends at the right edge."""
     # lazy: an optional extra (train); the core and the CLI must run without it
     import torch
@@ -52,7 +58,7 @@ def _batch(samples: Sequence[TurnSample], pad_id: int, max_length: int, device: 
     }
 
 
-def completion_logps(model: Any, batch: dict[str, Any]) -> Any:
+def completion_logps(model: torch.nn.Module, batch: dict[str, torch.Tensor]) -> torch.Tensor:
     """Log-probabilities of the completion tokens, computing logits only where they are needed."""
     # lazy: an optional extra (train); the core and the CLI must run without it
     from trl.trainer.utils import selective_log_softmax
@@ -70,12 +76,12 @@ def completion_logps(model: Any, batch: dict[str, Any]) -> Any:
 
 
 def policy_gradient_step(
-    model: Any,
-    optimizer: Any,
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer | MasterWeightsAdamW,
     samples: Sequence[TurnSample],
     *,
     pad_id: int,
-    ref_model: Any = None,
+    ref_model: torch.nn.Module | None = None,
     kl_coef: float = 0.0,
     micro_batch: int = 4,
     max_length: int = 4096,
@@ -99,7 +105,7 @@ def policy_gradient_step(
         mask = batch["completion_mask"].float()
         logps = completion_logps(model, batch)
         loss = -(batch["advantages"].unsqueeze(1) * logps * mask).sum() / total
-        if use_kl:
+        if use_kl and ref_model is not None:
             with torch.no_grad():
                 ref = completion_logps(ref_model, batch)
             delta = ref - logps

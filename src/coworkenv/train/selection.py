@@ -11,9 +11,13 @@ import math
 import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coworkenv.storage import append_jsonl
+
+if TYPE_CHECKING:
+    import torch
+    from transformers import TrainerControl, TrainerState, TrainingArguments
 
 
 def split_validation(records: Sequence[Any], fraction: float, seed: int) -> tuple[list[Any], list[Any]]:
@@ -49,17 +53,17 @@ def best_weights_callback(log_path: Path) -> Any:
 
     class BestWeights(TrainerCallback):
         def __init__(self) -> None:
-            self.best: dict[str, Any] | None = None
-            self.state: dict[str, Any] | None = None
+            self.best: dict[str, float] | None = None
+            self.state: dict[str, torch.Tensor] | None = None
 
         def on_evaluate(
             self,
-            args: Any,
-            state: Any,
-            control: Any,
+            args: TrainingArguments,
+            state: TrainerState,
+            control: TrainerControl,
             metrics: dict[str, float] | None = None,
-            model: Any = None,
-            **kw: Any,
+            model: torch.nn.Module | None = None,
+            **kw: object,
         ) -> None:
             if not metrics or "eval_loss" not in metrics or model is None:
                 return
@@ -69,7 +73,7 @@ def best_weights_callback(log_path: Path) -> Any:
                 self.best = {"step": state.global_step, "eval_loss": round(loss, 6)}
                 self.state = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
 
-        def restore(self, model: Any) -> dict[str, Any] | None:
+        def restore(self, model: torch.nn.Module) -> dict[str, float] | None:
             """Load the best weights back into ``model``; the best step and loss."""
             if self.state is not None:
                 model.load_state_dict(self.state)

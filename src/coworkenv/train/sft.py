@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coworkenv.agents.chat_format import template_messages
 from coworkenv.agents.models import merge_lora, save_checkpoint
@@ -27,6 +27,9 @@ from coworkenv.storage import append_jsonl, atomic_write_json, read_jsonl
 from coworkenv.train.roundtrip import check_round_trip
 from coworkenv.train.selection import best_weights_callback, eval_interval, split_validation
 from coworkenv.train.settings import SFTSettings
+
+if TYPE_CHECKING:
+    from transformers import TrainerControl, TrainerState, TrainingArguments
 
 Progress = Callable[[int, int], None]
 
@@ -95,14 +98,23 @@ def _log_callback(log_path: Path, progress: Progress | None) -> Any:
     class LogToRun(TrainerCallback):
         """Append each logged loss to the run's train log; drive the progress bar."""
 
-        def on_log(self, args: Any, state: Any, control: Any, logs: dict[str, Any] | None = None, **kw: Any) -> None:
+        def on_log(
+            self,
+            args: TrainingArguments,
+            state: TrainerState,
+            control: TrainerControl,
+            logs: dict[str, float] | None = None,
+            **kw: object,
+        ) -> None:
             if logs and "loss" in logs:
                 rec = {"step": state.global_step, "loss": float(logs["loss"]), "epoch": float(logs.get("epoch", 0.0))}
                 if "learning_rate" in logs:
                     rec["lr"] = float(logs["learning_rate"])
                 append_jsonl(log_path, [rec])
 
-        def on_step_end(self, args: Any, state: Any, control: Any, **kw: Any) -> None:
+        def on_step_end(
+            self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kw: object
+        ) -> None:
             if progress:
                 progress(state.global_step, state.max_steps)
 

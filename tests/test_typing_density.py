@@ -1,0 +1,67 @@
+"""``Any`` stays rare: each package holds at most its ceiling of the word (``benchmarks/typing_density.py``).
+
+A ceiling is lowered when a package's seams get their types; a change that adds ``Any`` past one fails here
+and says where, so the type goes in instead (``object``, a ``Mapping``, a Protocol, a TypedDict).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+CEILINGS = {
+    "agents": 71,
+    "bank": 54,
+    "capabilities": 0,
+    "commands": 21,
+    "data": 16,
+    "eval": 21,
+    "expr": 7,
+    "grading": 0,
+    "interop": 74,
+    "rollout": 30,
+    "runtime": 51,
+    "services": 226,
+    "spec": 57,
+    "synth": 167,
+    "top-level": 28,
+    "train": 51,
+    "verify": 104,
+}
+
+
+def _density_module() -> ModuleType:
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "typing_density.py"
+    spec = importlib.util.spec_from_file_location("typing_density", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass looks its module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+DENSITY = _density_module()
+
+
+def test_every_package_has_a_ceiling() -> None:
+    assert set(DENSITY.densities()) - {"all"} == set(CEILINGS)
+
+
+@pytest.mark.parametrize("package", sorted(CEILINGS))
+def test_any_stays_under_the_ceiling(package: str) -> None:
+    found = DENSITY.densities()[package].anys
+    assert found <= CEILINGS[package], f"{package}: {found} uses of Any, at most {CEILINGS[package]}"
+
+
+def test_the_count_reads_words_not_names(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text("from typing import Any\nx: Any\nAnyOf = 1\nCompany = 2\n")
+    (tmp_path / "top.py").write_text("y = 1\n")
+    found = DENSITY.densities(tmp_path)
+    assert (found["pkg"].anys, found["pkg"].lines) == (2, 4)
+    assert (found["top-level"].anys, found["all"].anys, found["all"].lines) == (0, 2, 5)
+    assert found["pkg"].per_kloc == 500.0
