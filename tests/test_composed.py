@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from coworkenv.bank.diversity import measure
 from coworkenv.bank.store import load_bank, synthesize_bank
 from coworkenv.cli import app
 from coworkenv.spec import canonical_json
@@ -81,7 +82,7 @@ def test_a_composed_bank_is_admitted_split_and_diverse(bank: Path) -> None:
     for spec, verification in load_bank(bank):
         assert spec.provenance.blueprint in COMPOSED and verification.admitted
         assert all(p.score < 0.75 for p in verification.probes.values())
-    tallies = _benchmark("diversity").measure(bank)
+    tallies = measure(bank)
     composed = tallies["composed"]
     assert composed.envs == 48 and len(composed.sequences) >= 30 and composed.wide >= 10
     assert "blueprints" not in tallies

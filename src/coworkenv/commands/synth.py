@@ -182,14 +182,21 @@ def _columns() -> tuple[ProgressColumn, ...]:
     )
 
 
-def stats(bank: Path = typer.Argument(..., help="bank folder")) -> None:
-    """Print a bank's manifest as tables."""
+def stats(
+    bank: Path = typer.Argument(..., help="bank folder"),
+    min_envs: int = typer.Option(20, "--min-envs", min=1, help="flag tools fewer environments than this call"),
+) -> None:
+    """Print a bank's manifest and its workflow diversity as tables."""
+    from coworkenv.bank.diversity import measure
     from coworkenv.bank.store import BankError, read_manifest
 
     console = Console()
     try:
         manifest = read_manifest(bank)
-    except BankError as exc:
-        console.print(f"[red]{exc}[/red]")
+        tallies = measure(bank)
+    except (BankError, OSError, ValueError) as exc:
+        console.print(f"[red]{bank}: {exc}[/red]")
         raise typer.Exit(2) from None
     print_manifest(console, manifest)
+    for name, tally in tallies.items():
+        console.print(_table(f"diversity: {name}", ("figure", "value"), list(tally.rows(min_envs))))
