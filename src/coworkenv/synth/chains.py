@@ -17,7 +17,7 @@ from typing import ClassVar
 
 from coworkenv.synth.blueprints.base import Blueprint
 from coworkenv.synth.draft import Draft
-from coworkenv.synth.steps import ACT, DERIVE, LOCATE, NOTIFY, READ, REPORT, STEPS, Chain, Step
+from coworkenv.synth.steps import ACT, DERIVE, LOCATE, NOTIFY, READ, REPORT, START, STEPS, Chain, Step
 from coworkenv.synth.world import World
 
 MAX_STEPS = 8
@@ -32,7 +32,8 @@ def _pick(rng: random.Random, chain: Chain, pool: tuple[Step, ...], used: list[S
 
 
 def build_chain(world: World, locate: Step, options: frozenset[str] = frozenset()) -> tuple[Chain, list[Step]]:
-    """Draw and apply a chain that starts with ``locate``; returns the chain and its steps in order.
+    """Draw and apply a chain that starts with ``locate`` (or an act that needs nothing bound); returns the chain
+    and its steps in order. A chain that starts with an act may end there, with the report: two steps.
 
     With the ``aggregate`` option (information_synthesis), the chain reads deals or tickets right after the
     locate step and derives the figure the report must state.
@@ -54,12 +55,13 @@ def build_chain(world: World, locate: Step, options: frozenset[str] = frozenset(
         )
         add(read, 2)
         add(figure, 2)
-    for pool, lo, hi, room in ((READ, 0, 2, 2), (DERIVE, 0, 2, 2), (ACT, 1, 3, 1), (NOTIFY, 0, 1, 1)):
+    acted = int(locate.kind != "act")
+    for pool, lo, hi, room in ((READ, 0, 2, 2), (DERIVE, 0, 2, 2), (ACT, acted, 3, 1), (NOTIFY, 0, 1, 1)):
         for _ in range(rng.randint(lo, hi)):
             add(_pick(rng, chain, pool, steps), room)
         if pool is ACT and not any(s.kind == "act" for s in steps):
             add(_pick(rng, chain, ACT, steps), room)
-    if len(chain.services) < 2:  # a workflow crosses services: tell someone on chat or by mail
+    if len(chain.services) < 2 and (acted or rng.random() < 0.5):  # most workflows cross services: tell someone
         add(_pick(rng, chain, NOTIFY, steps), 1)
     if "date" in chain.bound and not any(s.name in USES_DATE for s in steps):
         steps.remove(STEPS["derive_deadline"])  # a date nothing used: no call, no check, not a step of the workflow
@@ -93,19 +95,18 @@ class ComposedWorkflow(Blueprint):
 
     def __init__(self, locate: Step) -> None:
         self.locate = locate
-        self.name = f"composed:{locate.name.removeprefix('locate_')}"  # type: ignore[misc]
+        self.name = f"composed:{locate.name.removeprefix('locate_').removeprefix('start_')}"  # type: ignore[misc]
         self.summary = f"a workflow composed from typed steps, starting {locate.name.replace('_', ' ')}"  # type: ignore[misc]
 
     def build(self, world: World, options: frozenset[str]) -> Draft:
         chain, steps = build_chain(world, self.locate, options)
         rng = random.Random(world.rng.random())
         openings = list(dict.fromkeys(phrase(rng, chain.clauses) for _ in range(3)))
-        company = chain.need("account").record["name"]
-        draft = chain.draft(self.name, f"Follow-up on {company}", openings)
+        draft = chain.draft(self.name, f"Follow-up on {chain.subject}", openings)
         draft.description = "composed: " + " > ".join(s.name for s in steps)
         return draft
 
 
-COMPOSED: dict[str, ComposedWorkflow] = {w.name: w for w in map(ComposedWorkflow, LOCATE)}
+COMPOSED: dict[str, ComposedWorkflow] = {w.name: w for w in map(ComposedWorkflow, (*LOCATE, *START))}
 HELD_OUT_COMPOSED: tuple[str, ...] = ("composed:from_ticket",)
 """The grammar-level held-out split: chains that find the customer through a ticket never train."""

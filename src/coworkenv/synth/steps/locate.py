@@ -66,6 +66,7 @@ def _bind(chain: Chain, target: Record, save: str) -> None:
     chain.bind("account", target, f"${{{save}.accounts[0].id}}", "crm")
     chain.bind("owner", {"email": target["owner"]}, f"${{{save}.accounts[0].owner}}", "crm")
     chain.facts["company"] = stated("company", target["name"])
+    chain.subject = target["name"]
     chain.summary.append(target["name"])
 
 

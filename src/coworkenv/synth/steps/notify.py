@@ -17,7 +17,7 @@ CHANNELS = ("support-escalations", "account-team", "cs-leads", "sales-updates", 
 
 def _text(chain: Chain) -> tuple[Expr, str]:
     """What a chat notice must contain (a condition on its ``text``) and the text the reference writes."""
-    company = chain.need("account").record["name"]
+    company = chain.subject
     key = chain.key()
     if key is None:
         return field("text").contains(company), f"Update on {company}: follow-up done."
@@ -29,7 +29,6 @@ class PostChannel(Step):
 
     kind = "notify"
     name = "notify_channel"
-    needs: ClassVar[tuple[str, ...]] = ("account",)
 
     def apply(self, chain: Chain) -> None:
         world = chain.world

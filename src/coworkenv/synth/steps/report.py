@@ -1,4 +1,4 @@
-"""report: the final answer, which must name the customer and state what the derive steps found.
+"""report: the final answer, which must name the subject (or what was found about it) and what derive steps found.
 
 The derive steps add their own answer checks (the count, the total, the record picked);
 the report adds the customer's name and joins every step's report sentence.
@@ -16,9 +16,11 @@ class Report(Step):
     name = "report"
 
     def apply(self, chain: Chain) -> None:
-        company = chain.need("account").record["name"]
-        chain.report.insert(0, f"Done for {company}.")
-        chain.checks.answer_contains("told_customer", [company])
+        chain.report.insert(0, f"Done for {chain.subject}.")
+        if chain.told:
+            chain.checks.answer_contains("told_found", chain.told)
+        else:
+            chain.checks.answer_contains("told_subject", [chain.subject])
         chain.clause("and tell me what you found", "then report back", "and give me a short summary")
 
 
