@@ -170,15 +170,18 @@ class FileExpense(Step):
             mine, field("category").eq(category), field("status").eq("pending_approval"), field("approver").eq(boss)
         )
         chain.checks.record_exists("expense_filed", "expenses", "expenses", sent, 3.0)
+        chain.checks.count("filed_once", "expenses", "expenses", mine, 1, 1.0)  # a claim filed twice is paid twice
         chain.allow("expenses", "expenses", mine)
         chain.told.append(boss)
         chain.report.append(f"I filed it and sent it to {world.boss.name} ({boss}) for approval.")
+        boss_name = world.boss.name
         chain.clause(
-            f"file my {{category}} expense for {{what}}, {{amount}} on {day} (receipt attached) and send it to {world.boss.name} "
-            "for approval",
-            f"claim {{amount}} of {{category}} for {{what}} from {day} for me, receipt included, and route it to {world.boss.name}",
-            f"put in my {{amount}} {{category}} expense for {{what}} ({day}, I have the receipt) and get {world.boss.name} to "
-            "approve it",
+            f"file my {{category}} expense for {{what}}, {{amount}} on {day} (receipt attached) and send it to "
+            f"{boss_name} for approval",
+            f"claim {{amount}} of {{category}} for {{what}} from {day} for me, receipt included, and route it to "
+            f"{boss_name}",
+            f"put in my {{amount}} {{category}} expense for {{what}} ({day}, I have the receipt) and get {boss_name} "
+            "to approve it",
         )
 
 
