@@ -83,7 +83,8 @@ class MailOwner(Step):
 
 
 class AccountNotes(Step):
-    """A line appended to the account's notes document (the look-alike accounts have notes of their own)."""
+    """A line appended to the account's notes document (the look-alike accounts have notes of their own); the check
+    counts the ticket (or the customer) the line names, so a line appended twice fails."""
 
     kind = "notify"
     name = "notify_notes"
@@ -101,15 +102,20 @@ class AccountNotes(Step):
         _, text = _text(chain)
         key = chain.key()
         chain.call("documents_search", {"query": f"{target['name']} notes"}, save_as="notes")
-        wrote = field("id").eq(mine) & field("content").contains("Update on")
+        content = field("content")
+        wrote = field("id").eq(mine) & content.startswith(docs[target["id"]]["content"])  # nothing lost
         if key is not None:
-            wrote = wrote & field("content").contains(key[0])
+            wrote = wrote & content.contains(key[0])
+        if "ticket" in chain.bound:  # the line names the ticket once: appended twice, it names it twice
+            wrote = wrote & content.count(key[0] if key else "").eq(1)
+        else:  # the notes name the customer in their first line; the line added names them once more
+            wrote = wrote & content.count(target["name"]).eq(2)
         args = {"document_id": "${notes.documents[0].id}", "text": text}
         chain.write("documents_append", args, "documents", ("noted", wrote), field("id").eq(mine))
         chain.clause(
-            "add a line to their account notes doc",
-            "note the outcome in the account notes document",
-            "update their notes document with a line on it",
+            "add a line about them to their account notes doc",
+            "note the outcome for them in the account notes document",
+            "update their notes document with a line on them",
         )
 
 
