@@ -139,7 +139,7 @@ class FromMail(Step):
         chain.call("crm_search_accounts", {"query": target["name"]}, save_as="acc")
         chain.readable.append(("mail", "messages", mails[0]["id"], "body"))
         _bind(chain, target, "acc")
-        chain.bind("mail", mails[0], "${inbox.messages[0].id}", "mail")
+        chain.bind("mail", mails[0], "${inbox.messages[0].id}", "mail", "messages")
         chain.allow("mail", "messages", field("id").eq(mails[0]["id"]))  # reading it marks it read
         chain.clause(
             "find the customer who emailed me about the {issue} and look up their CRM account",
@@ -195,12 +195,15 @@ class FromChat(Step):
             world.add("chat", "messages", message | {"text": f"Heads-up: {account['name']} reports a {topic}: {text}."})
         topic = issues[0][0]
         chain.facts["issue"] = stated("issue", topic)
-        chain.call("chat_search_messages", {"query": topic}, save_as="chatter")
+        if world.rng.random() < 0.5:  # search for the issue, or read the channel through
+            chain.call("chat_search_messages", {"query": topic}, save_as="chatter")
+        else:
+            chain.call("chat_read_channel", {"channel": "support"}, save_as="chatter")
         chain.call("crm_search_accounts", {"query": target["name"]}, save_as="acc")
         _bind(chain, target, "acc")
         chain.clause(
             "find the customer someone flagged in #support for a {issue} and pull up their account",
-            "see which customer the {issue} heads-up on chat was about and find them in the CRM",
+            "see which customer the {issue} heads-up in #support was about and find them in the CRM",
             "someone mentioned a {issue} in the support channel: work out the customer and open their account",
         )
 

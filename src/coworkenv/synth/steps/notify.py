@@ -12,6 +12,7 @@ from coworkenv.synth.draft import stated
 from coworkenv.synth.expr_builder import Expr, field
 from coworkenv.synth.steps.base import Chain, Step
 
+TOPICS = ("renewals and upsell", "customer escalations", "quarterly numbers", "vendor payments", "team news")
 CHANNELS = ("support-escalations", "account-team", "cs-leads", "sales-updates", "customer-health")
 
 
@@ -29,6 +30,7 @@ class PostChannel(Step):
 
     kind = "notify"
     name = "notify_channel"
+    gives: ClassVar[tuple[str, ...]] = ("channel",)
 
     def apply(self, chain: Chain) -> None:
         world = chain.world
@@ -40,7 +42,37 @@ class PostChannel(Step):
         said, text = _text(chain)
         posted = ("posted", field("channel").eq(names[0]) & said)
         chain.write("chat_post_message", {"channel": names[0], "text": text}, "messages", posted, field("ts").eq("now"))
+        chain.bind("channel", {"name": names[0]}, names[0], "chat")
         chain.clause("post an update in {channel}", "let {channel} know", "share a short update in {channel}")
+
+
+class TopicChannel(Step):
+    """A post on the channel whose topic the request names (the channel list tells which one it is)."""
+
+    kind = "notify"
+    name = "notify_topic_channel"
+    gives: ClassVar[tuple[str, ...]] = ("channel",)
+
+    def apply(self, chain: Chain) -> None:
+        world = chain.world
+        names = sorted(world.rng.sample(CHANNELS, 3))
+        topics = world.rng.sample(TOPICS, 3)
+        for name, topic in zip(names, topics, strict=True):
+            world.add("chat", "channels", {"name": name, "members": [world.me.email], "topic": topic})
+        world.ensure("chat", "messages")
+        pick = world.rng.randrange(3)
+        chain.facts["topic"] = stated("topic", topics[pick])
+        said, text = _text(chain)
+        chain.call("chat_list_channels", {}, save_as="channels")
+        posted = ("posted_topic", field("channel").eq(names[pick]) & said)
+        args = {"channel": f"${{channels.channels[{pick}].name}}", "text": text}
+        chain.write("chat_post_message", args, "messages", posted, field("ts").eq("now"))
+        chain.bind("channel", {"name": names[pick]}, args["channel"], "chat")
+        chain.clause(
+            "post an update on the channel about {topic}",
+            "let the {topic} channel know",
+            "share a short update in whichever channel covers {topic}",
+        )
 
 
 class DmOwner(Step):
@@ -119,4 +151,4 @@ class AccountNotes(Step):
         )
 
 
-NOTIFY: tuple[Step, ...] = (PostChannel(), DmOwner(), MailOwner(), AccountNotes())
+NOTIFY: tuple[Step, ...] = (PostChannel(), TopicChannel(), DmOwner(), MailOwner(), AccountNotes())
