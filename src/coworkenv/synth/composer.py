@@ -71,7 +71,7 @@ def workflows(generator: str = "blueprints") -> list[str]:
     names = {"blueprints": list(BLUEPRINTS), "composed": list(COMPOSED)}
     if generator != "mix":
         return names[generator]
-    return [*BLUEPRINTS, *(n for n in COMPOSED for _ in range(len(BLUEPRINTS) // len(COMPOSED)))]
+    return [*BLUEPRINTS, *(n for n in COMPOSED for _ in range(max(1, len(BLUEPRINTS) // len(COMPOSED))))]
 
 
 def compose(recipe: Recipe) -> TaskSpec:

@@ -46,7 +46,7 @@ class Claim(Step):
         who = colleague(chain)
         _rules(chain)
         category = rng.choice(list(CATEGORIES))
-        amount = float(rng.randrange(20, int(CATEGORIES[category])))
+        amount = rng.randrange(2000, int(CATEGORIES[category]) * 100) / 100  # cents: not a number the prompt has
         claim = {"employee": who.email, "category": category, "description": WHAT[category], "receipt": True}
         claim |= {"amount": amount, "date": world.day(-3), "status": "pending_approval", "approver": world.me.email}
         earlier = claim | {"amount": float(rng.randrange(20, 90)), "date": world.day(-30), "status": "approved"}
@@ -61,7 +61,7 @@ class Claim(Step):
         args = {"employee": "${who.contacts[0].email}", "status": "pending_approval"}
         chain.call("expenses_list_expenses", args, save_as="claims")
         chain.bind("expense", target, "${claims.expenses[0].id}", "expenses", "expenses")
-        chain.told.append(f"{amount:.2f}".rstrip("0").rstrip("."))
+        chain.told.append(f"{amount:.2f}")
         chain.report.append(f"Their pending claim is {amount:.2f} USD for {WHAT[category]}.")
         chain.clause(
             "find the expense {person} is waiting on me to approve",
