@@ -140,8 +140,8 @@ class LogActivity(Step):
         chain.write("crm_log_activity", args, "activities", ("logged", logged), mine, main=not chain.reference.roles)
         chain.clause(
             f"log {_an(kind)} on their account",
-            f"record a {kind} activity in the CRM",
-            f"note it on the account as {_an(kind)}",
+            f"record {_an(kind)} activity in the CRM",
+            f"add {_an(kind)} entry to their CRM account",
         )
 
 

@@ -83,7 +83,7 @@ class Cancel(Step):
         event = chain.need("event")
         chain.update("calendar_cancel_event", {"event_id": event.ref}, event, {"status": "cancelled"}, "cancelled")
         chain.bind("decision", {"status": "cancelled"}, event.ref, "calendar")
-        chain.clause("cancel it", "call it off", "cancel that meeting")
+        chain.clause("cancel the meeting", "call the meeting off", "cancel that meeting")
 
 
 class Move(Step):
@@ -111,8 +111,8 @@ class Move(Step):
         chain.bind("decision", {"status": "moved"}, event.ref, "calendar")
         chain.report.append(f"I moved it to {slot['start']}.")
         chain.clause(
-            "move it to the first 45-minute slot we are both free on {next_day}",
-            "push it to the earliest 45-minute slot on {next_day} that works for both of us",
+            "move the meeting to the first 45-minute slot we are both free on {next_day}",
+            "push the meeting to the earliest 45-minute slot on {next_day} that works for both of us",
             "reschedule it to our first common free 45 minutes on {next_day}",
         )
 

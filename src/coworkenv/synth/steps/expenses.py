@@ -112,7 +112,7 @@ class ApproveClaim(Step):
         expense = chain.need("expense")
         chain.update("expenses_approve", {"expense_id": expense.ref}, expense, {"status": "approved"}, "approved")
         chain.bind("decision", {"status": "approved"}, expense.ref, "expenses")
-        chain.clause("approve it", "sign it off", "approve the claim")
+        chain.clause("approve the claim", "sign the claim off", "approve their expense")
 
 
 class RejectClaim(Step):
@@ -131,7 +131,9 @@ class RejectClaim(Step):
         changes = {"status": "rejected", "rejection_reason": reason}
         chain.update("expenses_reject", args, expense, changes, "rejected")
         chain.bind("decision", {"status": "rejected"}, expense.ref, "expenses")
-        chain.clause("reject it ({reason})", "turn it down as {reason}", "reject the claim, reason: {reason}")
+        chain.clause(
+            "reject the claim ({reason})", "turn their expense down as {reason}", "reject the claim, reason: {reason}"
+        )
 
 
 class FileExpense(Step):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from coworkenv.spec.checks import FieldEquals
 from coworkenv.synth.draft import stated
 from coworkenv.synth.expr_builder import and_, field
 from coworkenv.synth.steps.base import Chain, Record, Step
@@ -152,7 +153,9 @@ class Approve(Step):
             "invoice_approved",
         )
         chain.bind("decision", {"status": "approved"}, invoice.ref, "payments")
-        chain.clause("approve it under my name", "sign it off as me", "approve the invoice with me as approver")
+        chain.clause(
+            "approve the invoice under my name", "sign the invoice off as me", "approve the invoice with me as approver"
+        )
 
 
 class Pay(Step):
@@ -168,14 +171,15 @@ class Pay(Step):
     def apply(self, chain: Chain) -> None:
         invoice, today = chain.need("invoice"), chain.world.day(0)
         approved = next(c for c in chain.checks if c.id == "invoice_approved")
-        approved.value = "paid"  # type: ignore[union-attr]  # the approval's status check: paid is where it ends
+        if isinstance(approved, FieldEquals):  # the approval's status check: paid is where the invoice ends
+            approved.value = "paid"
         chain.call("payments_pay_invoice", {"invoice_id": invoice.ref, "date": today}, main=True)
         mine = field("invoice_id").eq(invoice.record["id"])
         paid = and_(mine, field("amount").eq(invoice.record["amount"]), field("date").eq(today))
         chain.checks.count("paid_once", "payments", "payments", mine, 1, 2.0, required=True)
         chain.checks.record_exists("payment_made", "payments", "payments", paid, 1.0)
         chain.allow("payments", "payments", mine)
-        chain.clause("pay it today", "then pay it today", "and pay it today")
+        chain.clause("pay the invoice today", "then pay the invoice today", "and pay it today")
 
 
 class Reject(Step):
@@ -199,7 +203,9 @@ class Reject(Step):
             "invoice_rejected",
         )
         chain.bind("decision", {"status": "rejected"}, invoice.ref, "payments")
-        chain.clause("reject it as {reason}", "turn it down, reason: {reason}", "reject the invoice ({reason})")
+        chain.clause(
+            "reject the invoice as {reason}", "turn the invoice down, reason: {reason}", "reject the invoice ({reason})"
+        )
 
 
 class RecordAgainstOrder(Step):

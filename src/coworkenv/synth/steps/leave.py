@@ -258,13 +258,14 @@ class BookLeave(Step):
         left = next(b["days"] for b in balances if b["employee"] == me and b["kind"] == kind) - days
         chain.checks.answer_number("told_left", left, 0.01)
         chain.report.append(f"I requested {days} {kind} days; that leaves {left:g}.")
+        span = "on {first}" if first == last else "from {first} to {last}"
         chain.clause(
-            "book {kind} leave for me from {first} to {last}, noting {cover}'s email as my cover, and tell me how "
-            "many days I will have left",
-            "put in a {kind} request for me, {first} to {last}, with {cover}'s address in the note as cover, and let "
-            "me know how many {kind} days remain after it",
-            "request {kind} days off for me from {first} through {last} (note {cover}'s email as cover) and tell me "
-            "what balance that leaves",
+            f"book {{kind}} leave for me {span}, noting {{cover}}'s email as my cover, and tell me how many days I "
+            "will have left",
+            f"put in a {{kind}} request for me {span}, with {{cover}}'s address in the note as cover, and let me know "
+            "how many {kind} days remain after it",
+            f"request {{kind}} time off for me {span} (note {{cover}}'s email as cover) and tell me what balance that "
+            "leaves",
         )
 
 
@@ -272,19 +273,34 @@ LOCATE: tuple[Step, ...] = (Request(), Swap(), MyShift())
 START: tuple[Step, ...] = (BookLeave(),)
 READ: tuple[Step, ...] = (Balance(),)
 ACT: tuple[Step, ...] = (
-    Decide("act_approve_leave", "hr_approve_leave", "approved", ("approve it", "sign it off", "approve the request")),
+    Decide(
+        "act_approve_leave",
+        "hr_approve_leave",
+        "approved",
+        ("approve the request", "approve their leave", "sign off their time off"),
+    ),
     Decide(
         "act_deny_leave",
         "hr_deny_leave",
         "denied",
-        ("deny it: {reason}", "turn it down ({reason})", "deny the request, reason: {reason}"),
+        ("deny their request: {reason}", "turn their leave down ({reason})", "deny the request, reason: {reason}"),
     ),
     Decide(
         "act_cancel_leave",
         "hr_cancel_leave",
         "cancelled",
-        ("withdraw it, they asked me to", "cancel it, as they asked", "cancel the request"),
+        ("withdraw the request, they asked me to", "cancel their request, as they asked", "cancel the request"),
     ),
-    Answer("act_accept_swap", "hr_accept_swap", "accepted", ("accept it", "take it", "say yes to the swap")),
-    Answer("act_decline_swap", "hr_decline_swap", "declined", ("decline it", "turn it down", "say no to the swap")),
+    Answer(
+        "act_accept_swap",
+        "hr_accept_swap",
+        "accepted",
+        ("accept the swap", "take the shift over", "say yes to the swap"),
+    ),
+    Answer(
+        "act_decline_swap",
+        "hr_decline_swap",
+        "declined",
+        ("decline the swap", "turn the swap down", "say no to the swap"),
+    ),
 )

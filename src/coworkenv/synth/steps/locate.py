@@ -143,7 +143,7 @@ class FromMail(Step):
         chain.allow("mail", "messages", field("id").eq(mails[0]["id"]))  # reading it marks it read
         chain.clause(
             "find the customer who emailed me about the {issue} and look up their CRM account",
-            "someone wrote in about a {issue}: work out which customer it was and find their account",
+            "work out which customer wrote in about the {issue} and find their account",
             "check which customer complained about the {issue} by mail and open their account",
         )
 

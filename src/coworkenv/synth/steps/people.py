@@ -72,7 +72,9 @@ class UpdateEntry(Step):
         args = {"contact_id": person.ref, "phone": "${facts.phone}"}
         chain.update("contacts_update", args, person, {"phone": phone}, "phone_updated")
         chain.clause(
-            "change their phone number to {phone}", "update their number to {phone}", "set their phone to {phone}"
+            "change {person}'s phone number in the directory to {phone}",
+            "update {person}'s number to {phone}",
+            "set {person}'s directory phone to {phone}",
         )
 
 

@@ -9,6 +9,11 @@ from __future__ import annotations
 from coworkenv.synth.steps.base import Chain, Step
 
 
+def asks(template: str) -> bool:
+    """Whether a clause already asks the user to be told something."""
+    return "tell me" in template or "let me know" in template
+
+
 class Report(Step):
     """Tell the user what was done and found."""
 
@@ -21,7 +26,8 @@ class Report(Step):
             chain.checks.answer_contains("told_found", chain.told)
         else:
             chain.checks.answer_contains("told_subject", [chain.subject])
-        chain.clause("and tell me what you found", "then report back", "and give me a short summary")
+        if not any(asks(t) for t in chain.clauses[-1]):  # the last clause asks for the findings: no second ask
+            chain.clause("and tell me what you found", "then report back", "and give me a short summary")
 
 
 REPORT = Report()

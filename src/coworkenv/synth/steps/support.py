@@ -116,9 +116,9 @@ class OnCall(Step):
         chain.update("tickets_assign", args, ticket, {"assignee": people[1].email}, "oncall_assigned")
         chain.bind("assignee", {"email": people[1].email}, "${oncall.shifts[0].engineer}", "tickets")
         chain.clause(
-            f"assign it to whoever is on call for {team} now ({{now}})",
-            f"give it to the {team} on-call engineer as of {{now}}",
-            f"hand it to {team}'s on-call person at {{now}}",
+            f"assign that ticket to whoever is on call for {team} now ({{now}})",
+            f"give the ticket to the {team} on-call engineer as of {{now}}",
+            f"hand the ticket to {team}'s on-call person at {{now}}",
         )
 
 
