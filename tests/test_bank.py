@@ -118,12 +118,13 @@ def test_cli_synth_and_bank_stats(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     result = runner.invoke(app, ["bank", "stats", str(tmp_path)])
     assert result.exit_code == 0
-    for heading in ("rejection reasons", "capabilities", "blueprints", "inbox_triage", "shards"):
+    for heading in ("rejection reasons", "capabilities", "blueprints", "inbox_triage", "shards", "diversity: all"):
         assert heading in result.output
     assert (
         runner.invoke(app, ["synth", "--n", "2", "--out", str(tmp_path / "y"), "--capabilities", "telepathy"]).exit_code
         == 2
     )
+    assert "distinct ordered tool sets" in result.output and "built-in tools no reference uses" in result.output
     assert runner.invoke(app, ["bank", "stats", str(tmp_path / "nothing")]).exit_code == 2
 
 

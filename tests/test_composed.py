@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from coworkenv.bank.diversity import measure
 from coworkenv.bank.store import load_bank, synthesize_bank
 from coworkenv.cli import app
 from coworkenv.spec import canonical_json
@@ -42,18 +43,27 @@ def test_same_job_same_bytes_and_another_job_another_workflow() -> None:
     assert canonical_json(compose(plan(4, 10, generator="composed"))) != canonical_json(compose(recipe))
 
 
-def test_chains_run_three_to_eight_steps_over_two_services_or_more() -> None:
+def test_chains_run_two_to_eight_steps_over_two_services_or_more() -> None:
     lengths = set()
-    for seed in range(60):
+    for seed in range(120):
         family = list(COMPOSED.values())[seed % len(COMPOSED)]
         draft = family.build(World(seed), frozenset())
         steps = draft.description.removeprefix("composed: ").split(" > ")
-        assert 3 <= len(steps) <= MAX_STEPS and steps[0].startswith("locate_") and steps[-1] == "report"
+        assert 2 <= len(steps) <= MAX_STEPS and steps[-1] == "report"
+        assert steps[0].startswith("locate_" if len(steps) > 2 else "start_") or steps[0].startswith("start_")
         lengths.add(len(steps))
         services = {s["call"].split("_", 1)[0] for s in draft.reference.calls()}
         assert len(services) >= 2
-        assert any(s.startswith("act_") for s in steps)
-    assert len(lengths) >= 5
+        assert any(s.startswith(("act_", "start_")) for s in steps)
+    assert lengths == set(range(2, MAX_STEPS + 1))
+
+
+def test_every_family_names_its_subject_and_the_report_names_what_was_found() -> None:
+    for i, family in enumerate(COMPOSED.values()):
+        spec = compose(plan(8, i, blueprints=[family.name]))
+        assert spec.title.startswith("Follow-up on ") and "Follow-up on ." not in spec.title
+        told = [c for c in spec.checks if c.id in ("told_subject", "told_found")]
+        assert len(told) == 1, family.name
 
 
 def test_openings_read_like_a_request_not_a_list_of_steps() -> None:
@@ -81,7 +91,7 @@ def test_a_composed_bank_is_admitted_split_and_diverse(bank: Path) -> None:
     for spec, verification in load_bank(bank):
         assert spec.provenance.blueprint in FAMILIES and verification.admitted
         assert all(p.score < 0.75 for p in verification.probes.values())
-    tallies = _benchmark("diversity").measure(bank)
+    tallies = measure(bank)
     composed = tallies["composed"]
     assert composed.envs == 48 and len(composed.sequences) >= 30 and composed.wide >= 10
     assert "blueprints" not in tallies

@@ -41,6 +41,7 @@ CTX: dict[str, Any] = {
         ("lower('AbC') + upper('d')", "abcD"),
         ("contains(r.status, 'MIT')", True),
         ("startswith(r.status, 'sub') and endswith(r.to[0], '@corp.io')", True),
+        ("count('Done. done, DONE', 'done') + count('abc', '') + count(r.missing, 'x')", 3),
         ("any([false, true]) and not all([true, false])", True),
         ("first(r.to) + ',' + last(r.to)", "a@corp.io,b@ext.com"),
         ("join(r.to, '; ')", "a@corp.io; b@ext.com"),

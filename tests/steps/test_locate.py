@@ -1,11 +1,11 @@
-"""locate: the account is found among look-alikes, and acting on a look-alike fails."""
+"""locate: the CRM account is found among look-alikes, and acting on a look-alike fails."""
 
 from __future__ import annotations
 
 import pytest
 from step_cases import admitted, chain_of, edit_call, records, score
 
-from coworkenv.synth.steps import LOCATE
+from coworkenv.synth.steps.locate import LOCATE
 
 NAMES = [s.name for s in LOCATE]
 

@@ -1,8 +1,10 @@
-"""notify: the notice reaches the right place and names the customer; elsewhere or vague, it fails."""
+"""notify: the notice reaches the right place and names the customer; elsewhere, vague or twice, it fails."""
 
 from __future__ import annotations
 
-from step_cases import admitted, edit_call, records, score
+from step_cases import admitted, edit_call, records, score, twice
+
+from coworkenv.verify.gaming import DuplicateWrite
 
 
 def test_a_post_in_another_channel_fails() -> None:
@@ -37,3 +39,28 @@ def test_notes_go_into_the_target_account_document_not_a_look_alike() -> None:
     assert len(docs) >= 3 and docs[0]["title"].startswith(records(spec, "crm", "accounts")[0]["name"])
     wrong = edit_call(spec, "documents_append", lambda a: {**a, "document_id": docs[1]["id"]})
     assert score(spec, wrong) < 0.75
+
+
+def test_a_note_appended_twice_fails_and_the_verifier_plays_that_cheat() -> None:
+
+    for chain in (("locate_by_name", "act_log", "notify_notes"), ("locate_from_ticket", "act_log", "notify_notes")):
+        spec = admitted(25, *chain)
+        assert score(spec, twice(spec, "documents_append")) < 0.75
+        appends = [i for i, s in enumerate(spec.reference) if getattr(s, "call", "") == "documents_append"]
+        assert [n for n, _ in DuplicateWrite().variants(spec)][-1] == f"duplicate_write[{appends[0]}]"
+
+
+def test_the_topic_channel_is_found_through_the_channel_list() -> None:
+    spec = admitted(26, "locate_by_attribute", "act_log", "notify_topic_channel")
+    post = next(s for s in spec.reference if getattr(s, "call", "") == "chat_post_message")
+    channels = sorted(c["name"] for c in records(spec, "chat", "channels"))
+    assert post.args["channel"].startswith("${channels.channels[")
+    for other in channels:
+        if score(spec, edit_call(spec, "chat_post_message", lambda a, o=other: {**a, "channel": o})) == 1.0:
+            break
+    else:
+        raise AssertionError("no channel takes the post")
+    wrong = [c for c in channels if c != other]
+    assert all(
+        score(spec, edit_call(spec, "chat_post_message", lambda a, o=o: {**a, "channel": o})) < 0.75 for o in wrong
+    )

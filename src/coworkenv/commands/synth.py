@@ -222,22 +222,29 @@ def _columns() -> tuple[ProgressColumn, ...]:
     )
 
 
-def stats(bank: Path = typer.Argument(..., help="bank folder")) -> None:
-    """Print a bank's manifest as tables."""
+def stats(
+    bank: Path = typer.Argument(..., help="bank folder"),
+    min_envs: int = typer.Option(20, "--min-envs", min=1, help="flag tools fewer environments than this call"),
+) -> None:
+    """Print a bank's manifest, its build runs and its workflow diversity as tables."""
     from rich.markup import escape
 
+    from coworkenv.bank.diversity import measure
     from coworkenv.bank.store import BankError, read_builds, read_manifest
 
     console = Console()
     try:
         manifest, runs = read_manifest(bank), read_builds(bank)
-    except BankError as exc:
-        console.print(f"[red]{escape(str(exc))}[/red]")
+        tallies = measure(bank)
+    except (BankError, OSError, ValueError) as exc:
+        console.print(f"[red]{escape(f'{bank}: {exc}')}[/red]")
         raise typer.Exit(2) from None
     print_manifest(console, manifest)
     if runs:
         columns = ("backend", "workers", "jobs", "admitted", "start-up s", "/s", "marginal/s", "/CPU-s")
         console.print(_table("builds", columns, [_build_row(b) for b in runs]))
+    for name, tally in tallies.items():
+        console.print(_table(f"diversity: {name}", ("figure", "value"), list(tally.rows(min_envs))))
 
 
 def _build_row(build: dict[str, Any]) -> tuple[object, ...]:

@@ -170,6 +170,7 @@ FUNCTIONS: dict[str, Callable[..., object]] = {
     "int": int,
     "float": float,
     "contains": _contains,
+    "count": lambda s, part: text_of(s).lower().count(text_of(part).lower()) if part else 0,
     "startswith": lambda s, p: isinstance(s, str) and s.lower().startswith(text_of(p).lower()),
     "endswith": lambda s, p: isinstance(s, str) and s.lower().endswith(text_of(p).lower()),
     "any": lambda xs: any(xs or []),

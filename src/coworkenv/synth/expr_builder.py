@@ -65,6 +65,10 @@ class Expr:
         """This text (or list) contains ``text``."""
         return fn("contains", self, text)
 
+    def count(self, text: Any) -> Expr:
+        """How many times this text contains ``text`` (ignoring case)."""
+        return fn("count", self, text)
+
     def startswith(self, text: Any) -> Expr:
         return fn("startswith", self, text)
 

@@ -194,8 +194,6 @@ def probe_runs(spec: TaskSpec, trunk: ReferenceTrunk, reference: Played) -> Iter
         played = play_from(trunk, policy, hashed=probe.harmless_if_same_state)
         if probe.harmless_if_same_state and played.state_hash == reference.state_hash:
             continue  # the wrong move changed nothing (an idempotent write, an unused swap)
-        if probe.harmful_only_if_new_record and played.records == reference.records:
-            continue  # a write done twice that created nothing new (an update repeated)
         if _hit(name.split("@", 1)[0], played.grade):  # else the guarded action could not be performed on this spec
             yield name, played
 

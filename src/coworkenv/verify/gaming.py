@@ -26,16 +26,19 @@ _SEEN_NAME = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\b[A-Z]{2,}-\d+\b|\b[a-z]+-\d+
 
 _ADDS = ("_create", "_send", "_reply", "_post", "_log_activity", "_record_invoice", "_submit_leave", "_request_swap")
 """Tool name parts of the writes that add a record (doing one twice leaves two)."""
+_ACCUMULATES = ("documents_append", "tickets_comment")
+"""Writes that add to a record (doing one twice leaves the text twice)."""
 
 
 class DuplicateWrite(VariantProbe):
-    """Does the job, but one write of the reference twice (a double send, a second ticket).
+    """Does the job, but one write of the reference twice (a double send, a second ticket, a line appended twice).
 
-    Only the writes that add a record: repeating an update leaves the same state.
+    Only the writes that add a record or add to one: repeating an update leaves the same state, and so does a
+    repeat the service refuses.
     """
 
     name = "duplicate_write"
-    harmful_only_if_new_record = True
+    harmless_if_same_state = True
 
     def variants(self, spec: TaskSpec) -> list[tuple[str, Any]]:
         out: list[tuple[str, Any]] = []
@@ -51,7 +54,7 @@ class DuplicateWrite(VariantProbe):
 
 
 def _adds(tool: str) -> bool:
-    return is_write(tool) and any(a in tool for a in _ADDS)
+    return is_write(tool) and (any(a in tool for a in _ADDS) or tool in _ACCUMULATES)
 
 
 class Redirect:

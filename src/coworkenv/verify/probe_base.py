@@ -52,8 +52,6 @@ class Probe(ABC):
 
     harmless_if_same_state = False
     """A run ending in the reference's exact final state did nothing wrong after all."""
-    harmful_only_if_new_record = False
-    """A run that ends with as many records as the reference's did nothing wrong (an update repeated)."""
 
     def applies(self, spec: TaskSpec) -> bool:
         return True

@@ -190,7 +190,10 @@ def _feedback(draft: Draft, world: World, manager: Person, candidate: Person, da
     ref.answer(f"Logged {manager.first}'s feedback. He says: ${{feedback.body}} Then: ${{correction.body}}")
     path = f"/Hiring/{candidate.name}"
     checks = stage.checks
-    logged = field("path").eq(path) & field("content").contains(corrected) & field("content").contains("Phone screen")
+    # the level once: the feedback appended twice names it twice
+    logged = (
+        field("path").eq(path) & field("content").count(corrected).eq(1) & field("content").contains("Phone screen")
+    )
     checks.record_exists("feedback_logged", "documents", "documents", logged, 3.0)
     checks.answer_contains("recommendation_told", [corrected], 2.0)
     checks.unchanged("documents_guard", "documents", "documents", field("path").eq(path))

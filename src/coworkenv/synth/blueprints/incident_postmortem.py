@@ -67,7 +67,7 @@ class IncidentPostmortem(Blueprint):
         _hand_over(draft, tid, team, today, note)
         checks = draft.checks
         checks.field_equals("assigned", "tickets", "tickets", tid, "assignee", night.email, 3.0)
-        comment = field("id").eq(tid) & field("comments").join().contains(night.email)
+        comment = field("id").eq(tid) & field("comments").join().count(night.email).eq(1)  # one hand-over comment
         checks.record_exists("handed_over", "tickets", "tickets", comment)
         noted = field("path").eq(note) & field("content").contains(tid) & field("content").contains(night.email)
         checks.record_exists("note_left", "documents", "documents", noted)

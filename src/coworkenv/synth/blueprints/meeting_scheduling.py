@@ -56,7 +56,9 @@ class MeetingScheduling(Blueprint):
             slot = lose_first_slot(draft, world, a, emails, slot, day, minutes, say)
             draft.summary = [slot["start"][11:]]
         book(draft, topic, ATTENDEES)
-        answer = f'Booked "{topic}" on ${{free.slots[0].start}} for ${{facts.duration}} minutes with {a.name} and {b.name}.'
+        answer = (
+            f'Booked "{topic}" on ${{free.slots[0].start}} for ${{facts.duration}} minutes with {a.name} and {b.name}.'
+        )
         if "aggregate" in options:
             answer += _count_meetings(draft, world, a, day)
         draft.reference.answer(answer)

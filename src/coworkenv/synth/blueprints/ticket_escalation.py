@@ -154,5 +154,5 @@ def _comment(draft: Draft, tid: str) -> None:
         [{"call": "tickets_comment", "args": {"ticket_id": "${t.tickets[0].id}", "text": text}}],
         f"I added the comment to {tid}.",
     )
-    commented = field("id").eq(tid) & field("comments").join(" ").contains("customers")
+    commented = field("id").eq(tid) & field("comments").join(" ").count("customers").eq(1)  # one comment, not two
     draft.checks.record_exists("commented", "tickets", "tickets", commented, group="follow_up")

@@ -129,7 +129,7 @@ def _credit_note(draft: Draft, world: World, vendor: str, billing: str, dup: str
     ref.call("tickets_update", {"ticket_id": "${open.tickets[0].id}", "status": "resolved"}, role="main")
     ref.answer(f"{vendor} issued credit note {note} for {dup}; I noted it on ${{open.tickets[0].id}} and resolved it.")
     about = (field("title") + " " + field("description")).contains(dup)
-    closed = about & field("status").eq("resolved") & field("comments").join().contains(note)
+    closed = about & field("status").eq("resolved") & field("comments").join().count(note).eq(1)  # noted once
     checks = stage.checks
     checks.count("dispute_closed", "tickets", "tickets", closed, 1, 3.0)
     checks.answer_contains("credit_note_told", [note], 2.0, excludes=[old])

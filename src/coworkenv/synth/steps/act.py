@@ -140,8 +140,8 @@ class LogActivity(Step):
         chain.write("crm_log_activity", args, "activities", ("logged", logged), mine, main=not chain.reference.roles)
         chain.clause(
             f"log {_an(kind)} on their account",
-            f"record a {kind} activity in the CRM",
-            f"note it on the account as {_an(kind)}",
+            f"record {_an(kind)} activity in the CRM",
+            f"add {_an(kind)} entry to their CRM account",
         )
 
 
@@ -218,11 +218,13 @@ class Assign(Step):
     kind = "act"
     name = "act_assign"
     needs: ClassVar[tuple[str, ...]] = ("ticket", "owner")
+    gives: ClassVar[tuple[str, ...]] = ("assignee",)
 
     def apply(self, chain: Chain) -> None:
         ticket, owner = chain.need("ticket"), chain.need("owner")
         args = {"ticket_id": ticket.ref, "assignee": owner.ref}
         chain.update("tickets_assign", args, ticket, {"assignee": owner.record["email"]}, "ticket_assigned")
+        chain.bind("assignee", owner.record, owner.ref, "crm")
         chain.clause(
             "assign that ticket to the account owner",
             "hand the ticket to whoever owns the account",

@@ -35,6 +35,8 @@ class Binding:
     record: Record
     ref: str
     service: str
+    collection: str = ""
+    """The collection the record lives in, for a step that updates it."""
 
     def field_ref(self, name: str) -> str:
         """The reference expression of another field of the same record (``ref`` names its id)."""
@@ -63,9 +65,14 @@ class Chain:
     tool results lists, so it cannot be required (the dump probe would pass), and weighs a third of the rest."""
     decoys: list[Record] = field(default_factory=list)
     """The look-alike accounts of the target (later steps give them records of their own)."""
+    subject: str = ""
+    """What the workflow is about, by name (a customer, a vendor, a colleague, a document): the first step sets it,
+    and the report and notices must name it."""
+    told: list[str] = field(default_factory=list)
+    """What the report must name when the request already names the subject: something found with the tools."""
 
-    def bind(self, type: str, record: Record, ref: str, service: str) -> Binding:
-        binding = Binding(type, record, ref, service)
+    def bind(self, type: str, record: Record, ref: str, service: str, collection: str = "") -> Binding:
+        binding = Binding(type, record, ref, service, collection)
         self.bound[type] = binding
         return binding
 
@@ -96,7 +103,7 @@ class Chain:
         call, a required check per field (a chain has several writes: stopping before this one, or making it on a
         look-alike, must fail whatever the others weigh), and that the write may change that record only."""
         service = target.service
-        collection = collection or {"tickets": "tickets", "crm": "deals"}[service]
+        collection = collection or target.collection or {"tickets": "tickets", "crm": "deals"}[service]
         where = {"service": service, "collection": collection, "record_id": target.record["id"]}
         for i, (name, value) in enumerate(changes.items()):
             check = id if i == 0 else f"{id}_{name}"
@@ -140,7 +147,7 @@ class Chain:
         draft.reference = self.reference
         draft.checks = self.checks
         draft.summary = self.summary
-        self.reference.answer(" ".join(self.report or [f"Done for {self.need('account').record['name']}."]))
+        self.reference.answer(" ".join(self.report or [f"Done for {self.subject}."]))
         return draft
 
 

@@ -65,6 +65,7 @@ def _bind(chain: Chain, target: Record, save: str) -> None:
     chain.bind("account", target, f"${{{save}.accounts[0].id}}", "crm")
     chain.bind("owner", {"email": target["owner"]}, f"${{{save}.accounts[0].owner}}", "crm")
     chain.facts["company"] = stated("company", target["name"])
+    chain.subject = target["name"]
     chain.summary.append(target["name"])
 
 
@@ -139,10 +140,10 @@ class FromMail(Step):
         chain.call("crm_search_accounts", {"query": target["name"]}, save_as="acc")
         chain.readable.append(("mail", "messages", mails[0]["id"], "body"))
         _bind(chain, target, "acc")
-        chain.bind("mail", mails[0], "${inbox.messages[0].id}", "mail")
+        chain.bind("mail", mails[0], "${inbox.messages[0].id}", "mail", "messages")
         chain.clause(
             "find the customer who emailed me about the {issue} and look up their CRM account",
-            "someone wrote in about a {issue}: work out which customer it was and find their account",
+            "work out which customer wrote in about the {issue} and find their account",
             "check which customer complained about the {issue} by mail and open their account",
         )
 
@@ -202,7 +203,7 @@ class FromChat(Step):
         _bind(chain, target, "acc")
         chain.clause(
             "find the customer someone flagged in #support for a {issue} and pull up their account",
-            "see which customer the {issue} heads-up on chat was about and find them in the CRM",
+            "see which customer the {issue} heads-up in #support was about and find them in the CRM",
             "someone mentioned a {issue} in the support channel: work out the customer and open their account",
         )
 

@@ -12,12 +12,13 @@ from coworkenv.synth.draft import stated
 from coworkenv.synth.expr_builder import Expr, field
 from coworkenv.synth.steps.base import Chain, Step
 
+TOPICS = ("renewals and upsell", "customer escalations", "quarterly numbers", "vendor payments", "team news")
 CHANNELS = ("support-escalations", "account-team", "cs-leads", "sales-updates", "customer-health")
 
 
 def _text(chain: Chain) -> tuple[Expr, str]:
     """What a chat notice must contain (a condition on its ``text``) and the text the reference writes."""
-    company = chain.need("account").record["name"]
+    company = chain.subject
     key = chain.key()
     if key is None:
         return field("text").contains(company), f"Update on {company}: follow-up done."
@@ -29,7 +30,7 @@ class PostChannel(Step):
 
     kind = "notify"
     name = "notify_channel"
-    needs: ClassVar[tuple[str, ...]] = ("account",)
+    gives: ClassVar[tuple[str, ...]] = ("channel",)
 
     def apply(self, chain: Chain) -> None:
         world = chain.world
@@ -41,7 +42,37 @@ class PostChannel(Step):
         said, text = _text(chain)
         posted = ("posted", field("channel").eq(names[0]) & said)
         chain.write("chat_post_message", {"channel": names[0], "text": text}, "messages", posted, field("ts").eq("now"))
+        chain.bind("channel", {"name": names[0]}, names[0], "chat")
         chain.clause("post an update in {channel}", "let {channel} know", "share a short update in {channel}")
+
+
+class TopicChannel(Step):
+    """A post on the channel whose topic the request names (the channel list tells which one it is)."""
+
+    kind = "notify"
+    name = "notify_topic_channel"
+    gives: ClassVar[tuple[str, ...]] = ("channel",)
+
+    def apply(self, chain: Chain) -> None:
+        world = chain.world
+        names = sorted(world.rng.sample(CHANNELS, 3))
+        topics = world.rng.sample(TOPICS, 3)
+        for name, topic in zip(names, topics, strict=True):
+            world.add("chat", "channels", {"name": name, "members": [world.me.email], "topic": topic})
+        world.ensure("chat", "messages")
+        pick = world.rng.randrange(3)
+        chain.facts["topic"] = stated("topic", topics[pick])
+        said, text = _text(chain)
+        chain.call("chat_list_channels", {}, save_as="channels")
+        posted = ("posted_topic", field("channel").eq(names[pick]) & said)
+        args = {"channel": f"${{channels.channels[{pick}].name}}", "text": text}
+        chain.write("chat_post_message", args, "messages", posted, field("ts").eq("now"))
+        chain.bind("channel", {"name": names[pick]}, args["channel"], "chat")
+        chain.clause(
+            "post an update on the channel about {topic}",
+            "let the {topic} channel know",
+            "share a short update in whichever channel covers {topic}",
+        )
 
 
 class DmOwner(Step):
@@ -84,7 +115,8 @@ class MailOwner(Step):
 
 
 class AccountNotes(Step):
-    """A line appended to the account's notes document (the look-alike accounts have notes of their own)."""
+    """A line appended to the account's notes document (the look-alike accounts have notes of their own); the check
+    counts the ticket (or the customer) the line names, so a line appended twice fails."""
 
     kind = "notify"
     name = "notify_notes"
@@ -102,16 +134,21 @@ class AccountNotes(Step):
         _, text = _text(chain)
         key = chain.key()
         chain.call("documents_search", {"query": f"{target['name']} notes"}, save_as="notes")
-        wrote = field("id").eq(mine) & field("content").contains("Update on")
+        content = field("content")
+        wrote = field("id").eq(mine) & content.startswith(docs[target["id"]]["content"])  # nothing lost
         if key is not None:
-            wrote = wrote & field("content").contains(key[0])
+            wrote = wrote & content.contains(key[0])
+        if "ticket" in chain.bound:  # the line names the ticket once: appended twice, it names it twice
+            wrote = wrote & content.count(key[0] if key else "").eq(1)
+        else:  # the notes name the customer in their first line; the line added names them once more
+            wrote = wrote & content.count(target["name"]).eq(2)
         args = {"document_id": "${notes.documents[0].id}", "text": text}
         chain.write("documents_append", args, "documents", ("noted", wrote), field("id").eq(mine))
         chain.clause(
-            "add a line to their account notes doc",
-            "note the outcome in the account notes document",
-            "update their notes document with a line on it",
+            "add a line about them to their account notes doc",
+            "note the outcome for them in the account notes document",
+            "update their notes document with a line on them",
         )
 
 
-NOTIFY: tuple[Step, ...] = (PostChannel(), DmOwner(), MailOwner(), AccountNotes())
+NOTIFY: tuple[Step, ...] = (PostChannel(), TopicChannel(), DmOwner(), MailOwner(), AccountNotes())

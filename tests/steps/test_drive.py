@@ -1,0 +1,36 @@
+"""Drive steps: the right file (not its archived copy, not another team's) is shared or has access revoked."""
+
+from __future__ import annotations
+
+import pytest
+from step_cases import admitted, edit_call, records, score, twice, without
+
+CHAINS = {
+    "drive_share": ("locate_file", "act_drive_share", "notify_dm_person", "report"),
+    "drive_revoke": ("locate_folder_file", "act_drive_revoke", "notify_channel", "report"),
+    "drive_create_file": ("start_drive_folder", "report"),
+}
+
+
+@pytest.mark.parametrize("tool", sorted(CHAINS))
+def test_the_write_is_checked_and_skipping_it_fails(tool: str) -> None:
+    spec = admitted(71, *CHAINS[tool])
+    assert score(spec) == 1.0
+    assert score(spec, without(spec, tool)) < 0.75
+
+
+def test_sharing_the_old_copy_fails_and_sharing_twice_is_harmless() -> None:
+    spec = admitted(72, *CHAINS["drive_share"])
+    old = next(f for f in records(spec, "drive", "files") if "(old)" in f["name"])
+    wrong = edit_call(spec, "drive_share", lambda a: {**a, "item_id": old["id"]})
+    assert score(spec, wrong) < 0.75
+    assert score(spec, twice(spec, "drive_share")) == 1.0
+
+
+def test_revoking_keeps_the_other_persons_access() -> None:
+    spec = admitted(73, *CHAINS["drive_revoke"])
+    perms = records(spec, "drive", "permissions")
+    assert len(perms) == 2
+    stays = perms[1]["person"]
+    wrong = edit_call(spec, "drive_revoke", lambda a: {**a, "person": stays})
+    assert score(spec, wrong) < 0.75
