@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -60,6 +61,8 @@ def test_quickstart_runs_every_example_and_the_pipeline(tmp_path: Path) -> None:
     assert "oracle on the example environments" in result.output
     assert result.output.count("✓") >= 14
     assert "{" not in result.output and "passed, mean score" in result.output  # sentences, not JSON
+    flat = " ".join(re.sub("[│┃]", " ", result.output).split())  # table cells wrap over lines
+    assert re.search(r"\d+ tool sequences, \d+ tool sets, \d+ tool interfaces, \d+ domains", flat), flat
     bank = json.loads((out / "bank" / "manifest.json").read_text())
     assert bank["admitted"] == 20
     sft_lines = (out / "sft" / "sft.jsonl").read_text().splitlines()

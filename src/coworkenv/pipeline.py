@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from coworkenv.agents.oracle import OracleTeacher
+from coworkenv.bank.diversity import measure
 from coworkenv.bank.sources import load_specs
 from coworkenv.bank.store import synthesize_bank
 from coworkenv.data.rl import export_rl
@@ -114,6 +115,8 @@ def main_job(
             on_progress=lambda admitted, _: progress.update(task, completed=admitted),
         )
     summary["bank"] = {k: manifest[k] for k in ("admitted", "jobs", "rejected", "yield", "repaired", "split")}
+    tally = measure(bank).get("all")
+    summary["bank"]["diversity"] = tally.headline() if tally is not None else "no environments admitted"
     oracle = rollout_bank(
         bank, "oracle", 1, out / "runs" / "oracle", workers=workers, seed=seed, split="train", console=console
     )

@@ -99,6 +99,14 @@ class Tally:
             ("workspace records: median / p10 / max", self._sizes()),
         ]
 
+    def headline(self) -> str:
+        """The figures a one-line summary shows (the main job's)."""
+        return (
+            f"{len(self.sequences)} tool sequences, {len(self.tool_sets)} tool sets, "
+            f"{len(self.interfaces)} tool interfaces, {len(self.domains)} domains; "
+            f"workspace records median / p10 / max {self._sizes()}"
+        )
+
     def _sizes(self) -> str:
         if not self.records:
             return "n/a"

@@ -67,6 +67,7 @@ def quickstart(
         f"{bank['admitted']} admitted of {bank['jobs']} jobs (yield {bank['yield']:.1%}, "
         f"{bank['repaired']} repaired); train {bank['split']['train']} / held-out {bank['split']['heldout']}",
     )
+    stages.add_row("bank diversity", bank["diversity"])
     stages.add_row("oracle rollouts", episode_counts(summary["oracle"]))
     stages.add_row("SFT dataset", f"{summary['sft']['examples']} conversations → {summary['sft']['path']}")
     if "rl" in summary:
