@@ -24,9 +24,15 @@ def _folder(chain: Chain, name: str, parent: str | None = None) -> Record:
     return chain.world.add("drive", "folders", {"name": name, "parent_id": parent})
 
 
-def _file(chain: Chain, folder: Record, name: str, content: str) -> Record:
+def _file(chain: Chain, folder: Record, name: str, content: str, owner: str = "me") -> Record:
     record = {"name": name, "folder_id": folder["id"], "content": content, "updated": chain.world.day(-3)}
+    record["owner"] = owner
     return chain.world.add("drive", "files", record)
+
+
+def _plan(chain: Chain, folder: Record, name: str, owner: str) -> Record:
+    """A team's plan, owned by ``owner`` (the folder's listing shows each file's owner: the other plan's in view)."""
+    return _file(chain, folder, name, f"{folder['name']} {name}. Owner: {owner}.", owner)
 
 
 def _ensure(chain: Chain) -> None:
@@ -52,6 +58,7 @@ class Budget(Step):
         chain.subject = f"the {project} budget"
         chain.call("drive_search_files", {"query": "${facts.project} budget"}, save_as="found")
         chain.call("drive_read_file", {"file_id": "${found.files[0].id}"})
+        chain.call("drive_read_file", {"file_id": "${found.files[1].id}"})  # the old copy: its total in view
         chain.bind("file", target, "${found.files[0].id}", "drive", "files")
         chain.told.append(str(total))
         chain.report.append(f"The {project} budget totals {total} USD.")
@@ -78,11 +85,11 @@ class Browse(Step):
         owner = world.person()
         names = sorted(world.rng.sample(("Q1 plan", "Q2 plan", "Q3 plan", "Q4 plan"), 2))
         mine = world.rng.randrange(2)
-        files = [_file(chain, folders[team], n, f"{teams[team]} {n}. Owner: {world.person().name}.") for n in names]
-        files[mine]["content"] = f"{teams[team]} {names[mine]}. Owner: {owner.name}."
+        owners = [owner if i == mine else world.person() for i in range(2)]
+        files = [_plan(chain, folders[team], n, o.name) for n, o in zip(names, owners, strict=True)]
         for i, folder in enumerate(folders):
             if i != team:
-                _file(chain, folder, names[mine], f"{folder['name']} {names[mine]}. Owner: {world.person().name}.")
+                _plan(chain, folder, names[mine], world.person().name)
         chain.facts["team"] = stated("team", teams[team])
         chain.facts["plan"] = stated("plan", names[mine])
         chain.subject = f"the {teams[team]} {names[mine]}"

@@ -58,7 +58,7 @@ class Claim(Step):
             if c["name"].split()[0] == who.first and c["email"] != who.email
         )
         world.add("expenses", "expenses", claim | {"employee": namesake["email"], "amount": amount + 15})
-        args = {"employee": "${who.contacts[0].email}", "status": "pending_approval"}
+        args = {"employee": "${who.contacts[0].email}"}  # their approved claim is in view beside the pending one
         chain.call("expenses_list_expenses", args, save_as="claims")
         chain.bind("expense", target, "${claims.expenses[0].id}", "expenses", "expenses")
         chain.told.append(f"{amount:.2f}")
@@ -149,14 +149,18 @@ class FileExpense(Step):
         mark = CATEGORIES[category] / 2
         _rules(chain, preapproval=mark)
         amount = float(rng.randrange(30, int(CATEGORIES[category])))
-        world.ensure("expenses", "expenses")
-        world.contacts(extra=2)
+        former = world.person(world.me.department)  # approved an earlier claim: their address is a look-alike
+        world.contacts(former, extra=2)
+        earlier = {"employee": world.me.email, "category": category, "description": WHAT[category], "receipt": True}
+        earlier |= {"amount": amount + 10, "date": world.day(-40), "status": "approved", "approver": former.email}
+        world.add("expenses", "expenses", earlier)
         chain.facts["amount"] = stated("amount", f"{amount:.2f}", given=f"{amount:.2f} USD")
         chain.facts["what"] = stated("what", WHAT[category])
         chain.facts["category"] = stated("category", category)
         chain.subject = WHAT[category]
         me, boss, day = world.me.email, world.boss.email, world.day(-1)
         args = {"employee": me, "amount": amount, "category": "${facts.category}", "description": "${facts.what}"}
+        chain.call("expenses_list_expenses", {"employee": me})  # not filed already (the earlier claim in view)
         chain.call("expenses_create_expense", args | {"date": day, "receipt": True}, save_as="claim")
         chain.call("contacts_search", {"query": world.boss.name}, save_as="boss")
         if amount > mark:

@@ -95,6 +95,7 @@ class AddContact(Step):
         for key, value in (("new_name", new.name), ("new_company", company)):
             chain.facts[key] = stated(key, value)
         chain.subject = company
+        chain.call("mail_search", {"folder": "inbox"})  # the inbox: the other senders' addresses in view
         chain.call("mail_search", {"query": "${facts.new_company}"}, save_as="intro")
         args = {"name": "${facts.new_name}", "email": "${intro.messages[0].sender}", "company": "${facts.new_company}"}
         made = and_(field("email").eq(new.email), field("name").eq(new.name), field("company").eq(company))
