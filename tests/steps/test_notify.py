@@ -54,7 +54,10 @@ def test_the_topic_channel_is_found_through_the_channel_list() -> None:
     spec = admitted(26, "locate_by_attribute", "act_log", "notify_topic_channel")
     post = next(s for s in spec.reference if getattr(s, "call", "") == "chat_post_message")
     channels = sorted(c["name"] for c in records(spec, "chat", "channels"))
-    assert post.args["channel"].startswith("${channels.channels[")
+    calls = [getattr(s, "call", "") for s in spec.reference]
+    assert calls.index("chat_list_channels") < calls.index("chat_post_message")
+    topic = next(c["topic"] for c in records(spec, "chat", "channels") if c["name"] == post.args["channel"])
+    assert topic in spec.user.opening and post.args["channel"] not in spec.user.opening  # the topic names it
     for other in channels:
         if score(spec, edit_call(spec, "chat_post_message", lambda a, o=other: {**a, "channel": o})) == 1.0:
             break

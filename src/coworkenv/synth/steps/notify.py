@@ -47,7 +47,10 @@ class PostChannel(Step):
 
 
 class TopicChannel(Step):
-    """A post on the channel whose topic the request names (the channel list tells which one it is)."""
+    """A post on the channel whose topic the request names (the channel list tells which one it is).
+
+    The reference posts to it by name: a realistic workspace's other channels sort among these, so no place in
+    the list is the channel's."""
 
     kind = "notify"
     name = "notify_topic_channel"
@@ -65,7 +68,7 @@ class TopicChannel(Step):
         said, text = _text(chain)
         chain.call("chat_list_channels", {}, save_as="channels")
         posted = ("posted_topic", field("channel").eq(names[pick]) & said)
-        args = {"channel": f"${{channels.channels[{pick}].name}}", "text": text}
+        args = {"channel": names[pick], "text": text}
         chain.write("chat_post_message", args, "messages", posted, field("ts").eq("now"))
         chain.bind("channel", {"name": names[pick]}, args["channel"], "chat")
         chain.clause(
