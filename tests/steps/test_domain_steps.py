@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from step_cases import PASS, score, without
 
+from coworkenv.bank.diversity import Tally
 from coworkenv.spec.models import CallStep, TaskSpec
 from coworkenv.synth.domain_records import plant
 from coworkenv.synth.domains import catalogue
@@ -111,3 +112,12 @@ def test_the_report_must_name_the_record_by_its_key() -> None:
     assert key.startswith("M-") and key not in spec.user.opening
     vague = [s for s in spec.reference if not hasattr(s, "answer")]
     assert score(spec, [*vague, {"answer": "Done, all updated."}]) < PASS
+
+
+def test_the_bank_tally_counts_environments_per_declared_domain() -> None:
+    spec = finalize(chain_of("fleet", 3, "locate_item_by_attribute", "report_item").draft("d", "t", ["Go."]), seed=3)
+    assert spec.declared_services
+    tally = Tally()
+    tally.add(spec)
+    tally.add(spec)
+    assert tally.domains == dict.fromkeys(spec.declared_services, 2)

@@ -68,7 +68,7 @@ class Tally:
             self.lengths[len(spec.description.removeprefix(COMPOSED_PREFIX).split(" > "))] += 1
         self.wide += len({c.split("_", 1)[0] for c in seq}) >= 3
         self.interfaces |= interfaces_of(spec)
-        self.domains.update(spec.declared_services or {})
+        self.domains.update(list(spec.declared_services or {}))  # one environment per service it declares
         self.records.append(sum(len(rows) for colls in spec.services.values() for rows in colls.values()))
 
     def unused(self) -> list[str]:
