@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from coworkenv.runtime.environment import Environment
-from coworkenv.spec.models import CallStep, TaskSpec
+from coworkenv.spec.models import AnswerStep, CallStep, TaskSpec
 from coworkenv.synth.chains import phrase
 from coworkenv.synth.draft import finalize
 from coworkenv.synth.steps import STEPS, Chain
@@ -60,6 +60,17 @@ def edit_call(spec: TaskSpec, tool: str, change: Callable[[dict[str, Any]], dict
 def without(spec: TaskSpec, tool: str) -> list[Any]:
     """The reference without the calls of ``tool``."""
     return [s for s in spec.reference if not (isinstance(s, CallStep) and s.call == tool)]
+
+
+def answered(spec: TaskSpec, text: str) -> list[Any]:
+    """The reference with its report replaced by ``text``."""
+    return [AnswerStep(answer=text) if isinstance(s, AnswerStep) else s for s in spec.reference]
+
+
+def reads(spec: TaskSpec) -> str:
+    """Everything the reference's calls return, as text: what an agent that plays it sees."""
+    run = play(Environment(spec), scripted(spec, spec.reference))
+    return " ".join(str(m.get("content", "")) for m in run.messages if m.get("role") == "tool")
 
 
 def twice(spec: TaskSpec, tool: str) -> list[Any]:

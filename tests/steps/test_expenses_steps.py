@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from step_cases import admitted, edit_call, records, score, twice, without
+from step_cases import admitted, answered, edit_call, reads, records, score, twice, without
 
 CHAINS = {
     "expenses_approve": ("locate_expense", "read_rules", "act_approve_expense", "notify_dm_person", "report"),
@@ -36,3 +36,21 @@ def test_filing_twice_fails_and_a_claim_over_the_mark_is_preapproved_first() -> 
         preapproved.add("expenses_preapprove" in calls)
         assert calls.index("expenses_submit") < calls.index("expenses_request_approval")
     assert preapproved == {True, False}
+
+
+def test_their_approved_claim_is_listed_and_reporting_its_amount_fails() -> None:
+    spec = admitted(46, *CHAINS["expenses_reject"])
+    claims = records(spec, "expenses", "expenses")
+    done = next(e for e in claims if e["status"] == "approved")
+    pending = next(e for e in claims if e["employee"] == done["employee"] and e is not done)
+    seen = reads(spec)
+    assert f"{done['amount']}" in seen and f"{pending['amount']}" in seen
+    assert score(spec, answered(spec, f"Done. Their pending claim is {pending['amount']:.2f} USD.")) == 1.0
+    assert score(spec, answered(spec, f"Done. Their pending claim is {done['amount']:.2f} USD.")) < 0.75
+
+
+def test_the_earlier_approver_is_seen_and_naming_them_fails() -> None:
+    spec = admitted(47, *CHAINS["expenses_request_approval"])
+    former = next(e["approver"] for e in records(spec, "expenses", "expenses") if e["status"] == "approved")
+    assert former in reads(spec)
+    assert score(spec, answered(spec, f"Done. I filed it and sent it to {former} for approval.")) < 0.75

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from step_cases import admitted, edit_call, records, score, twice, without
+from step_cases import admitted, answered, edit_call, reads, records, score, twice, without
 
 CHAINS = {
     "contacts_update": ("locate_person", "act_update_contact", "notify_dm_person", "report"),
@@ -36,3 +36,13 @@ def test_the_new_contact_gets_the_address_of_their_mail_and_adding_twice_fails()
     assert len([c for c in records(spec, "contacts", "contacts") if "@" in c["email"]]) >= 4
     wrong = edit_call(spec, "contacts_create", lambda a: {**a, "email": "someone@example.com"})
     assert score(spec, wrong) < 0.75
+
+
+def test_the_other_senders_are_seen_and_adding_one_fails() -> None:
+    spec = admitted(54, *CHAINS["contacts_create"])
+    mails = records(spec, "mail", "messages")
+    others = [m["sender"] for m in mails if "Introduction" not in m["subject"]]
+    assert others and all(o in reads(spec) for o in others)
+    wrong = edit_call(spec, "contacts_create", lambda a: {**a, "email": others[0]})
+    assert score(spec, wrong) < 0.75
+    assert score(spec, answered(spec, f"Done. I added {others[0]} to the directory.")) < 0.75

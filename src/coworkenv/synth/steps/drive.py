@@ -1,7 +1,8 @@
 """Drive steps: find a file by search or by browsing folders, then share it, take someone's access away, or file one.
 
-``locate_file`` searches for a budget sheet (its archived copy looks alike);
-``locate_folder_file`` browses from the top-level folders into one team's folder. Both bind
+``locate_file`` searches for a budget sheet and opens it and its archived copy (the old total
+in view); ``locate_folder_file`` browses from the top-level folders into one team's folder,
+whose listing shows the owner of each of its plans. Both bind
 ``file`` and have the report state what the file says. ``start_drive_folder`` creates a
 folder with a first file in it.
 """
