@@ -40,7 +40,8 @@ def test_revoking_keeps_the_other_persons_access() -> None:
 
 def test_the_old_copys_total_is_read_and_reporting_it_fails() -> None:
     spec = admitted(74, *CHAINS["drive_share"])
-    totals = {"(old)" in f["name"]: re.findall(r"Total: (\d+)", f["content"])[0] for f in records(spec, "drive", "files")}
+    files = records(spec, "drive", "files")
+    totals = {"(old)" in f["name"]: re.findall(r"Total: (\d+)", f["content"])[0] for f in files}
     assert totals[True] in reads(spec) and totals[False] in reads(spec)
     assert score(spec, answered(spec, f"Done. The budget totals {totals[False]} USD.")) == 1.0
     assert score(spec, answered(spec, f"Done. The budget totals {totals[True]} USD.")) < 0.75
