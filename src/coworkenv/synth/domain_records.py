@@ -10,11 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from coworkenv.synth.domains import Domain, FieldSpec, declaration
+from coworkenv.synth.look_alikes import LIMIT
 from coworkenv.synth.steps.base import Record
 from coworkenv.synth.world import World
 
 LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"
 """Letters of patterned values (no I or O, which read as digits)."""
+SPARED = LIMIT + 1
+"""Unrelated records in a status other than the damaging one: one more than a report check names as look-alikes,
+so a careless write always finds a record that no check names and that it would change."""
 
 
 def value(world: World, spec: FieldSpec) -> str | int | float:
@@ -65,11 +69,13 @@ def log_entry(world: World, domain: Domain, item: Record) -> Record:
 
 
 def background(world: World, domain: Domain, n: int, clashes: Callable[[Record], bool]) -> list[Record]:
-    """``n`` unrelated records (one that ``clashes`` with the target's description moves to another facet value),
-    and a log entry about two of them."""
+    """``SPARED + n`` unrelated records, the first ``SPARED`` of them out of the damaging status (one that
+    ``clashes`` with the target's description moves to another facet value), and a log entry about two of them."""
     made = []
-    for _ in range(n):
+    for i in range(SPARED + n):
         rec = {name: value(world, spec) for name, spec in domain.fields.items()}
+        if i < SPARED and rec[domain.status] == domain.damage:
+            rec[domain.status] = other(world, domain.statuses, domain.damage)
         if clashes(rec):
             rec[domain.facet] = other(world, domain.facets, rec[domain.facet])
         made.append(add(world, domain, **rec))

@@ -45,7 +45,7 @@ def _found(chain: Chain, domain: Domain, target: Record) -> None:
 
 
 def _unrelated(chain: Chain) -> int:
-    """How many unrelated records the collection holds besides the target and its look-alikes."""
+    """How many unrelated records the collection holds besides the target, its look-alikes and the spared ones."""
     return chain.world.rng.randint(6, 12)
 
 
@@ -204,6 +204,8 @@ class Reassign(Step):
     def apply(self, chain: Chain) -> None:
         d, item, world = domain_of(chain), chain.need("item"), chain.world
         person = world.person()
+        while person.name.count(person.first) > 1:  # "Taylor Taylor": a search by it finds every Taylor
+            person = world.person()
         world.contacts(person, world.person(first=person.first), extra=2)
         question = f"Who should take over the {noun(d)}?"
         chain.facts["assignee_name"] = Fact(
