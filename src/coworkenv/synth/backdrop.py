@@ -95,11 +95,12 @@ class Backdrop:
             name = f"{self.rng.choice(self.lasts)} {self.phrase(1, 1)}"
         return name
 
-    def add(self, service: str, collection: str, record: dict[str, Any]) -> dict[str, Any]:
-        """Add a record with the next id after the task's (and the background's) records."""
+    def add(self, service: str, collection: str, record: dict[str, Any], key: str | None = None) -> dict[str, Any]:
+        """Add a record with the next id after the task's (and the background's) records, or with ``key``
+        for a collection that names its records by a key of their own."""
         task_rows = self.world.fixtures.get(service, {}).get(collection, [])
         rows = self.records.setdefault(service, {}).setdefault(collection, [])
-        prefix = service_class(service).id_prefix.get(collection, collection[:3])
-        rec = {"id": f"{prefix}-{len(task_rows) + len(rows) + 1}", **record}
+        prefix = service_class(service, self.world.declared).id_prefix.get(collection, collection[:3])
+        rec = {"id": key or f"{prefix}-{len(task_rows) + len(rows) + 1}", **record}
         rows.append(rec)
         return rec

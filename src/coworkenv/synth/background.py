@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import random
 
+from coworkenv.synth import background_business, background_records
 from coworkenv.synth.backdrop import Backdrop, Fixtures
-from coworkenv.synth.background_records import MAKERS
+from coworkenv.synth.background_domains import domains
 from coworkenv.synth.draft import Draft
 from coworkenv.synth.reserved import pool, reserved
 from coworkenv.synth.world import World
+
+MAKERS = {**background_records.MAKERS, **background_business.MAKERS}
 
 WORKSPACES = {"small": 0.0, "realistic": 1.0}
 """Workspace sizes: the share of a realistic background each draws (``small`` is the task's records alone)."""
@@ -42,4 +45,5 @@ def background(draft: Draft, world: World, workspace: str = DEFAULT_WORKSPACE) -
         make = MAKERS.get(service)
         if make is not None:
             make(drop)
+    domains(drop)
     return drop.records

@@ -20,7 +20,7 @@ FOLDER_DRAW = ("inbox", "inbox", "inbox", "inbox", "archive", "archive", "sent",
 LABELS = ("newsletter", "fyi", "team", "later", "receipts")
 ROLES = ("Buyer", "Champion", "Finance contact", "Technical lead", "Executive sponsor")
 DOC_FOLDERS = ("Projects", "Team", "Meetings", "Archive", "Research", "Planning", "Vendors", "Programs")
-CHANNEL_KINDS = ("team", "project", "updates", "chat", "standup")
+CHANNEL_KINDS = ("team", "project", "updates", "chat", "standup", "general", "random", "social", "alerts", "reviews")
 CATEGORIES = ("meals", "travel", "software", "office", "training", "supplies", "hardware")
 EXPENSE_STATUSES = ("draft", "submitted", "pending_approval", "approved", "rejected", "reimbursed")
 SLOTS = ("09:00", "09:30", "10:00", "10:30", "11:00", "13:00", "13:30", "14:00", "15:00", "16:00")
@@ -85,7 +85,7 @@ def contacts(b: Backdrop) -> None:
     """The directory's other colleagues."""
     company = "" if b.own_searched else b.world.company
     listed: set[str] = set()
-    for _ in range(b.count(25, 45)):
+    for _ in range(b.count(35, 60)):
         who, boss = b.person(), b.person()
         dept = b.pick(DEPARTMENTS)
         title = b.pick(TITLES[dept]) if dept else None
@@ -160,7 +160,7 @@ def tickets(b: Backdrop) -> None:
 
 def documents(b: Backdrop) -> None:
     """Other people's documents in folders of their own."""
-    for _ in range(b.count(12, 25)):
+    for _ in range(b.count(30, 60)):
         folder, updated = b.pick(DOC_FOLDERS), b.day(-90, -1)
         if folder is None or updated is None:
             continue
@@ -202,7 +202,7 @@ def chat(b: Backdrop) -> None:
 
 def expenses(b: Backdrop) -> None:
     """Colleagues' expense claims in every state."""
-    for _ in range(b.count(12, 30)):
+    for _ in range(b.count(40, 80)):
         category, status, day = b.pick(CATEGORIES), b.pick(EXPENSE_STATUSES), b.day(-60, -1)
         if category is None or status is None or day is None:
             continue
