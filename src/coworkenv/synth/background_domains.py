@@ -55,7 +55,8 @@ def _value(b: Backdrop, spec: FieldSpec) -> str | int | float | None:
     if spec.values is not None:
         return b.pick(tuple(spec.values))
     if spec.fake is not None:
-        return FAKES.get(spec.fake, lambda b: b.phrase(2, 3))(b)
+        fake = FAKES.get(spec.fake)
+        return fake(b) if fake is not None else b.phrase(2, 3)
     if spec.pattern is not None:
         text = "".join(_fill(b, c) for c in spec.pattern)
         return text if b.reserved.allows(text) else None
