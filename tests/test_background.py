@@ -21,9 +21,11 @@ from coworkenv.spec.models import TaskSpec
 from coworkenv.synth.background import WORKSPACES, background
 from coworkenv.synth.blueprints import BLUEPRINTS
 from coworkenv.synth.chains import COMPOSED
-from coworkenv.synth.composer import compose, derive, plan, workflow
+from coworkenv.synth.composer import compose, derive, plan, workflow, workflows
+from coworkenv.synth.domain_chains import DomainWorkflow
 from coworkenv.synth.fake import generator
 from coworkenv.synth.reserved import Pool, reserved
+from coworkenv.synth.steps.domain import LOCATE_ITEM
 from coworkenv.synth.world import World
 
 SAMPLE = [plan(11, i) for i in range(len(BLUEPRINTS))] + [plan(11, i, generator="composed") for i in range(10)]
@@ -189,3 +191,28 @@ def test_judging_keeps_verdicts_beside_the_check_and_drops_them_when_it_changes(
     assert check.judge(State()) == (True, "count=1") and check == twin  # a judged check equals its copy
     check.where = "not r.unread"
     assert check.judge(State()) == (False, "count=0")
+
+
+def test_drive_hr_payments_and_declared_domains_get_background_out_of_the_tasks_reach() -> None:
+    """Each business service and a declared domain gets records of its own, none a check selects, and the
+    reference still scores full marks; a domain keyed by a tag gets tags of its own."""
+    families = list(workflows("mix"))
+    wanted = {"drive", "hr", "payments", "itassets"}
+    covered: set[str] = set()
+    for family in ("composed:drive_folder", "composed:invoice", "composed:book_leave", "domain:by_date"):
+        for seed in range(3):
+            recipe = plan(seed, families.index(family), blueprints=[family])
+            spec, extra = background_of(recipe)
+            covered |= {k[0] for k in extra} & wanted
+            for check in where_checks(spec):
+                hits = [r for k, r in extra.items() if k[:2] == (check.service, check.collection)]
+                assert not [r for r in hits if record_matches(check.where, r)], (family, check.id)
+            assert run_episode(Environment(spec), OracleTeacher()).grade.score == 1.0, family  # type: ignore[union-attr]
+    assert {"drive", "hr", "payments"} <= covered
+    world = World(3)
+    domain = DomainWorkflow(LOCATE_ITEM[0], domains=("itassets",))
+    draft = domain.build(world, frozenset())
+    task = {r["id"] for r in draft.fixtures["itassets"]["assets"]}
+    rows = background(draft, world)["itassets"]["assets"]
+    assert len(rows) >= 20 and all(r["id"] == r["asset_tag"] for r in rows)
+    assert len({r["id"] for r in rows} | task) == len(rows) + len(task)
