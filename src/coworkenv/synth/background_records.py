@@ -179,15 +179,13 @@ def documents(b: Backdrop) -> None:
 
 
 def chat(b: Backdrop) -> None:
-    """A few channels of the task's strangers, with weeks of their messages. Their names sort after the task's
-    channels, so the task's place in the channel list is what it planted."""
-    last = max((str(c["name"]) for c in b.world.fixtures.get("chat", {}).get("channels", [])), default="")
+    """A few channels of the task's strangers, with weeks of their messages."""
     names: list[str] = []
     for _ in range(b.count(3, 6)):
         kind = b.pick(CHANNEL_KINDS)
         name = f"{b.company_word()}-{kind}"
         members = sorted({b.person()["email"] for _ in range(b.rng.randint(3, 8))})
-        if kind and name not in names and name > last:
+        if kind and name not in names:
             b.add("chat", "channels", {"name": name, "members": members})
             names.append(name)
     for _ in range(b.count(30, 70) if names else 0):
