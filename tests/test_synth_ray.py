@@ -53,6 +53,8 @@ class Sleeper:
 @pytest.fixture(scope="module")
 def local_ray() -> Iterator[None]:
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import this test module
+    if ray.is_initialized():  # an earlier test module's Ray (rollouts) has other settings
+        ray.shutdown()
     ray.init(
         num_cpus=2,
         include_dashboard=False,

@@ -76,6 +76,7 @@ def connect(address: str, cpus: int | None = None) -> None:
 
 def cluster_cpus() -> int:
     """The CPUs of the connected cluster (one at least)."""
+    # lazy: an optional extra (ray); bank building and the CLI run without it
     import ray
 
     return max(1, int(ray.available_resources().get("CPU", 1)))
@@ -84,6 +85,7 @@ def cluster_cpus() -> int:
 @contextmanager
 def actors(cls: type, count: int, *args: object) -> Iterator[list[Any]]:
     """``count`` actors of ``cls`` (one CPU each) built with ``args``; killed on leaving, whatever happened."""
+    # lazy: an optional extra (ray); bank building and the CLI run without it
     import ray
 
     remote: Any = ray.remote(num_cpus=1)(cls)  # ray types a remote class's handle as the class itself
@@ -105,6 +107,7 @@ def ordered_map(
     ``items`` may be endless: it is read only as actors free up. A failed call raises here in its turn, so a
     consumer that stops before it never sees it.
     """
+    # lazy: an optional extra (ray); bank building and the CLI run without it
     import ray
 
     source = iter(items)

@@ -148,6 +148,7 @@ class SynthWorker:
 
 @contextmanager
 def _ray_runner(config: BankConfig, workers: int, address: str, began: float) -> Iterator[Runner]:
+    # lazy: an optional extra (ray); bank building and the CLI run without it
     import ray
     from ray.exceptions import RayError
 
@@ -184,6 +185,7 @@ def _ray_runner(config: BankConfig, workers: int, address: str, began: float) ->
 @contextmanager
 def _worker_errors() -> Iterator[None]:
     """Ray's errors as the build's: a job's own failure as :class:`JobFailed`, a lost actor as :class:`WorkerLost`."""
+    # lazy: an optional extra (ray); bank building and the CLI run without it
     from ray.exceptions import RayActorError, RayTaskError
 
     try:

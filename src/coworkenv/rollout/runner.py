@@ -259,7 +259,8 @@ def _ray(
         connect(address, workers or None)
     except ClusterError as exc:
         raise RolloutError(str(exc)) from None
-    from ray.util import ActorPool  # lazy: an optional extra (ray); the core and the CLI must run without it
+    # lazy: an optional extra (ray); the core and the CLI must run without it
+    from ray.util import ActorPool
 
     with actors(RayRolloutWorker, workers or cluster_cpus(), policy, opts) as handles:
         yield from ActorPool(handles).map_unordered(lambda actor, chunk: actor.run.remote(chunk, options), chunks)
