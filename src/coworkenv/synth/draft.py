@@ -22,6 +22,7 @@ from coworkenv.spec.declared import ServiceDecl
 from coworkenv.spec.models import TaskSpec
 from coworkenv.synth.checks import Checks
 from coworkenv.synth.expr_builder import literal
+from coworkenv.synth.guards import written_guards
 from coworkenv.synth.look_alikes import anchors, stated_values, versions, with_exclusions
 from coworkenv.synth.reference import Reference, uses
 from coworkenv.synth.stages import DraftStage
@@ -284,7 +285,10 @@ def _final_checks(
     changes = [m for e in draft.events for m in e.get("mutations", [])]
     changes += [m for s in draft.stages for m in (*s.mutations, *(m for e in s.events for m in e.get("mutations", [])))]
     world = versions(draft.fixtures, changes)
-    checks = [c for c in harden([c.model_copy() for c in source], world, answers) if c.id not in drop]
+    drafted = [c.model_copy() for c in source]
+    calls = [str(s["call"]) for s in reference if "call" in s]
+    drafted += written_guards(drafted, calls, draft.fixtures, draft.declared, "" if stage is None else stage.id)
+    checks = [c for c in harden(drafted, world, answers) if c.id not in drop]
     for c in checks:
         c.required = (required or {}).get(c.id, c.required)
     if weights:

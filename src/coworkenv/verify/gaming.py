@@ -110,6 +110,12 @@ def probe_hint(name: str) -> str:
             "that excludes the look-alike's value (`excludes`: the other customer, the other invoice's amount), "
             "or answer_counts (each label paired with its number)"
         )
+    if name.startswith("collateral_write[") and name.endswith("]"):
+        where = name[len("collateral_write[") : -1]
+        return (
+            f"the run also changed another record of {where}, which the task writes: add a required `unchanged` "
+            f"guard on {where} whose `allow` admits only the records the task itself creates or changes"
+        )
     return "add, weigh up or mark required the checks this wrong behaviour fails"
 
 

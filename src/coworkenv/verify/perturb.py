@@ -108,17 +108,21 @@ def collateral_steps(spec: TaskSpec) -> list[CallStep]:
 
 
 def written_collateral(spec: TaskSpec) -> list[tuple[str, CallStep]]:
-    """("service.collection", damaging write) for each guarded collection of a service the reference writes:
-    another record of it damaged on its own, so that each of those guards must carry weight (in the combined
-    collateral run a heavy guard elsewhere hides a light one); spared as in :func:`collateral_steps`."""
+    """("service.collection", damaging write) for each collection of a service the reference writes, guarded or
+    not: another record of it damaged on its own, so that each collection the task touches must be guarded and
+    each guard must carry weight (in the combined collateral run a heavy guard elsewhere hides a light one; a
+    collection nothing guards lets a cheat rewrite its other records); spared as in :func:`collateral_steps`,
+    a guarded collection by its heaviest guard's ``allow``."""
     table = tool_table(spec.declared_services)
     calls = [s.call for s in spec.reference if isinstance(s, CallStep)]
     written = {info.service for call in calls if (info := table.get(call)) is not None and info.kind == "write"}
     tools, named = exposed(spec), _named(spec)
+    seen: set[str] = set()
     out: dict[str, CallStep] = {}
-    for service, collection, allow in _targets(spec, guarded_only=True):
+    for service, collection, allow in _targets(spec):
         where = f"{service}.{collection}"
-        if service in written and where not in out:
+        if service in written and where not in seen:
+            seen.add(where)
             step = _damaging(spec, service, collection, allow, named, tools)
             if step is not None:
                 out[where] = step
