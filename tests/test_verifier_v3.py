@@ -92,3 +92,16 @@ def test_a_guard_against_paying_the_mismatched_invoice_is_proven_by_paying_it() 
     report = verify(spec_from_data(data))
     assert report.admitted, [f.line() for f in report.findings]
     assert report.probe_scores["guarded_action[checks:mismatch_not_paid]"] < 0.75
+
+
+def test_an_unguarded_written_collection_gets_its_own_run_and_is_rejected() -> None:
+    """Without the tickets guard a cheat may rewrite another ticket: the probe damages one, and the spec is
+    rejected with a hint to guard that collection."""
+    data = _data("light_guard_in_written_collection")
+    data["checks"] = [c for c in data["checks"] if c["id"] != "tickets_guard"]
+    spec = spec_from_data(data)
+    assert "tickets.tickets" in [where for where, _ in written_collateral(spec)]
+    report = verify(spec)
+    assert not report.admitted
+    (finding,) = [f for f in report.findings if f.where == "probe:collateral_write[tickets.tickets]"]
+    assert "`unchanged` guard on tickets.tickets" in finding.hint
