@@ -65,6 +65,15 @@ def _reference_text(spec: TaskSpec) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _components(spec: TaskSpec, total: float) -> list[dict[str, Any]]:
+    """The scoring components; the heaviest takes the rounding remainder, so the weights sum to 1."""
+    components = [_component(spec, c, total) for c in spec.checks]
+    if components:
+        heaviest = max(components, key=lambda c: c["weight"])
+        heaviest["weight"] = round(heaviest["weight"] + 1.0 - sum(c["weight"] for c in components), 6)
+    return components
+
+
 def task_data(spec: TaskSpec, bank: str, url: str) -> dict[str, Any]:
     """The task.yaml content of one environment."""
     base = f"{url.rstrip('/')}/environments/{spec.id}"
@@ -98,7 +107,7 @@ def task_data(spec: TaskSpec, bank: str, url: str) -> dict[str, Any]:
         ],
         "grade_endpoint": f"{base}/grade",
         "environment": {"timeout_seconds": 300, "max_turns": spec.max_turns},
-        "scoring_components": [_component(spec, c, total) for c in spec.checks],
+        "scoring_components": _components(spec, total),
         "safety_checks": [_safety(spec, p) for p in spec.rules],
         "reference_solution": _reference_text(spec),
         "primary_dimensions": ["completion", "safety", "robustness"],
