@@ -27,7 +27,11 @@ def _shown(spec: TaskSpec, tool: str) -> str:
     return tool if spec.interface is None else spec.interface.tool_name(tool)
 
 
-def _component(spec: TaskSpec, check: Any, total: float) -> dict[str, Any]:
+Component = dict[str, Any]
+"""One of a task's scoring components, as task.yaml holds it."""
+
+
+def _component(spec: TaskSpec, check: Any, total: float) -> Component:
     weight = round(check.weight / total, 6)
     if check.kind == "tool_called" and not check.where:
         body = {"type": "tool_called", "tool_name": _shown(spec, check.tool), "min_calls": check.min_times}
@@ -65,7 +69,7 @@ def _reference_text(spec: TaskSpec) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _components(spec: TaskSpec, total: float) -> list[dict[str, Any]]:
+def _components(spec: TaskSpec, total: float) -> list[Component]:
     """The scoring components; the heaviest takes the rounding remainder, so the weights sum to 1."""
     components = [_component(spec, c, total) for c in spec.checks]
     if components:
