@@ -102,7 +102,7 @@ def parse_assistant_text(text: str, step: int = 0) -> AssistantTurn:
     return AssistantTurn(content=content or None, tool_calls=calls)
 
 
-_EMPTY: tuple[Any, ...] = (None, "", [], {})
+_EMPTY: tuple[object, ...] = (None, "", [], {})
 
 
 def _drop_empty(value: Any, top: bool = True) -> Any:

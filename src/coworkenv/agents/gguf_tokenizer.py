@@ -58,7 +58,7 @@ class _Cursor:
         return self.unpack(_SCALARS[kind])
 
 
-def read_gguf_metadata(path: str | Path) -> dict[str, Any]:
+def read_gguf_metadata(path: str | Path) -> dict[str, object]:
     """The key/value metadata of a GGUF file (v2/v3), without touching the tensors."""
     with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
         cur = _Cursor(buf)
@@ -69,7 +69,7 @@ def read_gguf_metadata(path: str | Path) -> dict[str, Any]:
         if version < 2:
             raise ValueError(f"{path}: GGUF version {version} is not supported")
         cur.unpack("<Q")  # tensor count
-        meta: dict[str, Any] = {}
+        meta: dict[str, object] = {}
         for _ in range(cur.unpack("<Q")):
             key = cur.string()
             meta[key] = cur.value(cur.unpack("<I"))

@@ -8,12 +8,15 @@ so later steps can reference it, and retrying a call that hit a transient error.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coworkenv.expr import Compiled, ExprError, compile_template
 from coworkenv.runtime.turn import AssistantTurn, ToolCall
 from coworkenv.spec.models import AnswerStep, AskStep, CallStep, ConfirmStep, TaskSpec
 from coworkenv.spec.stages import current_stage, stage_count, stage_view
+
+if TYPE_CHECKING:
+    from coworkenv.runtime.policy import Policy
 
 MAX_RETRIES = 3
 TRANSIENT_MARKERS = ("503", "temporar", "retry", "timeout", "unavailable")
@@ -49,7 +52,7 @@ def turn(content: Any, calls: list[ToolCall] | None = None) -> AssistantTurn:
     return AssistantTurn(content=content) if calls is None else AssistantTurn(content=content, tool_calls=calls)
 
 
-def tool_call(call_id: str, name: str, arguments: str | dict[str, Any]) -> ToolCall:
+def tool_call(call_id: str, name: str, arguments: str | dict[str, object]) -> ToolCall:
     """One call of the oracle's turn (validation copies the arguments, so no two turns share them)."""
     return ToolCall(id=call_id, name=name, arguments=arguments)
 
@@ -85,7 +88,7 @@ class OracleRun:
         self.retries = 0
         self.calls = 0
 
-    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
+    def act(self, messages: list[dict[str, object]], tools: list[dict[str, object]]) -> AssistantTurn:
         if self.pending is not None:
             retry = self._absorb_result(messages)
             if retry is not None:
@@ -119,13 +122,13 @@ class OracleRun:
         assert isinstance(step, AnswerStep)
         return turn(compiled(step.answer)(self.ctx))
 
-    def _absorb_result(self, messages: list[dict[str, Any]]) -> AssistantTurn | None:
+    def _absorb_result(self, messages: list[dict[str, object]]) -> AssistantTurn | None:
         """Bind the pending call's result; return a retry turn after a transient error."""
         assert self.pending is not None
         step, call = self.pending
         content = next(
             (
-                m.get("content", "")
+                str(m.get("content", ""))
                 for m in reversed(messages)
                 if m.get("role") == "tool" and m.get("tool_call_id") == call.id
             ),
@@ -155,14 +158,13 @@ class StagedRun:
 
     name = "staged"
 
-    def __init__(self, runs: list[Any]) -> None:
+    def __init__(self, runs: list[Policy]) -> None:
         self.runs = runs
 
-    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
-        turn: AssistantTurn = self.runs[min(current_stage(messages), len(self.runs) - 1)].act(messages, tools)
-        return turn
+    def act(self, messages: list[dict[str, object]], tools: list[dict[str, object]]) -> AssistantTurn:
+        return self.runs[min(current_stage(messages), len(self.runs) - 1)].act(messages, tools)
 
-    def relevant(self, reference: list[dict[str, Any]]) -> bool:
+    def relevant(self, reference: list[dict[str, object]]) -> bool:
         """Whether a stage's run that can tell would differ from the reference (see the probes' ``relevant``)."""
         tests = [run.relevant for run in self.runs if hasattr(run, "relevant")]
         return not tests or any(test(reference) for test in tests)

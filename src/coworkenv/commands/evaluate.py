@@ -157,7 +157,7 @@ def _eval_specs(console: Console, model: str, bank: Path, split: str | None, too
 
 def _claw_scoring(
     console: Console, bank: Path, judge: str | None, retries: int, out: Path
-) -> tuple[dict[str, dict[str, Any]], Judge | None] | None:
+) -> tuple[dict[str, dict[str, object]], Judge | None] | None:
     """The import reports of a bank of imported Claw-Eval tasks and the judge, or None for any other bank; exit 2
     when ``--judge`` is given for a bank without imported tasks, or names no usable endpoint."""
     from coworkenv.interop.claw_judge import Judge
@@ -182,7 +182,7 @@ def _claw_scoring(
 
 
 def _claw_rescore(
-    console: Console, result: EvalResult, samples: int, reports: dict[str, dict[str, Any]], judge: Judge | None
+    console: Console, result: EvalResult, samples: int, reports: dict[str, dict[str, object]], judge: Judge | None
 ) -> None:
     """Score imported Claw-Eval tasks as Claw-Eval does (judged components by the judge, or listed as unscored);
     a judge that fails stops the run with exit 1."""

@@ -168,7 +168,7 @@ def synth(
         console.print(build_line(builds[-1]))
 
 
-def build_line(build: dict[str, Any]) -> str:
+def build_line(build: dict[str, object]) -> str:
     """One run's scaling: where it ran, its start-up, and its rates overall, after start-up, per worker and per
     CPU-second of the workers (where known)."""
     per_cpu = f", {build['per_cpu_second']:.1f} per worker CPU-second" if build.get("per_cpu_second") else ""
@@ -247,7 +247,7 @@ def stats(
         console.print(_table(f"diversity: {name}", ("figure", "value"), list(tally.rows(min_envs))))
 
 
-def _build_row(build: dict[str, Any]) -> tuple[object, ...]:
+def _build_row(build: dict[str, object]) -> tuple[object, ...]:
     rates = ("startup_seconds", "rate", "marginal_rate", "per_cpu_second")
     figures = ("-" if build.get(k) is None else f"{build[k]:.1f}" for k in rates)
     return (build["backend"], build["workers"], build["jobs"], build["admitted"], *figures)

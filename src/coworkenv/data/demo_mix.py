@@ -72,7 +72,7 @@ def variant_count(spec: TaskSpec, s: MixSettings) -> int:
     return s.variants * (s.multi_turn_weight if spec.is_multi_turn else 1)
 
 
-def oracle_mix(specs: Sequence[TaskSpec], s: MixSettings | None = None) -> list[dict[str, Any]]:
+def oracle_mix(specs: Sequence[TaskSpec], s: MixSettings | None = None) -> list[dict[str, object]]:
     """SFT records of passing oracle runs, one per menu variant; ``group`` is the spec id."""
     s = s or MixSettings()
     demos = []
@@ -85,7 +85,7 @@ def oracle_mix(specs: Sequence[TaskSpec], s: MixSettings | None = None) -> list[
     return demos
 
 
-def _flag(spec: TaskSpec) -> dict[str, Any]:
+def _flag(spec: TaskSpec) -> dict[str, object]:
     return {"multi_turn": spec.is_multi_turn, "blueprint": spec.provenance.blueprint}
 
 

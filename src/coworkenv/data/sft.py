@@ -85,12 +85,12 @@ def conversation_fingerprint(messages: list[dict[str, Any]]) -> str:
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-def sft_example(traj: Trajectory, arguments: ArgumentsFormat = "text") -> dict[str, Any]:
+def sft_example(traj: Trajectory, arguments: ArgumentsFormat = "text") -> dict[str, object]:
     """A trajectory as one TRL conversational example."""
     return {"messages": with_arguments(traj.messages, arguments), "tools": traj.tools}
 
 
-def sft_examples(traj: Trajectory, arguments: ArgumentsFormat = "text") -> list[tuple[dict[str, Any], list[int]]]:
+def sft_examples(traj: Trajectory, arguments: ArgumentsFormat = "text") -> list[tuple[dict[str, object], list[int]]]:
     """A trajectory as TRL examples, each with the stage indices it covers (empty without stages): one per
     conversation the agent saw, so a ``notes`` stage is its own example that starts from the system prompt."""
     if not traj.stages:
@@ -200,7 +200,7 @@ def _write(out: Path, chosen: list[Demo], summary: SftSummary, runs: RunPaths, e
     return len(lines)
 
 
-def _stats(trajs: list[Trajectory]) -> dict[str, Any]:
+def _stats(trajs: list[Trajectory]) -> dict[str, object]:
     n = len(trajs) or 1
     return {
         "multi_turn": sum(1 for t in trajs if t.multi_turn),

@@ -10,7 +10,7 @@ renders both the same.
 from __future__ import annotations
 
 import json
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 ArgumentsFormat = Literal["text", "object"]
 FORMATS: tuple[ArgumentsFormat, ...] = get_args(ArgumentsFormat)
@@ -34,18 +34,19 @@ def _as_object(arguments: object) -> object:
     return value if isinstance(value, dict) else arguments
 
 
-def with_arguments(messages: list[dict[str, Any]], fmt: ArgumentsFormat) -> list[dict[str, Any]]:
+def with_arguments(messages: list[dict[str, object]], fmt: ArgumentsFormat) -> list[dict[str, object]]:
     """``messages`` with every tool call's arguments in ``fmt`` (the input is not modified)."""
     if checked_format(fmt) == "text":
         return messages
     out = []
     for m in messages:
-        if m.get("tool_calls"):
+        given = m.get("tool_calls")
+        if isinstance(given, list) and given:
             calls = [
                 {**c, "function": {**c["function"], "arguments": _as_object(c["function"].get("arguments"))}}
                 if isinstance(c.get("function"), dict)
                 else c
-                for c in m["tool_calls"]
+                for c in given
             ]
             m = {**m, "tool_calls": calls}
         out.append(m)

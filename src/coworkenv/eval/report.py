@@ -38,7 +38,7 @@ def _cell(value: Any) -> str:
     return f"{value:.1f}" if isinstance(value, float) else html.escape(str(value))
 
 
-def _table(header: list[str], rows: list[list[Any]]) -> str:
+def _table(header: list[str], rows: list[list[object]]) -> str:
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{_cell(v)}</td>" for v in row) + "</tr>" for row in rows)
     return f"<table><tr>{head}</tr>{body}</table>"

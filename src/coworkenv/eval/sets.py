@@ -58,7 +58,7 @@ def evaluate_sets(
     cache: str | None = None,
     floor: Mapping[str, float] | None = None,
     **meta: Any,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Greedy evaluation of every set in one lockstep batch; ``folder/<set>`` gets each set's files.
 
     Returns ``{set: row}`` plus ``decode`` (throughput of the whole batch) and ``seconds``.
@@ -70,7 +70,7 @@ def evaluate_sets(
     every = [spec for specs in sets.values() for spec in specs]
     with autocast(infer):
         result = evaluate(policy, every, seed=seed, batch_size=max(1, len(every)), max_turns=max_turns)
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for name in sets:
         trajs = [t for t, n in zip(result.trajectories, names, strict=True) if n == name]
         part = EvalResult(trajs, compute_metrics(trajs), result.seconds)

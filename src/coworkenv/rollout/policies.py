@@ -49,7 +49,7 @@ def check_policy_spec(spec: str) -> None:
 
 def sampling_options(
     spec: str, *, temperature: float | None = None, max_new_tokens: int | None = None, concurrency: int | None = None
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The command-line sampling flags as the constructor arguments of ``spec``'s backend.
 
     Scripted policies (oracle, probes) sample nothing and take none.

@@ -212,7 +212,7 @@ class SpecCache:
 
     def __init__(self, limit: int = 256) -> None:
         self.limit = limit
-        self.entries: dict[tuple[str, RunOptions], tuple[dict[str, Any], SpecEpisodes]] = {}
+        self.entries: dict[tuple[str, RunOptions], tuple[dict[str, object], SpecEpisodes]] = {}
 
     def get(self, task: EpisodeTask, options: RunOptions) -> SpecEpisodes:
         """The spec's episodes; raises what validating the spec raises."""
@@ -226,10 +226,10 @@ class SpecCache:
                 return entry[1]
         return self.add(task.spec, TaskSpec.model_validate(task.spec), options)
 
-    def add(self, data: dict[str, Any], spec: TaskSpec, options: RunOptions) -> SpecEpisodes:
+    def add(self, data: dict[str, object], spec: TaskSpec, options: RunOptions) -> SpecEpisodes:
         """Know ``data`` as ``spec``: the caller vouches that ``spec`` is ``data`` validated (a spec and its own
         dump: rollout_bank dumps the validated specs it was given, so validating the dumps again is skipped)."""
-        key = (data["id"], options)
+        key = (str(data["id"]), options)
         episodes = SpecEpisodes(spec, options)
         self.entries.pop(key, None)
         if len(self.entries) >= self.limit:
@@ -280,7 +280,7 @@ def exit_with_parent(parent: int, interval: float = 0.5) -> None:
 
 
 def init_worker(
-    policy_spec: str, policy_options: dict[str, Any], parent: int | None = None, spool: str | None = None
+    policy_spec: str, policy_options: dict[str, object], parent: int | None = None, spool: str | None = None
 ) -> None:
     """Set up a pool worker: its policy and the run's spool folder (``spool``: its chunks' lines go there, see
     :class:`~coworkenv.rollout.store.Spool`)."""
@@ -294,7 +294,7 @@ def init_worker(
         _POLICY_ERROR = str(exc)
 
 
-def build_policy(policy_spec: str, policy_options: dict[str, Any]) -> Any:
+def build_policy(policy_spec: str, policy_options: dict[str, object]) -> Any:
     """:func:`~coworkenv.rollout.policies.make_policy`, a failure raised as :class:`PolicyLoadError` naming the
     policy (a pool worker's, or a pool driver's that plays episodes too)."""
     try:
@@ -359,7 +359,7 @@ def run_shared_chunk(index: int, options: RunOptions) -> Batch:
 class RayRolloutWorker:
     """The body of a Ray actor (wrapped with ``ray.remote`` by the runner): one policy per actor."""
 
-    def __init__(self, policy_spec: str, policy_options: dict[str, Any]) -> None:
+    def __init__(self, policy_spec: str, policy_options: dict[str, object]) -> None:
         self.policy = make_policy(policy_spec, **policy_options)
         self.specs = SpecCache()
 

@@ -7,7 +7,7 @@ workspace) and nothing of an episode: the episode's log, counts, violations and 
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
 from coworkenv.runtime.events import EventScheduler, Firing
 from coworkenv.runtime.policy_monitor import RuleMonitor
@@ -52,11 +52,11 @@ class ToolCalls:
         self.max_tool_calls = max_tool_calls
 
     def run(
-        self, episode: EpisodeState, calls: list[ToolCall], record: StepRecord, new: list[dict[str, Any]]
+        self, episode: EpisodeState, calls: list[ToolCall], record: StepRecord, new: list[dict[str, object]]
     ) -> tuple[bool, bool]:
         """Run a turn's calls, adding their messages (then any event notices) to ``new``. Returns whether the state
         may have changed, and whether the tool-call limit was reached (the episode is then over)."""
-        notices: list[dict[str, Any]] = []
+        notices: list[dict[str, object]] = []
         changed = limited = False
         for call in calls:
             if len(episode.log.calls) >= self.max_tool_calls:
@@ -73,7 +73,7 @@ class ToolCalls:
 
     def _run_call(
         self, episode: EpisodeState, call: ToolCall, record: StepRecord
-    ) -> tuple[dict[str, Any], bool, list[dict[str, Any]]]:
+    ) -> tuple[dict[str, object], bool, list[dict[str, object]]]:
         """Run one call; returns the tool message, whether it wrote, and event notices."""
         info, args, error = self.router.parse_args(call.name, call.arguments)
         tool = call.name if info is None else info.name  # the record, faults and events name the tool's own name
@@ -101,14 +101,14 @@ class ToolCalls:
                 confirmed=episode.confirmed,
             )
         )
-        notices: list[dict[str, Any]] = []
+        notices: list[dict[str, object]] = []
         if outcome.ok and args is not None:
             for firing in self.scheduler.on_call(tool, args, record.index):
                 notices.extend(self.fire(firing, record))
         message = tool_message(call.id, call.name, self.router.content(outcome))
         return message, outcome.ok and kind == "write", notices
 
-    def _act(self, episode: EpisodeState, info: ToolInfo, args: dict[str, Any], record: StepRecord) -> CallResult:
+    def _act(self, episode: EpisodeState, info: ToolInfo, args: dict[str, object], record: StepRecord) -> CallResult:
         """Validate, note the workflow rules broken, run (a call its schema rejects never acted: it breaks no rule)."""
         kwargs = self.router.validate(info, args)
         if isinstance(kwargs, CallResult):
@@ -121,7 +121,7 @@ class ToolCalls:
             record.violations.append(rule.id)
         return self.router.execute(info, kwargs, args)
 
-    def fire(self, firing: Firing, record: StepRecord | None) -> list[dict[str, Any]]:
+    def fire(self, firing: Firing, record: StepRecord | None) -> list[dict[str, object]]:
         """Apply an event's changes (noted on ``record``, the step it fired in); its notice to the agent, if any."""
         for mutation in firing.mutations:
             try:
@@ -133,9 +133,9 @@ class ToolCalls:
         return [notice(f"Notification: {firing.notify}")] if firing.notify else []
 
 
-def tool_message(call_id: str, name: str, content: str) -> dict[str, Any]:
+def tool_message(call_id: str, name: str, content: str) -> dict[str, object]:
     return {"role": "tool", "tool_call_id": call_id, "name": name, "content": content}
 
 
-def notice(text: str) -> dict[str, Any]:
+def notice(text: str) -> dict[str, object]:
     return {"role": "user", "content": f"{NOTICE} {text}"}

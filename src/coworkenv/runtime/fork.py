@@ -121,7 +121,7 @@ class WorkspaceState:
     and the running state hash."""
 
     tables: dict[tuple[str, str], dict[str, Record]]
-    indexes: dict[tuple[str, str], dict[tuple[Any, ...], dict[Any, dict[str, None]]]]
+    indexes: dict[tuple[str, str], dict[tuple[str, str, bool], dict[object, dict[str, None]]]]
     positions: dict[tuple[str, str], dict[str, int]]
     changes: tuple[tuple[str, str, str], ...]
     reordered: frozenset[tuple[str, str]]
@@ -166,7 +166,9 @@ def _touched(ws: Workspace) -> set[tuple[str, str]]:
     return {(s, c) for s, c, _ in ws.changes} | ws._reordered
 
 
-def _indexes(ws: Workspace, service: str, collection: str) -> dict[tuple[Any, ...], dict[Any, dict[str, None]]]:
+def _indexes(
+    ws: Workspace, service: str, collection: str
+) -> dict[tuple[str, str, bool], dict[object, dict[str, None]]]:
     """Copies of the lookup indexes over one collection: a bucket's order is the order lookups return."""
     return {
         key: {value: dict(bucket) for value, bucket in index.items()}

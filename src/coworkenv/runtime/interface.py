@@ -34,7 +34,7 @@ class ShownTool:
     shown: dict[str, str]
     """Every argument of the tool -> its shown name."""
 
-    def arguments(self, args: dict[str, Any]) -> dict[str, Any] | str:
+    def arguments(self, args: dict[str, object]) -> dict[str, object] | str:
         """The call's arguments under the tool's own names, or the error for an argument it does not take."""
         canonical = self.canonical
         out = {}

@@ -44,13 +44,13 @@ def nesting_exceeds(value: Any, limit: int) -> bool:
     return False
 
 
-def _long_integer(args: dict[str, Any]) -> bool:
+def _long_integer(args: dict[str, object]) -> bool:
     """Whether an object a policy built (nested at most :data:`MAX_ARG_DEPTH`) holds an integer past Python's digit
     limit for ``str()``, which no record of the call could be written with."""
-    stack: list[Any] = [args]
+    stack: list[object] = [args]
     while stack:
         node = stack.pop()
-        for child in node.values() if isinstance(node, dict) else node:
+        for child in node.values() if isinstance(node, dict) else node if isinstance(node, list) else ():
             if isinstance(child, int) and child.bit_length() > 14_000:
                 return True
             if isinstance(child, dict | list):
@@ -63,7 +63,7 @@ class CallResult:
     ok: bool
     result: Any = None
     error: str | None = None
-    args: dict[str, Any] | None = None
+    args: dict[str, object] | None = None
     info: ToolInfo | None = None
 
     def content(self) -> str:
@@ -169,7 +169,9 @@ class ToolRouter:
         shown = self._labels.get(info.name)
         return info.name if shown is None else shown.name
 
-    def parse_args(self, name: str, raw: str | dict[str, Any]) -> tuple[ToolInfo | None, dict[str, Any] | None, str]:
+    def parse_args(
+        self, name: str, raw: str | dict[str, object]
+    ) -> tuple[ToolInfo | None, dict[str, object] | None, str]:
         """Resolve the tool and decode its arguments (under the tool's own argument names); an error message on
         failure."""
         shown = None
@@ -203,7 +205,7 @@ class ToolRouter:
             args = renamed
         return info, args, ""
 
-    def canonical_args(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    def canonical_args(self, name: str, args: dict[str, object]) -> dict[str, object]:
         """A call's arguments under its tool's own names (as given where the tool or an argument is unknown)."""
         shown = self._shown.get(name) if self._shown is not None else None
         renamed = shown.arguments(args) if shown is not None else args
@@ -215,7 +217,7 @@ class ToolRouter:
             table = self._arguments[info.name] = compiled(info.args_model)
         return table
 
-    def validate(self, info: ToolInfo, args: dict[str, Any]) -> dict[str, Any] | CallResult:
+    def validate(self, info: ToolInfo, args: dict[str, object]) -> dict[str, object] | CallResult:
         """The call's keyword arguments, or the error outcome of a call whose arguments don't fit the schema.
 
         Plain arguments pass an exact-type table (:mod:`coworkenv.services.arguments`); the rest go to the
@@ -233,7 +235,7 @@ class ToolRouter:
             error = f"invalid arguments for {self.shown_name(info)}: {problems}"
             return CallResult(False, error=error, args=args, info=info)
 
-    def execute(self, info: ToolInfo, kwargs: dict[str, Any], args: dict[str, Any]) -> CallResult:
+    def execute(self, info: ToolInfo, kwargs: dict[str, object], args: dict[str, object]) -> CallResult:
         """Run a validated call against its service."""
         service = self.ws.services.get(info.service)
         if service is None:

@@ -55,7 +55,7 @@ Progress = Callable[[int, int], None]
 class GRPOResult:
     model: Any
     out: Path
-    log: list[dict[str, Any]]
+    log: list[dict[str, object]]
     seconds: float
 
 
@@ -131,7 +131,7 @@ def train_grpo(
     optimizer = MasterWeightsAdamW(model.parameters(), lr=s.learning_rate)
     policy = sampling_policy(model, tokenizer, temperature=s.temperature, max_new_tokens=s.max_new_tokens)
     take = _schedule(specs, s.envs_per_step, s.seed)
-    log: list[dict[str, Any]] = []
+    log: list[dict[str, object]] = []
     start = time.perf_counter()
     for step in range(1, s.steps + 1):
         t0 = time.perf_counter()
@@ -205,7 +205,7 @@ def _step_record(
 def _write_summary(
     out: Path,
     s: GRPOSettings,
-    log: list[dict[str, Any]],
+    log: list[dict[str, object]],
     *,
     label: str,
     model_name: str,

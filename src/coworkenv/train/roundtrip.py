@@ -31,7 +31,7 @@ PROBE_TOOLS = [
         },
     }
 ]
-PROBE: list[dict[str, Any]] = [
+PROBE: list[dict[str, object]] = [
     {"role": "system", "content": "You are an AI coworker helping a busy colleague."},
     {"role": "user", "content": "Could you check my calendar for 2026-03-02 and email Bob Müller?  Thanks"},
     {

@@ -11,7 +11,7 @@ import math
 import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from coworkenv.storage import append_jsonl
 
@@ -19,8 +19,10 @@ if TYPE_CHECKING:
     import torch
     from transformers import TrainerControl, TrainerState, TrainingArguments
 
+R = TypeVar("R")
 
-def split_validation(records: Sequence[Any], fraction: float, seed: int) -> tuple[list[Any], list[Any]]:
+
+def split_validation(records: Sequence[R], fraction: float, seed: int) -> tuple[list[R], list[R]]:
     """(train, validation): a seeded ``fraction`` of the records (at least one) held out; none below 4.
 
     Records that are mappings with a ``group`` (menu variants of one environment) are split by

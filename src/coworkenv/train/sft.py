@@ -42,7 +42,7 @@ class SFTResult:
     first_loss: float | None
     last_loss: float | None
     seconds: float
-    best: dict[str, Any] | None = None
+    best: dict[str, object] | None = None
     """the validation loss and step of the kept weights (None without a validation split)."""
 
 
@@ -151,7 +151,7 @@ def _config_kwargs(s: SFTSettings, folder: str, on_gpu: bool, eval_steps: int | 
 def train_sft(
     model: Any,
     tokenizer: Any,
-    records: list[dict[str, Any]],
+    records: list[dict[str, object]],
     out: Path,
     settings: SFTSettings | None = None,
     *,
@@ -197,8 +197,8 @@ def _trainer(
     model: Any,
     tokenizer: Any,
     s: SFTSettings,
-    train: list[dict[str, Any]],
-    val: list[dict[str, Any]],
+    train: list[dict[str, object]],
+    val: list[dict[str, object]],
     folder: str,
     log_path: Path,
     progress: Progress | None,
