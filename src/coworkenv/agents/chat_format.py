@@ -22,10 +22,13 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coworkenv.runtime.router import MAX_ARG_DEPTH, nesting_exceeds
 from coworkenv.runtime.turn import AssistantTurn, ToolCall
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
 
 END_OF_TURN = "<end_of_turn>"
 
@@ -152,13 +155,22 @@ def template_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def render_prompt(tokenizer: Any, messages: list[dict[str, object]], tools: list[dict[str, object]] | None) -> str:
+def render_prompt(
+    tokenizer: PreTrainedTokenizerBase, messages: list[dict[str, object]], tools: list[dict[str, object]] | None
+) -> str:
     """The prompt text for the next assistant turn."""
-    text: str = tokenizer.apply_chat_template(
+    text = tokenizer.apply_chat_template(
         template_messages(messages),
-        tools=tools,
+        tools=None if tools is None else list(tools),
         chat_template=CHAT_TEMPLATE,
         tokenize=False,
         add_generation_prompt=True,
     )
-    return text
+    return rendered_text(text)
+
+
+def rendered_text(rendered: object) -> str:
+    """What ``apply_chat_template(tokenize=False)`` rendered; a tokenizer that returns ids instead is refused."""
+    if not isinstance(rendered, str):
+        raise TypeError(f"the chat template rendered {type(rendered).__name__}, not text")
+    return rendered

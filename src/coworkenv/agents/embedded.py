@@ -15,10 +15,13 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coworkenv.agents.gguf_tokenizer import gemma_tokenizer_from_gguf
 from coworkenv.agents.transformers_policy import default_device, prepare_tokenizer, resolve_dtype
+
+if TYPE_CHECKING:
+    pass
 
 EMBEDDED_SHA256 = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
 EMBEDDED_FILE = "gemma-3-270m-q4_k_m.gguf"

@@ -17,6 +17,7 @@ from coworkenv.agents.transformers_policy import load_hf
 
 if TYPE_CHECKING:
     import torch
+    from transformers import PreTrainedTokenizerBase
 
 
 def pick_device(device: str = "auto") -> str:
@@ -93,7 +94,7 @@ def merge_lora(model: Any) -> Any:
     return model.merge_and_unload() if hasattr(model, "merge_and_unload") else model
 
 
-def save_checkpoint(model: Any, tokenizer: Any, out: Path) -> Path:
+def save_checkpoint(model: Any, tokenizer: PreTrainedTokenizerBase, out: Path) -> Path:
     """Save model and tokenizer so ``load_model(str(out))`` reloads them."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -9,10 +9,13 @@ initialised Gemma 3 text model from a config. Both are seeded: same inputs, same
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coworkenv.agents.chat_format import CHAT_TEMPLATE, END_OF_TURN
 from coworkenv.services.registry import ALL_TOOLS
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
 
 BOS, EOS, PAD, UNK = "<bos>", "<eos>", "<pad>", "<unk>"
 START_OF_TURN = "<start_of_turn>"
@@ -68,12 +71,15 @@ def make_tiny_tokenizer(corpus: list[str] | None = None, vocab_size: int = 1024)
     return fast
 
 
-def make_tiny_model(tokenizer: Any, hidden: int = 64, layers: int = 2, seed: int = 0) -> Any:
+def make_tiny_model(tokenizer: PreTrainedTokenizerBase, hidden: int = 64, layers: int = 2, seed: int = 0) -> Any:
     """A randomly initialised Gemma 3 text model (same architecture family as the embedded one)."""
     # lazy: an optional extra (train); the core and the CLI must run without it
     import torch
     from transformers import Gemma3ForCausalLM, Gemma3TextConfig
 
+    end_of_turn = tokenizer.convert_tokens_to_ids(END_OF_TURN)
+    if not isinstance(end_of_turn, int):
+        raise TypeError(f"{END_OF_TURN!r} maps to {end_of_turn!r}, not one token id")
     config = Gemma3TextConfig(
         vocab_size=len(tokenizer),
         hidden_size=hidden,
@@ -86,7 +92,7 @@ def make_tiny_model(tokenizer: Any, hidden: int = 64, layers: int = 2, seed: int
         sliding_window=512,
         pad_token_id=tokenizer.pad_token_id,
         bos_token_id=tokenizer.bos_token_id,
-        eos_token_id=[tokenizer.eos_token_id, tokenizer.convert_tokens_to_ids(END_OF_TURN)],
+        eos_token_id=[tokenizer.eos_token_id, end_of_turn],
     )
     torch.manual_seed(seed)
     model = Gemma3ForCausalLM(config)

@@ -18,11 +18,12 @@ from coworkenv.runtime.turn import AssistantTurn
 
 if TYPE_CHECKING:
     import torch
+    from transformers import PreTrainedTokenizerBase
 
 Conversation = tuple[list[dict[str, object]], list[dict[str, object]]]
 
 
-def prepare_tokenizer(tokenizer: Any) -> Any:
+def prepare_tokenizer(tokenizer: PreTrainedTokenizerBase) -> Any:
     """Give any tokenizer the project's template, left padding and a pad token."""
     tokenizer.chat_template = CHAT_TEMPLATE
     tokenizer.padding_side = "left"
@@ -31,7 +32,7 @@ def prepare_tokenizer(tokenizer: Any) -> Any:
     return tokenizer
 
 
-def stop_token_ids(tokenizer: Any) -> list[int]:
+def stop_token_ids(tokenizer: PreTrainedTokenizerBase) -> list[int]:
     """Tokens that end an assistant turn: eos, and the turn markers when the vocabulary has them."""
     ids = [tokenizer.eos_token_id] if tokenizer.eos_token_id is not None else []
     unk = tokenizer.unk_token_id
@@ -80,7 +81,7 @@ class TransformersPolicy:
     def __init__(
         self,
         model: Any,
-        tokenizer: Any,
+        tokenizer: PreTrainedTokenizerBase,
         *,
         max_new_tokens: int = 256,
         temperature: float = 0.0,

@@ -13,6 +13,8 @@ from rich.progress import Progress
 from coworkenv.train.settings import DEFAULT_GRID, GRPOSettings, Setting, SFTSettings
 
 if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
+
     from coworkenv.spec.models import TaskSpec
     from coworkenv.train.grpo import GRPOResult
 
@@ -202,12 +204,12 @@ def _grpo_inputs(
 
 def _heldout_eval(
     heldout: list[TaskSpec], samples: int, max_new_tokens: int, seed: int, model: str, bank: Path
-) -> Callable[[Setting, GRPOResult, Any], None]:
+) -> Callable[[Setting, GRPOResult, PreTrainedTokenizerBase], None]:
     """What runs after each setting trains, while its model is still loaded: the held-out evaluation
     (nothing without --eval-samples)."""
     from coworkenv.eval.runner import evaluate_loaded
 
-    def after(setting: Setting, result: GRPOResult, tokenizer: object) -> None:
+    def after(setting: Setting, result: GRPOResult, tokenizer: PreTrainedTokenizerBase) -> None:
         if heldout:
             evaluate_loaded(
                 result.model,
@@ -228,7 +230,7 @@ def _heldout_eval(
 
 def _train_grid(
     console: Console,
-    load: Callable[[], tuple[Any, Any]],
+    load: Callable[[], tuple[Any, PreTrainedTokenizerBase]],
     specs: list[TaskSpec],
     out: Path,
     settings: list[Setting],
@@ -236,7 +238,7 @@ def _train_grid(
     *,
     nested: bool,
     model_name: str,
-    after: Callable[[Setting, GRPOResult, Any], None],
+    after: Callable[[Setting, GRPOResult, PreTrainedTokenizerBase], None],
 ) -> None:
     """Train every setting under its own progress bar, then print each one's reward change and
     write the run's report."""

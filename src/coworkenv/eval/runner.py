@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coworkenv.agents.models import autocast, inference_weights, load_model
 from coworkenv.agents.transformers_policy import TransformersPolicy
@@ -27,6 +27,9 @@ from coworkenv.spec.models import TaskSpec
 from coworkenv.storage import append_jsonl
 from coworkenv.trajectory import Trajectory
 
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
+
 
 def default_temperature(samples: int) -> float:
     """Greedy for one sample; K samples need sampling to differ."""
@@ -35,7 +38,7 @@ def default_temperature(samples: int) -> float:
 
 def local_policy(
     model: object,
-    tokenizer: object,
+    tokenizer: PreTrainedTokenizerBase,
     name: str,
     *,
     temperature: float = 0.0,
@@ -137,7 +140,7 @@ def save_eval(result: EvalResult, folder: Path, label: str, **meta: object) -> P
 
 def evaluate_loaded(
     model: object,
-    tokenizer: object,
+    tokenizer: PreTrainedTokenizerBase,
     specs: Sequence[TaskSpec],
     folder: Path,
     label: str,

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coworkenv.agents.models import autocast, inference_weights
 from coworkenv.eval.metrics import MULTI_TURN, compute_metrics
 from coworkenv.eval.runner import EvalResult, evaluate, local_policy, save_eval
 from coworkenv.rollout.policies import make_policy
 from coworkenv.spec.models import TaskSpec
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 DO_NOTHING = "probe:do_nothing"
 
@@ -46,8 +49,8 @@ def floors(sets: Mapping[str, Sequence[TaskSpec]], *, seed: int = 0, max_turns: 
 
 
 def evaluate_sets(
-    model: Any,
-    tokenizer: Any,
+    model: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase,
     sets: Mapping[str, Sequence[TaskSpec]],
     folder: Path,
     label: str,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coworkenv.agents.transformers_policy import TransformersPolicy
 from coworkenv.rollout.environments import make_environment
@@ -19,6 +19,9 @@ from coworkenv.runtime.episode import run_lockstep
 from coworkenv.runtime.turn import AssistantTurn
 from coworkenv.spec.models import TaskSpec
 from coworkenv.trajectory import Trajectory
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
 
 
 @dataclass
@@ -60,7 +63,9 @@ class GenerateRecorder:
         return out
 
 
-def sampling_policy(model: Any, tokenizer: Any, *, temperature: float, max_new_tokens: int) -> TransformersPolicy:
+def sampling_policy(
+    model: Any, tokenizer: PreTrainedTokenizerBase, *, temperature: float, max_new_tokens: int
+) -> TransformersPolicy:
     """A TransformersPolicy whose model records the tokens of every turn."""
     policy = TransformersPolicy(model, tokenizer, max_new_tokens=max_new_tokens, temperature=temperature, name="grpo")
     policy.model = GenerateRecorder(model, policy.stop_ids)

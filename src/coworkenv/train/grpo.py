@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coworkenv.agents.models import autocast, inference_weights, save_checkpoint
 from coworkenv.data.rl import (
@@ -47,6 +47,9 @@ from coworkenv.train.policy_loss import TurnSample, policy_gradient_step
 from coworkenv.train.roundtrip import check_round_trip
 from coworkenv.train.settings import GRPOSettings, Setting
 from coworkenv.trajectory import Grade
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 Progress = Callable[[int, int], None]
 
@@ -102,8 +105,8 @@ def _schedule(specs: Sequence[TaskSpec], per_step: int, seed: int) -> Callable[[
 
 
 def train_grpo(
-    model: Any,
-    tokenizer: Any,
+    model: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase,
     specs: Sequence[TaskSpec],
     out: Path,
     settings: GRPOSettings | None = None,
@@ -174,7 +177,9 @@ def _rl_settings(s: GRPOSettings) -> RlSettings:
     )
 
 
-def _sample(policy: Any, model: Any, take: Callable[[], list[TaskSpec]], s: GRPOSettings, step: int) -> list[Episode]:
+def _sample(
+    policy: Any, model: PreTrainedModel, take: Callable[[], list[TaskSpec]], s: GRPOSettings, step: int
+) -> list[Episode]:
     """One step's groups of episodes, seeded by the step, sampled from the fast inference copy of the weights."""
     # lazy: an optional extra (train); the core and the CLI must run without it
     import torch
@@ -233,7 +238,7 @@ def _write_summary(
 
 
 def run_grid(
-    load: Callable[[], tuple[Any, Any]],
+    load: Callable[[], tuple[Any, PreTrainedTokenizerBase]],
     specs: Sequence[TaskSpec],
     out: Path,
     grid: Sequence[Setting],
@@ -241,7 +246,7 @@ def run_grid(
     *,
     nested: bool = True,
     model_name: str = "",
-    after: Callable[[Setting, GRPOResult, Any], None] | None = None,
+    after: Callable[[Setting, GRPOResult, PreTrainedTokenizerBase], None] | None = None,
     progress: Callable[[Setting, int, int], None] | None = None,
     deadline: Callable[[int], float | None] | None = None,
 ) -> list[GRPOResult]:

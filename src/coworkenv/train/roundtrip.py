@@ -12,10 +12,13 @@ special tokens.
 from __future__ import annotations
 
 import tempfile
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from coworkenv.agents.chat_format import CHAT_TEMPLATE, END_OF_TURN, template_messages
+from coworkenv.agents.chat_format import CHAT_TEMPLATE, END_OF_TURN, rendered_text, template_messages
 from coworkenv.agents.transformers_policy import load_tokenizer
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
 
 PROBE_TOOLS = [
     {
@@ -54,15 +57,15 @@ class RoundTripError(RuntimeError):
     """The saved tokenizer would reload as a different tokenizer."""
 
 
-def probe_text(tokenizer: Any) -> str:
+def probe_text(tokenizer: PreTrainedTokenizerBase) -> str:
     """A rendered conversation with every part of the project's chat format."""
-    text: str = tokenizer.apply_chat_template(
-        template_messages(PROBE), tools=PROBE_TOOLS, chat_template=CHAT_TEMPLATE, tokenize=False
+    text = tokenizer.apply_chat_template(
+        template_messages(PROBE), tools=list(PROBE_TOOLS), chat_template=CHAT_TEMPLATE, tokenize=False
     )
-    return text
+    return rendered_text(text)
 
 
-def fingerprint(tokenizer: Any) -> dict[str, Any]:
+def fingerprint(tokenizer: PreTrainedTokenizerBase) -> dict[str, Any]:
     """What must survive a round trip: the probe's ids, the special tokens, the vocabulary size."""
     return {
         "ids": tokenizer(probe_text(tokenizer), add_special_tokens=False)["input_ids"],
@@ -72,7 +75,7 @@ def fingerprint(tokenizer: Any) -> dict[str, Any]:
     }
 
 
-def check_round_trip(tokenizer: Any) -> None:
+def check_round_trip(tokenizer: PreTrainedTokenizerBase) -> None:
     """Raise :class:`RoundTripError` unless ``tokenizer`` saves and reloads exactly."""
     before = fingerprint(tokenizer)
     with tempfile.TemporaryDirectory(prefix="coworkenv-tok-") as folder:

@@ -29,14 +29,14 @@ from coworkenv.train.selection import best_weights_callback, eval_interval, spli
 from coworkenv.train.settings import SFTSettings
 
 if TYPE_CHECKING:
-    from transformers import TrainerControl, TrainerState, TrainingArguments
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase, TrainerControl, TrainerState, TrainingArguments
 
 Progress = Callable[[int, int], None]
 
 
 @dataclass
 class SFTResult:
-    model: Any
+    model: PreTrainedModel
     out: Path
     steps: int
     first_loss: float | None
@@ -149,8 +149,8 @@ def _config_kwargs(s: SFTSettings, folder: str, on_gpu: bool, eval_steps: int | 
 
 
 def train_sft(
-    model: Any,
-    tokenizer: Any,
+    model: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase,
     records: list[dict[str, object]],
     out: Path,
     settings: SFTSettings | None = None,
@@ -194,8 +194,8 @@ def train_sft(
 
 
 def _trainer(
-    model: Any,
-    tokenizer: Any,
+    model: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase,
     s: SFTSettings,
     train: list[dict[str, object]],
     val: list[dict[str, object]],
