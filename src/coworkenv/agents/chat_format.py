@@ -166,11 +166,11 @@ def render_prompt(
         tokenize=False,
         add_generation_prompt=True,
     )
-    return rendered_text(text)
+    return as_text(text, "the chat template")
 
 
-def rendered_text(rendered: object) -> str:
-    """What ``apply_chat_template(tokenize=False)`` rendered; a tokenizer that returns ids instead is refused."""
-    if not isinstance(rendered, str):
-        raise TypeError(f"the chat template rendered {type(rendered).__name__}, not text")
-    return rendered
+def as_text(value: object, source: str) -> str:
+    """What a tokenizer rendered or decoded, which must be one text (a tokenizer that gives ids is refused)."""
+    if not isinstance(value, str):
+        raise TypeError(f"{source} gave {type(value).__name__}, not text")
+    return value

@@ -21,7 +21,8 @@ from coworkenv.agents.gguf_tokenizer import gemma_tokenizer_from_gguf
 from coworkenv.agents.transformers_policy import default_device, prepare_tokenizer, resolve_dtype
 
 if TYPE_CHECKING:
-    pass
+    import torch
+    from transformers import PreTrainedTokenizerBase
 
 EMBEDDED_SHA256 = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
 EMBEDDED_FILE = "gemma-3-270m-q4_k_m.gguf"
@@ -68,7 +69,7 @@ TOKENIZER_CACHE_VERSION = 1
 """Bump when :mod:`coworkenv.agents.gguf_tokenizer` changes what it builds."""
 
 
-def embedded_tokenizer(path: Path | None = None) -> Any:
+def embedded_tokenizer(path: Path | None = None) -> PreTrainedTokenizerBase:
     """The embedded model's tokenizer with the project's template, built once from the GGUF and cached.
 
     Rebuilding takes seconds to tens of seconds (half a million merges); the cached
@@ -89,7 +90,8 @@ def embedded_tokenizer(path: Path | None = None) -> Any:
             import shutil
 
             shutil.rmtree(tmp, ignore_errors=True)
-    return prepare_tokenizer(PreTrainedTokenizerFast.from_pretrained(folder))
+    tokenizer: PreTrainedTokenizerFast = PreTrainedTokenizerFast.from_pretrained(folder)
+    return prepare_tokenizer(tokenizer)
 
 
 def clear_quantizer(model: Any) -> Any:
@@ -101,7 +103,9 @@ def clear_quantizer(model: Any) -> Any:
     return model
 
 
-def load_embedded(dtype: Any = None, device: str | None = None) -> tuple[Any, Any]:
+def load_embedded(
+    dtype: str | torch.dtype | None = None, device: str | None = None
+) -> tuple[Any, PreTrainedTokenizerBase]:
     """Load Gemma 3 270M (dequantised; ~60 s on CPU) with the project's chat template."""
     # lazy: an optional extra (train); the core and the CLI must run without it
     from transformers import AutoModelForCausalLM

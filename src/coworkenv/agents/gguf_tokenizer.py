@@ -16,7 +16,10 @@ from __future__ import annotations
 import mmap
 import struct
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
 
 _SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
 _STRING, _ARRAY = 8, 9
@@ -101,7 +104,7 @@ def recover_merges(tokens: list[str]) -> list[tuple[str, str]]:
     return [(left, right) for *_, left, right in merges]
 
 
-def build_gemma_tokenizer(meta: dict[str, Any]) -> Any:
+def build_gemma_tokenizer(meta: dict[str, Any]) -> PreTrainedTokenizerBase:
     """A ``PreTrainedTokenizerFast`` for a Gemma GGUF vocabulary (SentencePiece BPE with byte fallback)."""
     # lazy: an optional extra (train); the core and the CLI must run without it
     from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
@@ -143,7 +146,7 @@ def build_gemma_tokenizer(meta: dict[str, Any]) -> Any:
     return PreTrainedTokenizerFast(tokenizer_object=tok, **special)
 
 
-def gemma_tokenizer_from_gguf(path: str | Path) -> Any:
+def gemma_tokenizer_from_gguf(path: str | Path) -> PreTrainedTokenizerBase:
     """The faithful tokenizer of a Gemma GGUF file (any transformers version)."""
     meta = read_gguf_metadata(path)
     model = meta.get("tokenizer.ggml.model")

@@ -76,7 +76,9 @@ def inference_weights(model: Any) -> Any:
     return copy.deepcopy(model).to(torch.bfloat16).eval()
 
 
-def load_model(spec: str, device: str = "auto", *, seed: int = 0, dtype: str | None = None) -> tuple[Any, Any]:
+def load_model(
+    spec: str, device: str = "auto", *, seed: int = 0, dtype: str | None = None
+) -> tuple[Any, PreTrainedTokenizerBase]:
     """The model and tokenizer named by ``spec``, on ``device``, with the project's chat template."""
     device = pick_device(device)
     if spec == "tiny":

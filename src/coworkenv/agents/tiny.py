@@ -38,7 +38,7 @@ def default_corpus() -> list[str]:
     return lines
 
 
-def make_tiny_tokenizer(corpus: list[str] | None = None, vocab_size: int = 1024) -> Any:
+def make_tiny_tokenizer(corpus: list[str] | None = None, vocab_size: int = 1024) -> PreTrainedTokenizerBase:
     """A PreTrainedTokenizerFast with the project's chat template and turn/tool tokens.
 
     Byte-level BPE: any text encodes (no unknown tokens), and decode(encode(x)) == x.

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from coworkenv.agents.chat_format import CHAT_TEMPLATE, END_OF_TURN, parse_assistant_text, render_prompt
+from coworkenv.agents.chat_format import CHAT_TEMPLATE, END_OF_TURN, as_text, parse_assistant_text, render_prompt
 from coworkenv.agents.tiny import START_OF_TURN
 from coworkenv.runtime.turn import AssistantTurn
 
@@ -20,10 +20,11 @@ if TYPE_CHECKING:
     import torch
     from transformers import PreTrainedTokenizerBase
 
+Tok = TypeVar("Tok", bound="PreTrainedTokenizerBase")
 Conversation = tuple[list[dict[str, object]], list[dict[str, object]]]
 
 
-def prepare_tokenizer(tokenizer: PreTrainedTokenizerBase) -> Any:
+def prepare_tokenizer(tokenizer: Tok) -> Tok:
     """Give any tokenizer the project's template, left padding and a pad token."""
     tokenizer.chat_template = CHAT_TEMPLATE
     tokenizer.padding_side = "left"
@@ -143,7 +144,8 @@ class TransformersPolicy:
             cut = next((i for i, t in enumerate(row) if t in self.stop_ids), None)
             kept = row if cut is None else row[:cut]
             usage = {"prompt_tokens": int(sum(mask)), "completion_tokens": len(kept) + (cut is not None)}
-            results.append((self.tokenizer.decode(kept, skip_special_tokens=False), usage))
+            text = as_text(self.tokenizer.decode(kept, skip_special_tokens=False), "decoding")
+            results.append((text, usage))
         return results
 
 
@@ -167,7 +169,7 @@ def default_device(device: str | None) -> str:
     return device or ("cuda" if torch.cuda.is_available() else "cpu")
 
 
-def load_tokenizer(path_or_id: str) -> Any:
+def load_tokenizer(path_or_id: str) -> PreTrainedTokenizerBase:
     """A checkpoint's tokenizer with the project's chat template (what training's round-trip check reloads)."""
     # lazy: an optional extra (train); the core and the CLI must run without it
     from transformers import AutoTokenizer
@@ -175,7 +177,9 @@ def load_tokenizer(path_or_id: str) -> Any:
     return prepare_tokenizer(AutoTokenizer.from_pretrained(path_or_id))
 
 
-def load_hf(path_or_id: str, dtype: Any = None, device: str | None = None) -> tuple[Any, Any]:
+def load_hf(
+    path_or_id: str, dtype: str | torch.dtype | None = None, device: str | None = None
+) -> tuple[Any, PreTrainedTokenizerBase]:
     """Load a local (or cached) transformers model and tokenizer with the project's chat template."""
     # lazy: an optional extra (train); the core and the CLI must run without it
     from transformers import AutoModelForCausalLM

@@ -14,7 +14,7 @@ from __future__ import annotations
 import tempfile
 from typing import TYPE_CHECKING, Any
 
-from coworkenv.agents.chat_format import CHAT_TEMPLATE, END_OF_TURN, rendered_text, template_messages
+from coworkenv.agents.chat_format import CHAT_TEMPLATE, END_OF_TURN, as_text, template_messages
 from coworkenv.agents.transformers_policy import load_tokenizer
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ def probe_text(tokenizer: PreTrainedTokenizerBase) -> str:
     text = tokenizer.apply_chat_template(
         template_messages(PROBE), tools=list(PROBE_TOOLS), chat_template=CHAT_TEMPLATE, tokenize=False
     )
-    return rendered_text(text)
+    return as_text(text, "the chat template")
 
 
 def fingerprint(tokenizer: PreTrainedTokenizerBase) -> dict[str, Any]:
