@@ -108,7 +108,7 @@ def parse_assistant_text(text: str, step: int = 0) -> AssistantTurn:
 _EMPTY: tuple[object, ...] = (None, "", [], {})
 
 
-def _drop_empty(value: Any, top: bool = True) -> Any:
+def _drop_empty(value: object, top: bool = True) -> object:
     """``value`` without null or empty-string fields; below the top level also without empty lists/objects.
 
     A top-level empty list is the answer itself ("no messages", "no free slots") and stays.
@@ -123,7 +123,7 @@ def _drop_empty(value: Any, top: bool = True) -> Any:
     return value
 
 
-def compact_result(content: Any) -> Any:
+def compact_result(content: object) -> object:
     """A JSON tool result as the model reads it: compact, without empty fields; other text unchanged."""
     if not isinstance(content, str) or not content.startswith(("{", "[")):
         return content

@@ -30,7 +30,7 @@ SPACE = "\u2581"
 class _Cursor:
     """Sequential little-endian reads over the file's bytes."""
 
-    def __init__(self, buf: Any) -> None:
+    def __init__(self, buf: mmap.mmap) -> None:
         self.buf, self.pos = buf, 0
 
     def unpack(self, fmt: str) -> Any:

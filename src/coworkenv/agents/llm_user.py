@@ -12,13 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coworkenv.runtime.environment import Environment
+from coworkenv.runtime.observation import Observation
 from coworkenv.runtime.user import Reply, ScriptedUser
 from coworkenv.spec.models import TaskSpec
 from coworkenv.spec.user import UserScript
 from coworkenv.trajectory import ToolCallRecord
+
+if TYPE_CHECKING:
+    from openai import OpenAI
 
 PROMPT = """You play {persona}, talking with an AI assistant that works for you.
 The assistant just wrote:
@@ -35,7 +39,7 @@ class LLMUser(ScriptedUser):
     """The scripted user's decisions, phrased by a chat model."""
 
     def __init__(
-        self, script: UserScript, client: Any, model: str, temperature: float = 0.7, today: date | None = None
+        self, script: UserScript, client: OpenAI, model: str, temperature: float = 0.7, today: date | None = None
     ) -> None:
         super().__init__(script, today)
         self.client = client
@@ -88,7 +92,7 @@ class LLMUserEnvironment(Environment):
         self.user_model = model
         super().__init__(spec, **kwargs)
 
-    def reset(self) -> Any:
+    def reset(self) -> Observation:
         obs = super().reset()
         self.user = LLMUser(self.spec.user, self.client, self.user_model, today=self.user.today)
         return obs

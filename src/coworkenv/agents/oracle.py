@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 MAX_RETRIES = 3
 TRANSIENT_MARKERS = ("503", "temporar", "retry", "timeout", "unavailable")
 _ERROR_START = '{"error"'
-_TEMPLATES: dict[int, tuple[Any, Compiled]] = {}
+_TEMPLATES: dict[int, tuple[object, Compiled]] = {}
 _TEMPLATES_LIMIT = 4096
 
 
@@ -34,7 +34,7 @@ def is_transient(content: str) -> bool:
     return any(m in low for m in TRANSIENT_MARKERS)
 
 
-def compiled(template: Any) -> Compiled:
+def compiled(template: object) -> Compiled:
     """``compile_template`` of a reference step's template, once per template object: the oracle plays the same
     steps episode after episode, and a spec is data nothing edits in place."""
     hit = _TEMPLATES.get(id(template))
@@ -47,7 +47,7 @@ def compiled(template: Any) -> Compiled:
     return fn
 
 
-def turn(content: Any, calls: list[ToolCall] | None = None) -> AssistantTurn:
+def turn(content: str | None, calls: list[ToolCall] | None = None) -> AssistantTurn:
     """The oracle's turn: ``content`` (and ``calls`` when given), validated like any model's."""
     return AssistantTurn(content=content) if calls is None else AssistantTurn(content=content, tool_calls=calls)
 

@@ -12,6 +12,8 @@ from rich.table import Table
 if TYPE_CHECKING:
     from rich.progress import ProgressColumn
 
+    from coworkenv.bank.llm.client import LLMClient
+
 
 def _names(values: list[str] | None) -> list[str]:
     """Repeated options and comma-separated lists, both accepted."""
@@ -179,7 +181,7 @@ def build_line(build: dict[str, object]) -> str:
     )
 
 
-def _generator(console: Console, llm: str, api_key_env: str) -> Any:
+def _generator(console: Console, llm: str, api_key_env: str) -> LLMClient:
     """The LLM client, once the few-shot pool and the SDK are known to be there (exit 2 if not)."""
     try:
         from coworkenv.bank.llm.client import LLMClient

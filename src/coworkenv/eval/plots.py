@@ -7,10 +7,14 @@ re-rendered from files without any model.
 from __future__ import annotations
 
 import io
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coworkenv.eval.metrics import MULTI_TURN
 from coworkenv.runs import EvalRecord, TrainRecord
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 HEADLINE = ("score", "pass@1", "pass@k", "pass^k")
 
@@ -26,7 +30,7 @@ def _pyplot() -> Any:
     return plt
 
 
-def _png(fig: Any) -> bytes:
+def _png(fig: Figure) -> bytes:
     buf = io.BytesIO()
     fig.tight_layout()
     fig.savefig(buf, format="png", dpi=110)
@@ -34,7 +38,7 @@ def _png(fig: Any) -> bytes:
     return buf.getvalue()
 
 
-def _grouped_bars(ax: Any, groups: list[str], series: dict[str, list[float]]) -> None:
+def _grouped_bars(ax: Axes, groups: list[str], series: dict[str, list[float]]) -> None:
     """Bars of each series side by side within each group, with value labels."""
     width = 0.8 / max(1, len(series))
     for i, (name, values) in enumerate(series.items()):
@@ -47,7 +51,7 @@ def _grouped_bars(ax: Any, groups: list[str], series: dict[str, list[float]]) ->
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
 
 
-def _steps_axis(ax: Any, title: str) -> None:
+def _steps_axis(ax: Axes, title: str) -> None:
     # lazy: an optional extra (report); the core and the CLI must run without it
     from matplotlib.ticker import MaxNLocator
 

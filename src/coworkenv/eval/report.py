@@ -10,7 +10,6 @@ import base64
 import html
 import json
 from pathlib import Path
-from typing import Any
 
 from coworkenv.eval import plots
 from coworkenv.eval.metrics import MULTI_TURN
@@ -34,7 +33,7 @@ def _img(png: bytes, alt: str) -> str:
     return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
 
 
-def _cell(value: Any) -> str:
+def _cell(value: object) -> str:
     return f"{value:.1f}" if isinstance(value, float) else html.escape(str(value))
 
 

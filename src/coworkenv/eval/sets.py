@@ -60,7 +60,7 @@ def evaluate_sets(
     seed: int = 0,
     cache: str | None = None,
     floor: Mapping[str, float] | None = None,
-    **meta: Any,
+    **meta: object,
 ) -> dict[str, object]:
     """Greedy evaluation of every set in one lockstep batch; ``folder/<set>`` gets each set's files.
 
