@@ -22,6 +22,8 @@ from contextlib import contextmanager
 from types import FrameType, TracebackType
 from typing import Any
 
+from coworkenv.runtime.turn import AssistantTurn
+
 
 class EpisodeTimeout(Exception):
     """The episode's time budget ran out."""
@@ -108,5 +110,6 @@ class Deadline:
             self.expired = True
             raise EpisodeTimeout(f"episode exceeded its time budget (interrupted after {left:.1f}s)") from None
 
-    def act(self, messages: list[dict[str, object]], tools: list[dict[str, object]]) -> Any:
-        return self(messages, tools)
+    def act(self, messages: list[dict[str, object]], tools: list[dict[str, object]]) -> AssistantTurn:
+        turn: AssistantTurn = self(messages, tools)
+        return turn

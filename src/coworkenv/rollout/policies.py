@@ -21,6 +21,7 @@ from coworkenv.agents.models import load_model
 from coworkenv.agents.openai_policy import OpenAIPolicy, parse_openai_spec
 from coworkenv.agents.oracle import OracleTeacher
 from coworkenv.agents.transformers_policy import TransformersPolicy
+from coworkenv.runtime.policy import Policy, TaskPolicy
 from coworkenv.verify.probes import PROBES, make_probe
 
 POLICY_SPECS = "oracle | openai:<model>@<url> | tiny | embedded | <checkpoint folder> | hf:<path-or-id> | probe:<name>"
@@ -63,7 +64,7 @@ def sampling_options(
     return {k: v for k, v in names.items() if v is not None}
 
 
-def make_policy(spec: str, **options: Any) -> Any:
+def make_policy(spec: str, **options: Any) -> Policy | TaskPolicy:
     """A Policy or TaskPolicy for ``spec``; ``options`` go to the backend's constructor."""
     check_policy_spec(spec)
     kind, _, rest = spec.partition(":")

@@ -35,6 +35,7 @@ from coworkenv.rollout.worker import (
     PolicyLoadError,
     RunOptions,
     SpecCache,
+    WorkerInit,
     build_policy,
     forget_prepared,
     init_worker,
@@ -71,7 +72,7 @@ def start_method(policy: str) -> str:
     return "spawn"
 
 
-def serve(conn: Connection, init: tuple[Any, ...], options: RunOptions) -> None:
+def serve(conn: Connection, init: WorkerInit, options: RunOptions) -> None:
     """A worker's life: set up (:func:`~coworkenv.rollout.worker.init_worker`), then answer each chunk sent (an
     index of a shared chunk, or the chunk) with ``("ok", batch)`` or ``("raised", error)`` until ``None`` comes.
     Ctrl-C is the driver's to handle: it ends its workers."""
@@ -79,7 +80,7 @@ def serve(conn: Connection, init: tuple[Any, ...], options: RunOptions) -> None:
     init_worker(*init)
     while (item := conn.recv()) is not None:
         try:
-            answer: tuple[str, Any] = (
+            answer: tuple[str, object] = (
                 "ok",
                 run_shared_chunk(item, options) if isinstance(item, int) else run_chunk(item, options),
             )
@@ -96,7 +97,7 @@ def failed(exc: Exception) -> PoolError:
 class Worker:
     """The driver's side of one worker: its process, its pipe, and the chunks sent to it, in order."""
 
-    def __init__(self, ctx: Any, init: tuple[Any, ...], options: RunOptions) -> None:
+    def __init__(self, ctx: Any, init: WorkerInit, options: RunOptions) -> None:
         self.conn, theirs = ctx.Pipe()
         self.process: BaseProcess = ctx.Process(target=serve, args=(theirs, init, options), name="rollout-worker")
         self.process.start()

@@ -257,7 +257,7 @@ def run_tasks(
 
 # --- process-pool workers: the policy is built once per process --------------------------------
 
-_POLICY: Any = None
+_POLICY: Policy | TaskPolicy | None = None
 _POLICY_ERROR: str | None = None
 _SPECS = SpecCache()
 _SPOOL: Spool | None = None
@@ -279,6 +279,10 @@ def exit_with_parent(parent: int, interval: float = 0.5) -> None:
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
+WorkerInit = tuple[str, dict[str, object], int | None, str | None]
+""":func:`init_worker`'s arguments, as a pool hands them to each worker process."""
+
+
 def init_worker(
     policy_spec: str, policy_options: dict[str, object], parent: int | None = None, spool: str | None = None
 ) -> None:
@@ -294,7 +298,7 @@ def init_worker(
         _POLICY_ERROR = str(exc)
 
 
-def build_policy(policy_spec: str, policy_options: dict[str, object]) -> Any:
+def build_policy(policy_spec: str, policy_options: dict[str, object]) -> Policy | TaskPolicy:
     """:func:`~coworkenv.rollout.policies.make_policy`, a failure raised as :class:`PolicyLoadError` naming the
     policy (a pool worker's, or a pool driver's that plays episodes too)."""
     try:
@@ -334,8 +338,8 @@ def forget_prepared() -> None:
 
 def run_chunk(tasks: list[EpisodeTask], options: RunOptions) -> Batch:
     """A pool worker's chunk: its records, left in the spool where the run has one."""
-    if _POLICY_ERROR is not None:
-        raise PolicyLoadError(_POLICY_ERROR)
+    if _POLICY is None:
+        raise PolicyLoadError(_POLICY_ERROR or "this worker was not set up: init_worker builds its policy")
     records = run_tasks(tasks, _POLICY, options, _SPECS)
     return records if _SPOOL is None else _SPOOL.put(records)
 
