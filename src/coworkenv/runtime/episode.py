@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from coworkenv.runtime.observation import EpisodeEnv, Observation
 from coworkenv.runtime.policy import Policy, TaskPolicy, actor_for
@@ -13,7 +12,7 @@ from coworkenv.trajectory import Trajectory
 
 
 def play_out(
-    env: EpisodeEnv, actor: Policy, on_step: Callable[[AssistantTurn | Any, Observation], None] | None = None
+    env: EpisodeEnv, actor: Policy, on_step: Callable[[AssistantTurn, Observation], None] | None = None
 ) -> str | None:
     """Reset and let ``actor`` act until the episode ends; the policy's error, if it raised.
 
@@ -37,7 +36,7 @@ def run_episode(
     policy: Policy | TaskPolicy,
     *,
     sample: int = 0,
-    on_step: Callable[[AssistantTurn | Any, Observation], None] | None = None,
+    on_step: Callable[[AssistantTurn, Observation], None] | None = None,
 ) -> Trajectory:
     """Reset, let the policy act until the episode ends, grade, and return the trajectory.
 

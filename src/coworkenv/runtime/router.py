@@ -32,7 +32,7 @@ MAX_ARG_DEPTH = 32
 """Nesting of lists and objects in tool arguments; every real tool takes at most two levels."""
 
 
-def nesting_exceeds(value: Any, limit: int) -> bool:
+def nesting_exceeds(value: object, limit: int) -> bool:
     """Whether ``value`` nests lists/dicts deeper than ``limit``, checked without recursion."""
     stack = [(value, 0)]
     while stack:
@@ -61,7 +61,7 @@ def _long_integer(args: dict[str, object]) -> bool:
 @dataclass
 class CallResult:
     ok: bool
-    result: Any = None
+    result: object = None
     error: str | None = None
     args: dict[str, object] | None = None
     info: ToolInfo | None = None

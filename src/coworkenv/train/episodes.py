@@ -21,6 +21,7 @@ from coworkenv.spec.models import TaskSpec
 from coworkenv.trajectory import Trajectory
 
 if TYPE_CHECKING:
+    import torch
     from transformers import PreTrainedTokenizerBase
 
 
@@ -48,11 +49,12 @@ class GenerateRecorder:
         self.last: list[TurnTokens] = []
 
     @property
-    def device(self) -> Any:
-        return self.model.device
+    def device(self) -> torch.device:
+        device: torch.device = self.model.device
+        return device
 
-    def generate(self, **kwargs: Any) -> Any:
-        out = self.model.generate(**kwargs)
+    def generate(self, **kwargs: Any) -> torch.Tensor:
+        out: torch.Tensor = self.model.generate(**kwargs)
         ids, mask = kwargs["input_ids"], kwargs["attention_mask"]
         width = ids.shape[1]
         self.last = []

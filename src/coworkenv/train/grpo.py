@@ -51,6 +51,8 @@ from coworkenv.trajectory import Grade
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
+    from coworkenv.agents.transformers_policy import TransformersPolicy
+
 Progress = Callable[[int, int], None]
 
 
@@ -178,7 +180,7 @@ def _rl_settings(s: GRPOSettings) -> RlSettings:
 
 
 def _sample(
-    policy: Any, model: PreTrainedModel, take: Callable[[], list[TaskSpec]], s: GRPOSettings, step: int
+    policy: TransformersPolicy, model: PreTrainedModel, take: Callable[[], list[TaskSpec]], s: GRPOSettings, step: int
 ) -> list[Episode]:
     """One step's groups of episodes, seeded by the step, sampled from the fast inference copy of the weights."""
     # lazy: an optional extra (train); the core and the CLI must run without it

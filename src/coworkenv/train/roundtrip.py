@@ -12,7 +12,7 @@ special tokens.
 from __future__ import annotations
 
 import tempfile
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NamedTuple
 
 from coworkenv.agents.chat_format import CHAT_TEMPLATE, END_OF_TURN, as_text, template_messages
 from coworkenv.agents.transformers_policy import load_tokenizer
@@ -65,14 +65,23 @@ def probe_text(tokenizer: PreTrainedTokenizerBase) -> str:
     return as_text(text, "the chat template")
 
 
-def fingerprint(tokenizer: PreTrainedTokenizerBase) -> dict[str, Any]:
+class Fingerprint(NamedTuple):
     """What must survive a round trip: the probe's ids, the special tokens, the vocabulary size."""
-    return {
-        "ids": tokenizer(probe_text(tokenizer), add_special_tokens=False)["input_ids"],
-        "special": {name: getattr(tokenizer, f"{name}_token_id") for name in ("bos", "eos", "pad", "unk")},
-        "end_of_turn": tokenizer.convert_tokens_to_ids(END_OF_TURN),
-        "size": len(tokenizer),
-    }
+
+    ids: list[int]
+    special: dict[str, object]
+    end_of_turn: object
+    size: int
+
+
+def fingerprint(tokenizer: PreTrainedTokenizerBase) -> Fingerprint:
+    ids = tokenizer(probe_text(tokenizer), add_special_tokens=False)["input_ids"]
+    return Fingerprint(
+        ids=ids,
+        special={name: getattr(tokenizer, f"{name}_token_id") for name in ("bos", "eos", "pad", "unk")},
+        end_of_turn=tokenizer.convert_tokens_to_ids(END_OF_TURN),
+        size=len(tokenizer),
+    )
 
 
 def check_round_trip(tokenizer: PreTrainedTokenizerBase) -> None:
@@ -83,9 +92,9 @@ def check_round_trip(tokenizer: PreTrainedTokenizerBase) -> None:
         after = fingerprint(load_tokenizer(folder))
     if before == after:
         return
-    a, b = before["ids"], after["ids"]
+    a, b = before.ids, after.ids
     first = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
-    diffs = [k for k in before if before[k] != after[k]]
+    diffs = [k for k, x, y in zip(Fingerprint._fields, before, after, strict=True) if x != y]
     raise RoundTripError(
         f"tokenizer {type(tokenizer).__name__} does not reload exactly ({', '.join(diffs)} differ): "
         f"the probe conversation is {len(a)} ids before saving and {len(b)} after, first difference at "

@@ -29,7 +29,16 @@ from coworkenv.train.selection import best_weights_callback, eval_interval, spli
 from coworkenv.train.settings import SFTSettings
 
 if TYPE_CHECKING:
-    from transformers import PreTrainedModel, PreTrainedTokenizerBase, TrainerControl, TrainerState, TrainingArguments
+    from peft import LoraConfig
+    from transformers import (
+        PreTrainedModel,
+        PreTrainedTokenizerBase,
+        TrainerCallback,
+        TrainerControl,
+        TrainerState,
+        TrainingArguments,
+    )
+    from trl.trainer.sft_trainer import SFTTrainer
 
 Progress = Callable[[int, int], None]
 
@@ -91,7 +100,7 @@ def _normalise(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _log_callback(log_path: Path, progress: Progress | None) -> Any:
+def _log_callback(log_path: Path, progress: Progress | None) -> TrainerCallback:
     # lazy: an optional extra (train); the core and the CLI must run without it
     from transformers import TrainerCallback
 
@@ -202,7 +211,7 @@ def _trainer(
     folder: str,
     log_path: Path,
     progress: Progress | None,
-) -> tuple[Any, Any]:
+) -> tuple[SFTTrainer, Any]:
     """TRL's SFTTrainer over the train and validation demos (LoRA if asked), logging to the run's log;
     and the callback that keeps the weights of the lowest validation loss."""
     # lazy: an optional extra (train); the core and the CLI must run without it
@@ -226,7 +235,7 @@ def _trainer(
     return trainer, keeper
 
 
-def _lora_config(s: SFTSettings) -> Any:
+def _lora_config(s: SFTSettings) -> LoraConfig:
     """PEFT's LoRA adapters on every linear layer (merged into the checkpoint after training)."""
     # lazy: an optional extra (train); the core and the CLI must run without it
     from peft import LoraConfig
