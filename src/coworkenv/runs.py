@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,7 +55,7 @@ class RunData:
     trainings: list[TrainRecord]
 
 
-def write_eval(folder: Path, label: str, metrics: dict[str, object], **meta: object) -> Path:
+def write_eval(folder: Path, label: str, metrics: Mapping[str, object], **meta: object) -> Path:
     """Write ``metrics.json`` of one evaluation; ``created`` orders evaluations in reports."""
     path = folder / METRICS_FILE
     atomic_write_json(path, {"label": label, "created": time.time(), **meta, "metrics": metrics})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -17,6 +17,7 @@ from coworkenv.commands.failures import MAX_ERROR_RATE, check_error_rate
 from coworkenv.rollout.policies import POLICY_SPECS
 
 if TYPE_CHECKING:
+    from coworkenv.eval.metrics import Metrics
     from coworkenv.eval.runner import EvalResult
     from coworkenv.interop.claw_judge import Judge
     from coworkenv.runtime.policy import BatchPolicy, Policy, TaskPolicy
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 TOOLS_HELP = "tools each prompt offers: all | spec (those the spec names) | spec+N (plus N distractors)"
 
 
-def metrics_table(title: str, metrics: dict[str, Any]) -> Table:
+def metrics_table(title: str, metrics: Metrics) -> Table:
     """The headline numbers and per-capability rows of one evaluation."""
     table = Table(title=title)
     for col in ("subset", "tasks", "score", "pass@1", "pass@k", "pass^k"):

@@ -14,11 +14,29 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from math import comb
-from typing import Any
+from typing import Final, NotRequired, TypedDict
 
 from coworkenv.trajectory import Trajectory
 
-MULTI_TURN = "multi_turn"
+MULTI_TURN: Final = "multi_turn"
+
+Summary = TypedDict(
+    "Summary",
+    {"tasks": int, "samples": int, "k": int, "score": float, "pass@1": float, "pass@k": float, "pass^k": float},
+)
+"""The headline numbers of a set of tasks, in percent (:func:`summarize`)."""
+
+
+class Metrics(TypedDict):
+    """An evaluation's ``metrics.json`` payload (:func:`compute_metrics`, then what the command adds)."""
+
+    overall: Summary
+    multi_turn: Summary
+    by_capability: dict[str, Summary]
+    by_blueprint: dict[str, Summary]
+    behaviour: dict[str, float]
+    errors: NotRequired[int]
+    claw_eval: NotRequired[dict[str, object]]
 
 
 @dataclass(frozen=True)
@@ -97,7 +115,7 @@ def group_tasks(outcomes: Iterable[GradedSample]) -> list[TaskSamples]:
     return list(tasks.values())
 
 
-def summarize(tasks: list[TaskSamples], k: int) -> dict[str, Any]:
+def summarize(tasks: list[TaskSamples], k: int) -> Summary:
     """The headline numbers of a set of tasks, in percent; k is capped at the fewest samples."""
     if not tasks:
         return {"tasks": 0, "samples": 0, "k": k, "score": 0.0, "pass@1": 0.0, "pass@k": 0.0, "pass^k": 0.0}
@@ -131,7 +149,7 @@ def behaviour(trajectories: list[Trajectory]) -> dict[str, float]:
     }
 
 
-def compute_metrics(trajectories: Iterable[Trajectory], k: int = 1) -> dict[str, Any]:
+def compute_metrics(trajectories: Iterable[Trajectory], k: int = 1) -> Metrics:
     """Overall, per-capability, per-blueprint and multi-turn metrics of graded trajectories."""
     trajectories = list(trajectories)
     tasks = group_tasks(GradedSample.of(t) for t in trajectories)

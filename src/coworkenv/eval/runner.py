@@ -12,11 +12,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from coworkenv.agents.models import autocast, inference_weights, load_model
 from coworkenv.agents.transformers_policy import TransformersPolicy
-from coworkenv.eval.metrics import compute_metrics
+from coworkenv.eval.metrics import Metrics, compute_metrics
 from coworkenv.rollout.policies import is_local_model, make_policy, sampling_options
 from coworkenv.rollout.worker import RunOptions, close_environment, open_environment
 from coworkenv.runs import TRAJECTORIES_FILE, write_eval
@@ -80,7 +80,7 @@ def make_eval_policy(
 @dataclass
 class EvalResult:
     trajectories: list[Trajectory]
-    metrics: dict[str, Any]
+    metrics: Metrics
     seconds: float
 
 

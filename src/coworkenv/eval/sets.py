@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from coworkenv.agents.models import autocast, inference_weights
-from coworkenv.eval.metrics import MULTI_TURN, compute_metrics
+from coworkenv.eval.metrics import MULTI_TURN, Metrics, compute_metrics
 from coworkenv.eval.runner import EvalResult, evaluate, local_policy, save_eval
 from coworkenv.rollout.policies import make_policy
 from coworkenv.spec.models import TaskSpec
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 DO_NOTHING = "probe:do_nothing"
 
 
-def set_row(metrics: dict[str, Any], floor: float | None = None) -> dict[str, Any]:
+def set_row(metrics: Metrics, floor: float | None = None) -> dict[str, Any]:
     """The headline numbers of one set (percent), as ``summary.json`` holds them."""
     return {
         "score": metrics["overall"]["score"],
