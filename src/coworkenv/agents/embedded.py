@@ -94,13 +94,12 @@ def embedded_tokenizer(path: Path | None = None) -> PreTrainedTokenizerBase:
     return prepare_tokenizer(tokenizer)
 
 
-def clear_quantizer(model: Any) -> Any:
+def clear_quantizer(model: Any) -> None:
     """Forget that the weights came from GGUF: the Trainer and save_pretrained refuse quantized models."""
     model.hf_quantizer = None
     model.is_quantized = False
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
-    return model
 
 
 def load_embedded(

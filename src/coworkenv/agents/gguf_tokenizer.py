@@ -44,7 +44,7 @@ class _Cursor:
         self.pos += n
         return text
 
-    def value(self, kind: int) -> Any:
+    def value(self, kind: int) -> object:
         if kind == _STRING:
             return self.string()
         if kind == _ARRAY:

@@ -59,7 +59,7 @@ def autocast(model: torch.nn.Module) -> AbstractContextManager[object]:
     return contextlib.nullcontext()
 
 
-def inference_weights(model: Any) -> Any:
+def inference_weights(model: torch.nn.Module) -> torch.nn.Module:
     """The model to generate with: a bf16 copy of fp32 weights on GPU, else the model itself.
 
     fp32 weights under autocast re-cast every weight at every decode step; a bf16 copy

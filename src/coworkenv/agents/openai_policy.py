@@ -15,7 +15,10 @@ from __future__ import annotations
 import os
 import random
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from openai.types.chat import ChatCompletion
 
 from coworkenv.runtime.turn import AssistantTurn, ToolCall
 
@@ -145,7 +148,7 @@ class OpenAIPolicy:
         with ThreadPoolExecutor(min(self.concurrency, max(len(batch), 1))) as pool:
             return list(pool.map(lambda item: self.act(*item), batch))
 
-    def _complete(self, request: dict[str, Any]) -> tuple[Any, int]:
+    def _complete(self, request: dict[str, Any]) -> tuple[ChatCompletion, int]:
         """One completion, retrying transient failures; the last error propagates."""
         # lazy: an optional extra (openai); the core and the CLI must run without it
         import openai

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from coworkenv.expr import Compiled, ExprError, compile_template
 from coworkenv.runtime.turn import AssistantTurn, ToolCall
-from coworkenv.spec.models import AnswerStep, AskStep, CallStep, ConfirmStep, TaskSpec
+from coworkenv.spec.models import AnswerStep, AskStep, CallStep, ConfirmStep, ReferenceStep, TaskSpec
 from coworkenv.spec.stages import current_stage, stage_count, stage_view
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ class OracleRun:
         except ExprError as exc:
             return turn(f"I could not complete the task: {exc}.")
 
-    def _emit(self, step: Any) -> AssistantTurn:
+    def _emit(self, step: ReferenceStep) -> AssistantTurn:
         if isinstance(step, CallStep):
             self.calls += 1
             name, args = step.call, compiled(step.args)(self.ctx)

@@ -28,6 +28,7 @@ from coworkenv.storage import append_jsonl
 from coworkenv.trajectory import Trajectory
 
 if TYPE_CHECKING:
+    import torch
     from transformers import PreTrainedTokenizerBase
 
 
@@ -139,7 +140,7 @@ def save_eval(result: EvalResult, folder: Path, label: str, **meta: object) -> P
 
 
 def evaluate_loaded(
-    model: object,
+    model: torch.nn.Module,
     tokenizer: PreTrainedTokenizerBase,
     specs: Sequence[TaskSpec],
     folder: Path,
