@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +21,7 @@ def _names(values: list[str] | None) -> list[str]:
     return [v.strip() for item in values or [] for v in item.split(",") if v.strip()]
 
 
-def _table(title: str, columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> Table:
+def _table(title: str, columns: tuple[str, ...], rows: Sequence[tuple[object, ...]]) -> Table:
     table = Table(title=title)
     for col in columns:
         table.add_column(col, justify="right" if col not in columns[:1] else "left")

@@ -89,7 +89,7 @@ def _flag(spec: TaskSpec) -> dict[str, object]:
     return {"multi_turn": spec.is_multi_turn, "blueprint": spec.provenance.blueprint}
 
 
-def composition(demos: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def composition(demos: Sequence[dict[str, Any]]) -> dict[str, object]:
     """What a demo mix teaches: counts per capability and blueprint, multi-turn share, distinct menus."""
     n = len(demos)
     caps: Counter[str] = Counter(c for d in demos for c in d.get("capabilities") or ())
