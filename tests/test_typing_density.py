@@ -18,7 +18,7 @@ CEILINGS = {
     "bank": 54,
     "capabilities": 0,
     "commands": 10,
-    "data": 7,
+    "data": 5,
     "eval": 4,
     "expr": 7,
     "grading": 0,

@@ -42,7 +42,7 @@ import statistics
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal, cast, get_args
+from typing import Literal, TypedDict, cast, get_args
 
 from coworkenv.bank.sources import heldout_blueprints
 from coworkenv.data.tool_arguments import ArgumentsFormat, checked_format, with_arguments
@@ -238,9 +238,31 @@ class RlSummary:
     """Episodes skipped because their spec is evaluation-only (an imported task)."""
 
 
+TurnRecord = TypedDict(
+    "TurnRecord",
+    {
+        "run": str,
+        "spec_id": str,
+        "sample": int,
+        "turn": int,
+        "turns": int,
+        "stage": int,
+        "prompt": list[dict[str, object]],
+        "completion": list[dict[str, object]],
+        "tools": list[dict[str, object]],
+        "reward": float,
+        "return": float,
+        "advantage": float,
+        "score": float,
+        "passed": bool,
+    },
+)
+"""One line of ``rl.jsonl``: a prompt, the completion the policy gave, and its reward, return and advantage."""
+
+
 def turn_records(
     traj: Trajectory, values: list[TurnValues], run: str = "", arguments: ArgumentsFormat = "text"
-) -> list[dict[str, Any]]:
+) -> list[TurnRecord]:
     """One prompt–completion record per assistant turn of a trajectory, with its stage (0 without stages); in a
     ``notes`` stage the prompt is what the agent saw, from the system prompt that started the stage's view.
 
