@@ -60,7 +60,7 @@ Progress = Callable[[int, int], None]
 class GRPOResult:
     model: Any
     out: Path
-    log: list[dict[str, object]]
+    log: list[dict[str, float]]
     seconds: float
 
 
@@ -136,7 +136,7 @@ def train_grpo(
     optimizer = MasterWeightsAdamW(model.parameters(), lr=s.learning_rate)
     policy = sampling_policy(model, tokenizer, temperature=s.temperature, max_new_tokens=s.max_new_tokens)
     take = _schedule(specs, s.envs_per_step, s.seed)
-    log: list[dict[str, object]] = []
+    log: list[dict[str, float]] = []
     start = time.perf_counter()
     for step in range(1, s.steps + 1):
         t0 = time.perf_counter()
@@ -194,7 +194,7 @@ def _sample(
 
 def _step_record(
     step: int, episodes: Sequence[Episode], samples: Sequence[TurnSample], stats: dict[str, float], t0: float
-) -> dict[str, Any]:
+) -> dict[str, float]:
     """One line of the train log: what the episodes scored, how much they could teach, the update's figures."""
     scores = [_grade(e).score for e in episodes]
     return {
@@ -212,7 +212,7 @@ def _step_record(
 def _write_summary(
     out: Path,
     s: GRPOSettings,
-    log: list[dict[str, object]],
+    log: list[dict[str, float]],
     *,
     label: str,
     model_name: str,
