@@ -52,9 +52,9 @@ Record = dict[str, Any]
 Result = dict[str, object]
 """What a tool returns: JSON-able values, which the router encodes for the agent as they are."""
 SearchText = Callable[[Record], str]
+"""A record's search text: what a tool's query words are looked for in."""
 Shown = Callable[[Record], object]
 """What a page lists of one of its records."""
-"""A record's search text: what a tool's query words are looked for in."""
 Limit = Annotated[int, Field(ge=1, le=50, description="page size")]
 Offset = Annotated[int, Field(ge=0, description="index of the first result")]
 Collections = dict[str, dict[str, Record]]
