@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing_extensions import TypedDict
 
 from pydantic import TypeAdapter
+from typing_extensions import TypedDict
 
 
 class LLMUsage(TypedDict):

@@ -76,9 +76,7 @@ def run_job(config: BankConfig, index: int) -> Entry:
     return admitted_entry(entry, spec, v, split, list(spec.provenance.modifiers))
 
 
-def admitted_entry(
-    entry: Entry, spec: TaskSpec, verification: Verification, split: str, modifiers: list[str]
-) -> Entry:
+def admitted_entry(entry: Entry, spec: TaskSpec, verification: Verification, split: str, modifiers: list[str]) -> Entry:
     """``entry`` completed for an admitted spec: its journal fields and its shard line (``line``)."""
     entry["id"] = spec.id
     entry["capabilities"] = list(spec.capabilities)

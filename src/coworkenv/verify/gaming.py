@@ -10,6 +10,7 @@ Pacing variants are not wrong at all: they must grade the same as the reference.
 from __future__ import annotations
 
 import re
+
 from coworkenv.agents.oracle import OracleRun
 from coworkenv.runtime.policy import Messages, Tools
 from coworkenv.runtime.turn import AssistantTurn, ToolCall

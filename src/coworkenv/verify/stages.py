@@ -9,6 +9,7 @@ view: in a ``notes`` stage the agent sees only its note, not the earlier convers
 from __future__ import annotations
 
 from collections.abc import Callable
+
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.policy import Messages
 from coworkenv.spec.models import Event, TaskSpec

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+
 from coworkenv.capabilities.safety import fixture_texts
 from coworkenv.services.registry import tool_table
 from coworkenv.spec.checks.base import holds

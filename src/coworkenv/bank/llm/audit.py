@@ -10,8 +10,8 @@ from __future__ import annotations
 import gzip
 import io
 import json
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from coworkenv.storage import atomic_write_bytes

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from functools import cache
 from collections.abc import Mapping
+from functools import cache
 
 from coworkenv.services.registry import SERVICES
 

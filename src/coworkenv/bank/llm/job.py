@@ -7,7 +7,6 @@ The entry has the shape of a blueprint job's (:func:`coworkenv.bank.jobs.run_job
 
 from __future__ import annotations
 
-
 from coworkenv.bank.entry import Entry
 from coworkenv.bank.jobs import BankConfig, admitted_entry
 from coworkenv.bank.llm.client import LLMClient
