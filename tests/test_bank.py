@@ -83,6 +83,24 @@ def test_torn_writes_are_repaired(tmp_path: Path) -> None:
     _assert_consistent(tmp_path, 30)
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[1, 2]",
+        '{"index": 4, "blueprint": "onboarding", "rounds": 0, "reasons": "not a list", "status": "rejected"}',
+        '{"index": 4, "blueprint": "onboarding", "rounds": "0", "reasons": [], "status": "admitted"}',
+    ],
+)
+def test_a_hostile_journal_line_is_named_and_nothing_is_lost(tmp_path: Path, line: str) -> None:
+    jobs = synthesize_bank(tmp_path, 4, seed=1)["jobs"]
+    with open(tmp_path / "journal.jsonl", "a") as fh:
+        fh.write(line + "\n")
+    files = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    with pytest.raises(BankError, match=rf"journal\.jsonl: line {jobs + 1}: not a job entry"):
+        synthesize_bank(tmp_path, 8, seed=1)
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == files
+
+
 def test_load_bank_and_split(tmp_path: Path) -> None:
     manifest = synthesize_bank(tmp_path, 40, seed=2)
     pairs = list(load_bank(tmp_path))

@@ -232,3 +232,24 @@ def test_fixture_records_must_fit_the_declaration(change: dict[str, Any], eviden
     records[0].update(change)
     findings = static_findings(spec_from_data(spec_data(records=records)))
     assert len(findings) == 1 and findings[0].where == "services.library" and evidence in findings[0].evidence
+
+
+def test_an_untyped_field_or_argument_takes_any_json_value_and_keeps_it() -> None:
+    decl = copy.deepcopy(BOOKS)
+    decl["collections"]["books"]["fields"]["notes"] = {}  # no type: any value, null included
+    decl["tools"]["lib_note"] = {
+        "op": "update",
+        "collection": "books",
+        "params": {"isbn": {"role": "key", "required": True}, "notes": {"role": "set", "type": None}},
+    }
+    records = copy.deepcopy(RECORDS)
+    records[0]["notes"] = [{"shelf": 3, "ok": True}, None, 2.5]
+    env = Environment(spec_from_data(spec_data(decl, records)))
+    assert call(env, "lib_get", isbn="111")["notes"] == [{"shelf": 3, "ok": True}, None, 2.5]
+    schemas = {t["function"]["name"]: t["function"] for t in env.router.schemas()}
+    assert "type" not in schemas["lib_note"]["parameters"]["properties"]["notes"]  # the agent is told no type
+    for value in ({"a": [1, "b"]}, 7, "text"):
+        assert call(env, "lib_note", isbn="111", notes=value)["record"]["notes"] == value
+    assert "nothing to update" in call(env, "lib_note", isbn="111", notes=None)["error"]  # null sets nothing
+    assert call(env, "lib_get", isbn="111")["notes"] == "text"
+    assert "tags" in call(env, "lib_retag", isbn="111", tags={"not": "a list"})["error"]  # a typed argument refuses

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from coworkenv.bank.entry import Entry
 from coworkenv.bank.repair import synthesize
 from coworkenv.spec import TaskSpec
 from coworkenv.synth.background import DEFAULT_WORKSPACE
@@ -48,7 +48,7 @@ class BankConfig:
     """Digest of the generator's prompt material (:func:`coworkenv.bank.llm.prompts.prompt_version`)."""
 
 
-def run_job(config: BankConfig, index: int) -> dict[str, Any]:
+def run_job(config: BankConfig, index: int) -> Entry:
     """Synthesize and verify job ``index``; returns its journal entry (+ the shard line if admitted)."""
     recipe = plan(
         config.seed,
@@ -61,7 +61,7 @@ def run_job(config: BankConfig, index: int) -> dict[str, Any]:
     )
     outcome = synthesize(recipe, config.max_rounds)
     v = outcome.verification
-    entry: dict[str, Any] = {
+    entry: Entry = {
         "index": index,
         "blueprint": recipe.blueprint,
         "rounds": v.rounds,
@@ -76,18 +76,14 @@ def run_job(config: BankConfig, index: int) -> dict[str, Any]:
     return admitted_entry(entry, spec, v, split, list(spec.provenance.modifiers))
 
 
-def admitted_entry(
-    entry: dict[str, Any], spec: TaskSpec, verification: Verification, split: str, modifiers: list[str]
-) -> dict[str, Any]:
+def admitted_entry(entry: Entry, spec: TaskSpec, verification: Verification, split: str, modifiers: list[str]) -> Entry:
     """``entry`` completed for an admitted spec: its journal fields and its shard line (``line``)."""
-    entry.update(
-        id=spec.id,
-        capabilities=list(spec.capabilities),
-        modifiers=modifiers,
-        multi_turn=spec.is_multi_turn,
-        split=split,
-        interface=spec.interface.style if spec.interface is not None else CANONICAL,
-    )
+    entry["id"] = spec.id
+    entry["capabilities"] = list(spec.capabilities)
+    entry["modifiers"] = modifiers
+    entry["multi_turn"] = spec.is_multi_turn
+    entry["split"] = split
+    entry["interface"] = spec.interface.style if spec.interface is not None else CANONICAL
     record = {
         "id": spec.id,
         "index": entry["index"],

@@ -14,8 +14,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from itertools import count
-from typing import Any
 
+from coworkenv.bank.entry import Entry
 from coworkenv.bank.jobs import BankConfig, run_job
 from coworkenv.cluster import actors, cluster_cpus, connect, ordered_map
 
@@ -27,7 +27,6 @@ RAY_CHUNK = 8
 STARTUP_TIMEOUT = 300.0
 """Seconds for the Ray actors to come up (a cluster with fewer free CPUs than actors never starts the rest)."""
 
-Entry = dict[str, Any]
 BUILD_FIELDS = frozenset(
     {"backend", "workers", "jobs", "admitted", "seconds", "startup_seconds", "rate", "marginal_rate", "per_worker_rate"}
 )

@@ -22,8 +22,11 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from pydantic import ValidationError
+
+from coworkenv.bank.entry import Entry, read_entry
 from coworkenv.bank.jobs import BankConfig, split_of
 from coworkenv.bank.llm.driver import fill_with_llm
 from coworkenv.bank.llm.prompts import prompt_version
@@ -56,7 +59,7 @@ BUILDS = "builds.jsonl"
 Progress = Callable[[int, int], None]
 
 
-def config_dict(config: BankConfig) -> dict[str, Any]:
+def config_dict(config: BankConfig) -> dict[str, object]:
     """The manifest's ``config``; a blueprint bank has no prompts, hence no ``llm_prompt``."""
     data = asdict(config)
     if data["llm_prompt"] is None:
@@ -88,7 +91,7 @@ class Tally:
     ids: set[str] = field(default_factory=set)
     llm: LLMTally = field(default_factory=LLMTally)
 
-    def add(self, entry: dict[str, Any]) -> None:
+    def add(self, entry: Entry) -> None:
         self.jobs += 1
         if "llm" in entry:
             self.llm.add(entry)
@@ -108,7 +111,7 @@ class Tally:
         self.shards[entry["shard"]] += 1
         self.ids.add(entry["id"])
 
-    def manifest(self, config: BankConfig, complete: bool) -> dict[str, Any]:
+    def manifest(self, config: BankConfig, complete: bool) -> dict[str, object]:
         return {
             "format": FORMAT,
             "config": config_dict(config),
@@ -150,7 +153,7 @@ class _Writer:
         self.config = config
         self.tally = Tally()
         self.journal = out / "journal.jsonl"
-        self.pending: list[dict[str, Any]] = []
+        self.pending: list[Entry] = []
         self.lines: dict[str, list[str]] = {}
         self._resume()
 
@@ -168,8 +171,13 @@ class _Writer:
             stale.unlink()
         repair_jsonl(self.journal)
         repair_jsonl(self.out / BUILDS)
-        for entry in read_jsonl(self.journal):
-            self.tally.add(entry)
+        for number, record in read_jsonl_numbered(self.journal):
+            if not isinstance(record, dict):
+                raise BankError(f"{self.journal}: line {number}: not a job entry (a JSON object)")
+            try:
+                self.tally.add(read_entry(record))
+            except ValidationError as exc:
+                raise BankError(f"{self.journal}: line {number}: not a job entry: {exc}") from exc
         shards = self.out / "shards"
         for path in sorted(shards.glob("*.jsonl")) if shards.exists() else []:
             repair_jsonl(path)
@@ -183,10 +191,12 @@ class _Writer:
         k = self.tally.splits[split] // self.config.shard_size
         return f"shards/{split}-{k:05d}.jsonl"
 
-    def add(self, entry: dict[str, Any]) -> None:
+    def add(self, entry: Entry) -> None:
         line = entry.pop("line", None)
         if line is not None and entry["id"] in self.tally.ids:
-            entry.update(status="rejected", final=["duplicate"], reasons=[*entry["reasons"], "duplicate"])
+            entry["status"] = "rejected"
+            entry["final"] = ["duplicate"]
+            entry["reasons"] = [*entry["reasons"], "duplicate"]
             line = None
         if line is not None:
             entry["shard"] = self.shard_for(entry["split"])
@@ -224,7 +234,7 @@ def synthesize_bank(
     llm: LLMClient | None = None,
     llm_share: float = 1.0,
     ray_address: str | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Fill ``out`` with ``n`` admitted environments (resuming a partial bank); returns the manifest.
 
     ``capabilities`` restricts the bank to environments exercising at least one of them;
@@ -315,15 +325,17 @@ def _default_held_out(llm: bool, generator: str = "blueprints") -> tuple[str, ..
     return (*HELD_OUT, *composed, *(HELD_OUT_LABELS if llm else ()))
 
 
-def read_manifest(path: str | Path) -> dict[str, Any]:
+def read_manifest(path: str | Path) -> dict[str, object]:
     manifest = Path(path) / "manifest.json"
     if not manifest.exists():
         raise BankError(f"{path} is not an environment bank (no manifest.json)")
-    data: dict[str, Any] = json.loads(manifest.read_text(encoding="utf-8"))
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise BankError(f"{manifest}: not a bank manifest (a JSON object)")
     return data
 
 
-def read_builds(path: str | Path) -> list[dict[str, Any]]:
+def read_builds(path: str | Path) -> list[dict[str, object]]:
     """The figures of each run that built the bank (``builds.jsonl``: where it ran, how fast), oldest first."""
     builds = Path(path) / BUILDS
     records = list(read_jsonl_numbered(builds))
@@ -335,12 +347,19 @@ def read_builds(path: str | Path) -> list[dict[str, Any]]:
 
 def heldout_blueprints(path: str | Path) -> list[str]:
     """The blueprints whose environments form the bank's held-out split."""
-    return list(read_manifest(path)["config"]["held_out"])
+    config = read_manifest(path).get("config")
+    held_out = config.get("held_out") if isinstance(config, dict) else None
+    if not isinstance(held_out, list):
+        raise BankError(f"{Path(path) / 'manifest.json'}: config.held_out: missing or not a list")
+    return [str(name) for name in held_out]
 
 
 def load_bank(path: str | Path, split: str | None = None) -> Iterator[tuple[TaskSpec, Verification]]:
     """Stream the bank's environments (optionally of one split) as (spec, verification)."""
-    for shard in read_manifest(path)["shards"]:
+    shards = read_manifest(path).get("shards")
+    if not isinstance(shards, dict):
+        raise BankError(f"{Path(path) / 'manifest.json'}: shards: missing or not an object")
+    for shard in shards:
         if split is not None and not Path(shard).name.startswith(f"{split}-"):
             continue
         for record in read_jsonl(Path(path) / shard):

@@ -11,7 +11,6 @@ server holds one episode; each tool call is one step of it.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import mcp_types as types
 from mcp.server.lowlevel import Server
@@ -93,7 +92,7 @@ def _render(obs: Observation, empty: str) -> str:
     return "\n".join(p for p in parts if p) or empty
 
 
-def build_server(spec: TaskSpec, seed: int = 0) -> Server[Any]:
+def build_server(spec: TaskSpec, seed: int = 0) -> Server[object]:
     host = EpisodeHost(spec, seed)
 
     async def list_tools(ctx: object, params: object) -> types.ListToolsResult:

@@ -16,8 +16,8 @@ from __future__ import annotations
 import inspect
 import random
 import types
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Protocol, TypeVar
 
 from coworkenv.interop.env import Env
 from coworkenv.runtime.environment import Environment
@@ -39,22 +39,24 @@ _MESSAGE_SCHEMA = {
 }
 
 
-def _py_type(schema: dict[str, Any]) -> Any:
-    kind = schema.get("type")
+def _py_type(schema: Mapping[str, object]) -> type | types.GenericAlias:
+    kind, items, options = schema.get("type"), schema.get("items"), schema.get("anyOf")
     if isinstance(kind, list):  # ["string", "null"] and the like
         kind = next((k for k in kind if k != "null"), "string")
     if kind == "array":
-        return types.GenericAlias(list, (_py_type(schema.get("items") or {"type": "string"}),))
-    if kind is None and "anyOf" in schema:
-        return _py_type(next((s for s in schema["anyOf"] if s.get("type") != "null"), {"type": "string"}))
+        return types.GenericAlias(list, (_py_type(items if isinstance(items, dict) and items else {"type": "string"}),))
+    if kind is None and isinstance(options, list):
+        return _py_type(next((s for s in options if s.get("type") != "null"), {"type": "string"}))
     return _JSON_TYPES.get(str(kind), str)
 
 
-def _tool_method(function: dict[str, Any]) -> Callable[..., str]:
+def _tool_method(function: Mapping[str, object]) -> Callable[..., str]:
     """A method named and typed after one tool schema, that runs the call in the current episode."""
-    name = function["name"]
-    props: dict[str, Any] = function["parameters"].get("properties", {})
-    required = set(function["parameters"].get("required", []))
+    name, parameters = str(function["name"]), function["parameters"]
+    if not isinstance(parameters, dict):
+        raise ValueError(f"tool {name}: parameters: not a JSON schema object")
+    props: dict[str, dict[str, object]] = parameters.get("properties", {})
+    required = set(parameters.get("required", []))
 
     def method(self: CoworkTrlEnv, **kwargs: object) -> str:
         return self._call(name, kwargs)
@@ -64,15 +66,14 @@ def _tool_method(function: dict[str, Any]) -> Callable[..., str]:
     ordered = sorted(props, key=lambda k: k not in required)  # required first: a valid Python signature
     for key in ordered:
         hint = _py_type(props[key])
-        if key not in required:
-            hint = hint | None
-        annotations[key] = hint
+        annotation = hint if key in required else hint | None
+        annotations[key] = annotation
         default = inspect.Parameter.empty if key in required else None
-        params.append(inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=hint))
+        params.append(inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation))
     annotations["return"] = str
     args = "\n".join(f"    {k}: {props[k].get('description') or k.replace('_', ' ')}" for k in ordered)
     method.__name__ = method.__qualname__ = name
-    method.__doc__ = (function.get("description") or name) + (f"\n\nArgs:\n{args}" if args else "")
+    method.__doc__ = str(function.get("description") or name) + (f"\n\nArgs:\n{args}" if args else "")
     method.__signature__ = inspect.Signature(params, return_annotation=str)  # type: ignore[attr-defined]
     method.__annotations__ = annotations
     return method
@@ -112,7 +113,7 @@ class CoworkTrlEnv:
 def environment_class(specs: Iterable[TaskSpec]) -> type[CoworkTrlEnv]:
     """A CoworkTrlEnv subclass whose methods are the union of the specs' tools plus ``message_user``."""
     by_id = {s.id: s for s in specs}
-    functions: dict[str, dict[str, Any]] = {}
+    functions: dict[str, Mapping[str, object]] = {}
     for spec in by_id.values():
         for schema in Environment(spec).router.schemas():
             functions.setdefault(schema["function"]["name"], schema["function"])
@@ -154,7 +155,16 @@ RESPONSE_TEMPLATE: dict[str, object] = {
 """How TRL parses the project's chat format (agents/chat_format.py) back into tool calls."""
 
 
-def with_response_template(tokenizer: Any) -> Any:
+class Templated(Protocol):
+    """A tokenizer as TRL reads it: ``response_template`` says how to parse a reply back into a turn."""
+
+    response_template: object
+
+
+_Tokenizer = TypeVar("_Tokenizer", bound=Templated)
+
+
+def with_response_template(tokenizer: _Tokenizer) -> _Tokenizer:
     """Let TRL parse tool calls written in the project's chat format (the embedded and tiny models use it)."""
     if getattr(tokenizer, "response_template", None) is None:
         tokenizer.response_template = RESPONSE_TEMPLATE

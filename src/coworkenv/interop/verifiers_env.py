@@ -15,12 +15,13 @@ Needs the ``verifiers`` extra; this module is imported only where it is used.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 import verifiers as vf
 from datasets import Dataset
+from pydantic import BaseModel
 from verifiers.utils.message_utils import normalize_messages
 
 from coworkenv.grading import PASS_THRESHOLD
@@ -34,15 +35,21 @@ GRADE_VALUES = ("score", "passed", "completion", "robustness", "safety")
 where a plain ``completion`` would overwrite the completion)."""
 
 
-def tool_defs(tools: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def tool_defs(tools: Sequence[Mapping[str, object]]) -> list[dict[str, object]]:
     """OpenAI-format tool schemas as verifiers' provider-agnostic tool definitions."""
     return [
         {"name": f["name"], "description": f.get("description") or "", "parameters": f.get("parameters") or {}}
-        for f in (t.get("function", t) for t in tools)
+        for f in (_function(t) for t in tools)
     ]
 
 
-def dataset_rows(catalog: Catalog, seed: int = 0) -> list[dict[str, Any]]:
+def _function(tool: Mapping[str, object]) -> Mapping[str, object]:
+    """The function part of an OpenAI-format tool schema (a bare function schema is its own)."""
+    function = tool.get("function", tool)
+    return function if isinstance(function, dict) else tool
+
+
+def dataset_rows(catalog: Catalog, seed: int = 0) -> list[dict[str, object]]:
     """One row per environment, in id order: its opening messages, and ``info`` as JSON text (tool schemas
     differ between environments, which one table column could not hold)."""
     rows = []
@@ -54,17 +61,17 @@ def dataset_rows(catalog: Catalog, seed: int = 0) -> list[dict[str, Any]]:
     return rows
 
 
-def assistant_turn(message: Any) -> dict[str, Any]:
+def assistant_turn(message: BaseModel) -> dict[str, object]:
     """A verifiers assistant message as the OpenAI-format turn ``Env.step`` reads; the runtime itself reports
     whatever is malformed in it (bad JSON arguments, an unknown tool) as an error observation."""
-    data: dict[str, Any] = message.model_dump(exclude_none=True)
+    data: dict[str, object] = message.model_dump(exclude_none=True)
     content = data.get("content")
     if isinstance(content, list):  # content parts: the text ones are the turn's text
         content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text")
     return {"role": "assistant", "content": content, "tool_calls": data.get("tool_calls") or []}
 
 
-def _messages(messages: Sequence[dict[str, Any]]) -> vf.Messages:
+def _messages(messages: Sequence[Mapping[str, object]]) -> vf.Messages:
     return normalize_messages(list(messages), field_name="coworkenv messages")
 
 
@@ -92,7 +99,7 @@ class CoworkVerifiersEnv(vf.MultiTurnEnv):
     """A verifiers multi-turn environment whose rows are coworkenv environments and whose turns are
     ``Env.step``: the episode's own limits end it, so verifiers' turn limit is left off."""
 
-    def __init__(self, catalog: Catalog, *, seed: int = 0, max_turns: int | None = None, **kwargs: Any) -> None:
+    def __init__(self, catalog: Catalog, *, seed: int = 0, max_turns: int | None = None, **kwargs: object) -> None:
         if not len(catalog):
             raise ValueError("the catalog holds no environment")
         self.catalog = catalog
@@ -113,7 +120,7 @@ class CoworkVerifiersEnv(vf.MultiTurnEnv):
             await self.env_response(state["trajectory"][-1]["completion"], state)
         return _messages(env.messages)
 
-    async def env_response(self, messages: vf.Messages, state: vf.State, **kwargs: Any) -> vf.Messages:
+    async def env_response(self, messages: vf.Messages, state: vf.State, **kwargs: object) -> vf.Messages:
         """The environment's answer to the last assistant message: the new messages of one ``Env.step``."""
         env = cast(Env, state[EPISODE])
         obs = await env.astep(assistant_turn(messages[-1]))
@@ -151,7 +158,7 @@ def load_environment(
     *,
     seed: int = 0,
     max_turns: int | None = None,
-    **kwargs: Any,
+    **kwargs: object,
 ) -> CoworkVerifiersEnv:
     """The verifiers environment of a bank (``split``: "train" / "heldout"), a folder of specs or spec files;
     other keyword arguments go to verifiers' environment (``timeout_seconds``, ``max_seq_len``, ...)."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 import inspect
 import operator
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Annotated, Any, Literal, Union, cast, get_args, get_origin
 
@@ -25,9 +25,11 @@ from annotated_types import Ge, Gt, Le, Lt
 from pydantic import AfterValidator, BaseModel
 from pydantic.fields import FieldInfo
 
-Check = Callable[[Any], bool]
+Check = Callable[[object], bool]
 _TEXT = {str}
-_BOUNDS: dict[type, tuple[str, Callable[[Any, Any], bool]]] = {
+Compare = Callable[[Any, Any], bool]
+"""A bound's comparison (``operator.ge`` …), of a number the check has found to be of the field's type."""
+_BOUNDS: dict[type, tuple[str, Compare]] = {
     Ge: ("ge", operator.ge),
     Gt: ("gt", operator.gt),
     Le: ("le", operator.le),
@@ -45,7 +47,7 @@ class Fields:
         self.exact = {n: c for n, c in checks.items() if isinstance(c, frozenset)}
         self.checks = {n: c for n, c in checks.items() if not isinstance(c, frozenset)}
 
-    def plain(self, values: dict[str, Any]) -> bool:
+    def plain(self, values: Mapping[str, object]) -> bool:
         """Whether every value passes its field's exact check (a key with no check fails)."""
         exact = self.exact
         for key, value in values.items():
@@ -72,14 +74,14 @@ class Arguments(Fields):
         self.required = frozenset(n for n, f in model.model_fields.items() if f.is_required())
         self.copies = frozenset(n for n, f in model.model_fields.items() if _is_list(f.annotation))
 
-    def fast(self, args: dict[str, Any]) -> dict[str, Any] | None:
+    def fast(self, args: dict[str, object]) -> dict[str, object] | None:
         if not self.known or not self.plain(args) or not args.keys() >= self.required:
             return None
         if self.copies.isdisjoint(args):
             return args
-        return {k: list(v) if k in self.copies and v is not None else v for k, v in args.items()}
+        return {k: list(v) if k in self.copies and isinstance(v, list) else v for k, v in args.items()}
 
-    def validated(self, args: dict[str, Any]) -> dict[str, Any]:
+    def validated(self, args: Mapping[str, object]) -> dict[str, object]:
         """The keyword arguments the model gives (raises ValidationError)."""
         # vars(): the fields as they are (dict(model) probes for .keys() through pydantic's slow __getattr__)
         return vars(self.model.model_validate(args))
@@ -129,7 +131,9 @@ def _field_table(model: type[BaseModel]) -> Fields:
     return Fields({name: check for name, (check, renamed) in checks.items() if check is not None and not renamed})
 
 
-def changed_record(model: type[BaseModel], old: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any] | None:
+def changed_record(
+    model: type[BaseModel], old: Mapping[str, object], changes: Mapping[str, object]
+) -> dict[str, object] | None:
     """``old`` (a record as ``model`` validates and dumps it) with ``changes``, as validating and dumping the
     changed record would give it, or None when only the model can say.
 
@@ -144,7 +148,7 @@ def changed_record(model: type[BaseModel], old: dict[str, Any], changes: dict[st
     return rec
 
 
-def inserted_record(model: type[BaseModel], row: dict[str, Any]) -> dict[str, Any] | None:
+def inserted_record(model: type[BaseModel], row: Mapping[str, object]) -> dict[str, object] | None:
     """``row`` (a new record) as validating it with ``model`` and dumping it gives it, or None when only the model
     can say.
 
@@ -158,7 +162,7 @@ def inserted_record(model: type[BaseModel], row: dict[str, Any]) -> dict[str, An
     out = {**plan.defaults, **row}
     for name in plan.lists:
         value = out[name]
-        if value is not None:
+        if isinstance(value, list):
             out[name] = list(value)
     return out
 
@@ -169,7 +173,9 @@ class RecordPlan:
 
     __slots__ = ("defaults", "fields", "lists", "required")
 
-    def __init__(self, model: type[BaseModel], defaults: dict[str, Any], checks: dict[str, Any]) -> None:
+    def __init__(
+        self, model: type[BaseModel], defaults: dict[str, object], checks: dict[str, Check | frozenset[type]]
+    ) -> None:
         self.defaults = defaults
         self.fields = Fields(checks)
         self.required = frozenset(n for n, f in model.model_fields.items() if f.is_required())
@@ -185,7 +191,7 @@ def _record_plan(model: type[BaseModel]) -> RecordPlan | None:
         return None
     if decorators.computed_fields:
         return None
-    defaults: dict[str, Any] = {}
+    defaults: dict[str, object] = {}
     checks: dict[str, Check | frozenset[type]] = {}
     for name, info in model.model_fields.items():
         check = _field_check(info)
@@ -210,7 +216,7 @@ def _field_check(info: FieldInfo) -> Check | frozenset[type] | None:
     if get_origin(annotation) is Annotated:  # ``Annotated[...] | None``: the metadata stays inside the union
         annotation, *inner_metadata = get_args(annotation)
         metadata += inner_metadata
-    if annotation in (str, int, float, bool) and not metadata:
+    if isinstance(annotation, type) and annotation in (str, int, float, bool) and not metadata:
         return frozenset({annotation, type(None)} if optional else {annotation})
     bounds = []
     keeps = []
@@ -225,15 +231,15 @@ def _field_check(info: FieldInfo) -> Check | frozenset[type] | None:
         keeps.append(func)
     if keeps and not bounds and annotation is str:
         return _kept(keeps, optional)
-    if bounds and not keeps and annotation in (int, float):
+    if bounds and not keeps and isinstance(annotation, type) and annotation in (int, float):
         return _within(annotation, bounds, optional)
     return None if bounds or keeps else _base_check(annotation, optional)
 
 
-def _within(exact: type, bounds: list[tuple[Callable[[Any, Any], bool], Any]], optional: bool) -> Check:
+def _within(exact: type, bounds: list[tuple[Compare, object]], optional: bool) -> Check:
     """A number of type ``exact`` within every bound (or None, when ``optional``)."""
 
-    def within(v: Any) -> bool:
+    def within(v: object) -> bool:
         if type(v) is not exact:
             return optional and v is None
         for cmp, bound in bounds:  # noqa: SIM110 - hot path: a plain loop, no generator per value
@@ -244,10 +250,10 @@ def _within(exact: type, bounds: list[tuple[Callable[[Any, Any], bool], Any]], o
     return within
 
 
-def _kept(keeps: list[Callable[[Any], Any]], optional: bool) -> Check:
+def _kept(keeps: list[Callable[[str], object]], optional: bool) -> Check:
     """A text every after-validator keeps as it is (or None, when ``optional``)."""
 
-    def kept(v: Any) -> bool:
+    def kept(v: object) -> bool:
         if type(v) is not str:
             return optional and v is None
         for keep in keeps:  # noqa: SIM110 - hot path: a plain loop, no generator per value
@@ -259,7 +265,7 @@ def _kept(keeps: list[Callable[[Any], Any]], optional: bool) -> Check:
         return kept
     (keep,) = keeps
 
-    def kept_by_one(v: Any) -> bool:  # ``kept`` with ``_keeps`` inlined: the usual field (a date, an address)
+    def kept_by_one(v: object) -> bool:  # ``kept`` with ``_keeps`` inlined: the usual field (a date, an address)
         if type(v) is not str:
             return optional and v is None
         try:
@@ -271,7 +277,7 @@ def _kept(keeps: list[Callable[[Any], Any]], optional: bool) -> Check:
     return kept_by_one
 
 
-def _plain_after(meta: Any) -> Callable[[Any], Any] | None:
+def _plain_after(meta: object) -> Callable[[str], object] | None:
     """The function of an ``AfterValidator`` that takes the value alone (as pydantic calls a one-parameter one)."""
     if not isinstance(meta, AfterValidator):
         return None
@@ -280,10 +286,10 @@ def _plain_after(meta: Any) -> Callable[[Any], Any] | None:
     except (TypeError, ValueError):
         return None
     positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    return cast(Callable[[Any], Any], meta.func) if len(params) == 1 and params[0].kind in positional else None
+    return cast(Callable[[str], object], meta.func) if len(params) == 1 and params[0].kind in positional else None
 
 
-def _keeps(func: Callable[[Any], Any], value: str) -> bool:
+def _keeps(func: Callable[[str], object], value: str) -> bool:
     """Whether an after-validator (a pure check such as ``check_date``) passes ``value`` and gives it back as it
     is; anything else (an error, a normalised value) is the model's to report or make."""
     try:
@@ -293,7 +299,7 @@ def _keeps(func: Callable[[Any], Any], value: str) -> bool:
     return type(out) is str and out == value
 
 
-def _unwrap_optional(annotation: Any) -> tuple[Any, bool]:
+def _unwrap_optional(annotation: object) -> tuple[object, bool]:
     if get_origin(annotation) in (Union, types.UnionType):
         rest = [a for a in get_args(annotation) if a is not type(None)]
         if len(rest) == 1 and len(get_args(annotation)) == 2:
@@ -301,7 +307,7 @@ def _unwrap_optional(annotation: Any) -> tuple[Any, bool]:
     return annotation, False
 
 
-def _base_check(annotation: Any, optional: bool = False) -> Check | None:
+def _base_check(annotation: object, optional: bool = False) -> Check | None:
     if annotation in (str, int, float, bool):
         exact = annotation
         return (lambda v: v is None or type(v) is exact) if optional else (lambda v: type(v) is exact)
@@ -317,6 +323,6 @@ def _base_check(annotation: Any, optional: bool = False) -> Check | None:
     return None
 
 
-def _is_list(annotation: Any) -> bool:
+def _is_list(annotation: object) -> bool:
     annotation, _ = _unwrap_optional(annotation)
     return get_origin(annotation) is list and get_args(annotation) == (str,)

@@ -34,6 +34,7 @@ __all__ = [  # the checks and the tool decorator are part of what a service is w
     "Offset",
     "Record",
     "RecordModel",
+    "Result",
     "Service",
     "ToolError",
     "ToolInfo",
@@ -48,8 +49,12 @@ __all__ = [  # the checks and the tool decorator are part of what a service is w
 ]
 
 Record = dict[str, Any]
+Result = dict[str, object]
+"""What a tool returns: JSON-able values, which the router encodes for the agent as they are."""
 SearchText = Callable[[Record], str]
 """A record's search text: what a tool's query words are looked for in."""
+Shown = Callable[[Record], object]
+"""What a page lists of one of its records."""
 Limit = Annotated[int, Field(ge=1, le=50, description="page size")]
 Offset = Annotated[int, Field(ge=0, description="index of the first result")]
 Collections = dict[str, dict[str, Record]]
@@ -93,7 +98,7 @@ class Service:
     _tools: ClassVar[dict[str, ToolInfo]]
     _usual_validation: ClassVar[bool] = True  # validate_record is Service's (a declared service has its own)
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         cls._tools = {}
         usual = vars(Service)["validate_record"].__func__
@@ -117,7 +122,7 @@ class Service:
     def __init__(self, db: Collections, on_change: OnChange | None = None) -> None:
         self.db = db
         self.on_change = on_change
-        self._indexes: dict[tuple[str, str, bool], dict[Any, dict[str, None]]] = {}
+        self._indexes: dict[tuple[str, str, bool], dict[object, dict[str, None]]] = {}
         self._positions: dict[str, dict[str, int]] = {}  # per indexed collection: record id -> rank in the table
         self._lowered: dict[tuple[SearchText, str], tuple[Record, str]] = {}  # (text, id) -> (record, text lowered)
         self._texts: dict[str, dict[SearchText, TextIndex]] = {}  # per searched collection: its indexes by text
@@ -182,7 +187,7 @@ class Service:
             rid = f"{prefix}-{n}"
         row = {"id": rid, **fields}
         # the record as validate_record gives it, without its calls when the class keeps the usual validation
-        rec = inserted_record(self.records[collection], row) if self._usual_validation else None
+        rec: Record | None = inserted_record(self.records[collection], row) if self._usual_validation else None
         if rec is None:
             rec = self._validated(collection, row)
         self.store(collection, rec["id"], rec)
@@ -193,7 +198,8 @@ class Service:
         old = self.db[collection].get(record_id)  # as get() does, without its call: every update reads the record
         if old is None:
             raise ToolError(f"no {collection} record with id {record_id!r}")
-        rec = changed_record(self.records[collection], old, changes)  # None: the model must validate the whole
+        # None: the model must validate the whole
+        rec: Record | None = changed_record(self.records[collection], old, changes)
         if rec is None:
             rec = self._validated(collection, {**old, **changes})
         self.store(collection, record_id, rec)
@@ -241,7 +247,7 @@ class Service:
         for key in [k for k in self._indexes if k[0] == collection]:
             del self._indexes[key]
 
-    def lookup(self, collection: str, field: str, value: Any, *, lower: bool = False) -> list[Record]:
+    def lookup(self, collection: str, field: str, value: object, *, lower: bool = False) -> list[Record]:
         """The records whose ``field`` equals ``value`` (compared lower-cased with ``lower``) in the collection's
         order, through an index built on first use and kept current by :meth:`store`, so a lookup by key costs
         what it finds.
@@ -323,13 +329,14 @@ def joined(*fields: Any) -> str:
         return " ".join(str(f) for f in fields if f is not None)
 
 
-def page(items: Iterable[Record], limit: int, offset: int, key: str = "items") -> dict[str, Any]:
+def page(items: Iterable[Record], limit: int, offset: int, key: str = "items", shown: Shown | None = None) -> Result:
     """Paginate a result list: ``{key: [...], "total": n, "next_offset": int | None}``; a page that starts past the
-    last result is empty and says so (``note``), so an agent paging on knows it is done rather than wrong."""
+    last result is empty and says so (``note``), so an agent paging on knows it is done rather than wrong.
+    ``shown`` gives what the page lists of each of its records (the record itself without it)."""
     rows = list(items)
     chunk = rows[offset : offset + limit]
     nxt = offset + limit if offset + limit < len(rows) else None
-    out = {key: chunk, "total": len(rows), "next_offset": nxt}
+    out: Result = {key: chunk if shown is None else [*map(shown, chunk)], "total": len(rows), "next_offset": nxt}
     if offset and offset >= len(rows):
         out["note"] = f"this page starts past the last result ({len(rows)} in all): no more pages"
     return out

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, ClassVar, Literal, TypedDict
 
 from pydantic import AfterValidator, Field
 
 from coworkenv.services.base import (
     Limit,
     Offset,
+    Record,
     RecordModel,
+    Result,
     Service,
     ToolError,
     check_date,
@@ -66,7 +68,15 @@ def _emails(addrs: list[str]) -> list[str]:
     return [check_email(a, "attendee") for a in addrs]
 
 
-def _search_text(e: dict[str, Any]) -> str:
+class FreeSlots(TypedDict):
+    """What ``calendar_find_free_slots`` answers: the free ``{"start", "end"}`` slots of a date."""
+
+    date: str
+    duration_minutes: int
+    slots: list[dict[str, str]]
+
+
+def _search_text(e: Record) -> str:
     return joined(e["title"], e["location"], e["description"])
 
 
@@ -87,7 +97,7 @@ class Calendar(Service):
         include_cancelled: bool = False,
         limit: Limit = 20,
         offset: Offset = 0,
-    ) -> dict[str, Any]:
+    ) -> Result:
         """List events between two dates (inclusive), optionally for one attendee or matching words. Earliest first."""
         lo = check_date(start_date, "start_date") if start_date else ""
         hi = check_date(end_date, "end_date") if end_date else ""
@@ -105,7 +115,7 @@ class Calendar(Service):
         return page(hits, limit, offset, key="events")
 
     @tool("read")
-    def get_event(self, event_id: str) -> dict[str, Any]:
+    def get_event(self, event_id: str) -> Result:
         """Get one event in full."""
         return self.get("events", event_id)
 
@@ -117,7 +127,7 @@ class Calendar(Service):
         duration_minutes: Annotated[int, Field(ge=15, le=480)] = 30,
         day_start: Annotated[str, Field(description="HH:MM")] = "09:00",
         day_end: Annotated[str, Field(description="HH:MM")] = "17:00",
-    ) -> dict[str, Any]:
+    ) -> FreeSlots:
         """Find start times (every 30 minutes) on a date when none of the attendees has a confirmed event."""
         if not attendees:
             raise ToolError("'attendees' needs at least one email")
@@ -136,7 +146,7 @@ class Calendar(Service):
             if e["organizer"].lower() in who or any(a.lower() in who for a in e["attendees"]):
                 busy.append((datetime.fromisoformat(e["start"]), datetime.fromisoformat(e["end"])))
         length = timedelta(minutes=duration_minutes)
-        slots = []
+        slots: list[dict[str, str]] = []
         t = lo
         while t + length <= hi:
             if all(t + length <= s or t >= f for s, f in busy):
@@ -156,7 +166,7 @@ class Calendar(Service):
         attendees: list[str] | None = None,
         location: str = "",
         description: str = "",
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Create an event organized by the user and invite the attendees (emails)."""
         if not title.strip():
             raise ToolError("title must not be empty")
@@ -185,12 +195,12 @@ class Calendar(Service):
         end: Annotated[str | None, Field(description="YYYY-MM-DDTHH:MM")] = None,
         location: str | None = None,
         attendees: list[str] | None = None,
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Change an event's title, time, location or attendee list (fields left out stay as they are)."""
         old = self.get("events", event_id)
         if old["status"] == "cancelled":
             raise ToolError(f"event {event_id!r} is cancelled")
-        changes: dict[str, Any] = {}
+        changes: dict[str, object] = {}
         if title is not None:
             if not title.strip():
                 raise ToolError("title must not be empty")
@@ -211,7 +221,7 @@ class Calendar(Service):
         return {"updated": True, "id": event_id, "event": rec}
 
     @tool("write")
-    def cancel_event(self, event_id: str) -> dict[str, Any]:
+    def cancel_event(self, event_id: str) -> Result:
         """Cancel an event (it stays on the calendar with status 'cancelled')."""
         if self.get("events", event_id)["status"] == "cancelled":
             raise ToolError(f"event {event_id!r} is already cancelled")

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, ClassVar
 
 from pydantic import Field
 
 from coworkenv.services.base import (
     Limit,
     Offset,
+    Record,
     RecordModel,
+    Result,
     Service,
     ToolError,
     page,
@@ -32,12 +34,12 @@ class ChatMessage(RecordModel):
     ts: str
 
 
-def _newest_first(msgs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _newest_first(msgs: list[Record]) -> list[Record]:
     msgs.sort(key=lambda m: (m["ts"], m["id"]), reverse=True)
     return msgs
 
 
-def _search_text(m: dict[str, Any]) -> str:
+def _search_text(m: Record) -> str:
     text: str = m["text"]
     return text
 
@@ -61,13 +63,13 @@ class Chat(Service):
         raise ToolError(f"no channel {channel!r}; channels: {', '.join(known) or 'none'}")
 
     @tool("read")
-    def list_channels(self) -> dict[str, Any]:
+    def list_channels(self) -> Result:
         """List the chat channels with their topics and members."""
         chans = sorted(self.db["channels"].values(), key=lambda c: (c["name"], c["id"]))
         return {"channels": [{"name": c["name"], "topic": c["topic"], "members": c["members"]} for c in chans]}
 
     @tool("read")
-    def read_channel(self, channel: str, limit: Limit = 20, offset: Offset = 0) -> dict[str, Any]:
+    def read_channel(self, channel: str, limit: Limit = 20, offset: Offset = 0) -> Result:
         """Read the messages of a channel (or 'dm:<user>'), newest first."""
         name = self._channel(channel)
         return page(
@@ -85,7 +87,7 @@ class Chat(Service):
         author: str | None = None,
         limit: Limit = 20,
         offset: Offset = 0,
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Search messages by words in their text, optionally in one channel or by one author. Newest first."""
         name = self._channel(channel) if channel else None
         who = author.lower() if author else None
@@ -98,7 +100,7 @@ class Chat(Service):
         return page(_newest_first(hits), limit, offset, key="messages")
 
     @tool("write")
-    def post_message(self, channel: str, text: str) -> dict[str, Any]:
+    def post_message(self, channel: str, text: str) -> Result:
         """Post a message to an existing channel."""
         name = self._channel(channel)
         if not text.strip():
@@ -107,9 +109,7 @@ class Chat(Service):
         return {"posted": True, "id": rec["id"], "channel": name}
 
     @tool("write")
-    def send_dm(
-        self, user: Annotated[str, Field(description="the recipient's email or handle")], text: str
-    ) -> dict[str, Any]:
+    def send_dm(self, user: Annotated[str, Field(description="the recipient's email or handle")], text: str) -> Result:
         """Send a direct message to a person."""
         if not user.strip() or " " in user.strip():
             raise ToolError(f"invalid user {user!r}")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from coworkenv.services.base import (
     Limit,
     Offset,
+    Record,
     RecordModel,
+    Result,
     Service,
     ToolError,
     check_email,
@@ -30,7 +32,7 @@ class Contact(RecordModel):
     tags: list[str] = []
 
 
-def _search_text(c: dict[str, Any]) -> str:
+def _search_text(c: Record) -> str:
     return joined(c["name"], c["email"], c["title"], c["company"], c["department"])
 
 
@@ -55,7 +57,7 @@ class Contacts(Service):
         tag: str | None = None,
         limit: Limit = 10,
         offset: Offset = 0,
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Search people by words in name, email, title, company or department; filter by company, department, tag."""
         comp = company.lower() if company else None
         dept = department.lower() if department else None
@@ -71,7 +73,7 @@ class Contacts(Service):
         return page(hits, limit, offset, key="contacts")
 
     @tool("read", name="get")
-    def get_contact(self, contact_id: str) -> dict[str, Any]:
+    def get_contact(self, contact_id: str) -> Result:
         """Get one contact in full."""
         return self.get("contacts", contact_id)
 
@@ -86,7 +88,7 @@ class Contacts(Service):
         department: str = "",
         manager_email: str | None = None,
         tags: list[str] | None = None,
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Add a new contact; the email must be unique."""
         if not name.strip():
             raise ToolError("name must not be empty")
@@ -122,7 +124,7 @@ class Contacts(Service):
         department: str | None = None,
         manager_email: str | None = None,
         tags: list[str] | None = None,
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Change fields of a contact (fields left out stay as they are)."""
         self.get("contacts", contact_id)
         changes = {

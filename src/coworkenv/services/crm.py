@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field
 
 from coworkenv.services.base import (
     Limit,
     Offset,
+    Record,
     RecordModel,
+    Result,
     Service,
     ToolError,
     check_date,
@@ -62,16 +64,16 @@ class Activity(RecordModel):
     date: str
 
 
-def _search_text(a: dict[str, Any]) -> str:
+def _search_text(a: Record) -> str:
     return joined(a["name"], a["industry"])
 
 
-def _role_text(c: dict[str, Any]) -> str:
+def _role_text(c: Record) -> str:
     role: str = c["role"]
     return role
 
 
-def _contact_order(c: dict[str, Any]) -> tuple[Any, ...]:
+def _contact_order(c: Record) -> tuple[str, bool, str, str]:
     return (c["account_id"], not c["primary"], c["name"], c["id"])
 
 
@@ -93,7 +95,7 @@ class Crm(Service):
         industry: str | None = None,
         limit: Limit = 10,
         offset: Offset = 0,
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Search accounts by words in name or industry; filter by tier, owner (email), industry."""
         own = owner.lower() if owner else None
         words = query_words(query)
@@ -108,7 +110,7 @@ class Crm(Service):
         return page(hits, limit, offset, key="accounts")
 
     @tool("read")
-    def get_account(self, account_id: str) -> dict[str, Any]:
+    def get_account(self, account_id: str) -> Result:
         """Get one account with its deals, its contact people and its five most recent activities."""
         acc = self.get("accounts", account_id)
         deals = sorted(
@@ -131,7 +133,7 @@ class Crm(Service):
         role: Annotated[str | None, Field(description="words of the role, e.g. 'procurement'")] = None,
         limit: Limit = 10,
         offset: Offset = 0,
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Find the contact people of customer accounts: of one account, by email, or by words of their role."""
         words = query_words(role or "")
         if account_id is not None:
@@ -154,7 +156,7 @@ class Crm(Service):
         owner: str | None = None,
         limit: Limit = 20,
         offset: Offset = 0,
-    ) -> dict[str, Any]:
+    ) -> Result:
         """List deals, optionally of one account, in one stage or owned by someone. Soonest close date first."""
         if account_id is not None:
             self.get("accounts", account_id)
@@ -178,10 +180,10 @@ class Crm(Service):
         stage: Stage | None = None,
         amount: Annotated[float | None, Field(ge=0)] = None,
         close_date: Annotated[str | None, Field(description="YYYY-MM-DD")] = None,
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Move a deal to another stage and/or change its amount or close date."""
         self.get("deals", deal_id)
-        changes: dict[str, Any] = {}
+        changes: dict[str, object] = {}
         if stage is not None:
             if stage not in STAGES:
                 raise ToolError(f"invalid stage {stage!r}; stages: {', '.join(STAGES)}")
@@ -204,7 +206,7 @@ class Crm(Service):
         kind: Kind,
         summary: str,
         date: Annotated[str, Field(description="YYYY-MM-DD")],
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Log a call, email, meeting or note on an account."""
         self.get("accounts", account_id)
         if kind not in KINDS:

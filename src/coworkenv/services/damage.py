@@ -7,8 +7,8 @@ collateral-write probe makes it on a record the task is not about, and a guard m
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from pydantic import BaseModel
 
@@ -22,25 +22,25 @@ class Damage:
     tool: str
     id_arg: str
     field: str
-    value: Any
-    extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+    value: object
+    extra: dict[str, object] = dataclasses.field(default_factory=dict)
     only_status: tuple[str, ...] = ()
     from_record: tuple[tuple[str, str], ...] = ()
     """(argument, record field) pairs, for tools that name a record by its fields instead of its id."""
 
-    def call(self, rec: dict[str, Any]) -> CallStep:
+    def call(self, rec: Mapping[str, object]) -> CallStep:
         """The damaging call on ``rec``."""
         named = {arg: rec[f] for arg, f in self.from_record} if self.from_record else {self.id_arg: rec["id"]}
         return CallStep(call=self.tool, args={**named, **self.extra})
 
-    def applies_to(self, rec: dict[str, Any], model: type[BaseModel]) -> bool:
+    def applies_to(self, rec: Mapping[str, object], model: type[BaseModel]) -> bool:
         """Whether the write would change ``rec`` (a fixture record, its defaults read from ``model``)."""
         if self.only_status and rec.get("status", _default(model, "status")) not in self.only_status:
             return False
         return bool(rec.get(self.field, _default(model, self.field)) != self.value)
 
 
-def _default(model: type[BaseModel], name: str) -> Any:
+def _default(model: type[BaseModel], name: str) -> object:
     """The default of field ``name`` of a record model, found by name or by alias (declared records alias theirs)."""
     for key, info in model.model_fields.items():
         if name in (key, info.alias):

@@ -10,29 +10,33 @@ exactly the fields they were given: an unset optional field is not filled in.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any, ClassVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
-from coworkenv.services.base import Record, RecordModel, Service, ToolError, ToolInfo, page
+from coworkenv.services.base import Record, RecordModel, Result, Service, ToolError, ToolInfo, page
 from coworkenv.services.damage import Damage
 from coworkenv.spec.declared import CollectionDecl, ParamDecl, ServiceDecl, ToolDecl
 
-_TYPES: dict[str, Any] = {
-    "string": str,
-    "integer": int,
-    "number": int | float,
-    "boolean": bool,
-    "array": list[Any],
-    "object": dict[str, Any],
+_TYPES: dict[str, tuple[object, object]] = {  # a JSON type's annotation, and the one that also takes null
+    "string": (str, str | None),
+    "integer": (int, int | None),
+    "number": (int | float, int | float | None),
+    "boolean": (bool, bool | None),
+    "array": (list[object], list[object] | None),
+    "object": (dict[str, object], dict[str, object] | None),
 }
 MAX_RESULTS = 50
 
 
-def _python_type(json_type: str | None, nullable: bool) -> Any:
-    base = _TYPES[json_type] if json_type else Any
-    return base | None if nullable and base is not Any else base
+def _python_type(json_type: str | None, nullable: bool) -> object:
+    """The annotation of a declared field or argument (``object``, which takes every value, when it has no type)."""
+    if not json_type:
+        return object
+    plain, or_null = _TYPES[json_type]
+    return or_null if nullable else plain
 
 
 class DeclaredRecord(RecordModel):
@@ -85,7 +89,7 @@ class DeclaredService(Service):
     def validate_record(cls, collection: str, row: Record) -> Record:
         return cls.records[collection].model_validate(row).model_dump(mode="json", by_alias=True, exclude_unset=True)
 
-    def call(self, tool: str, args: dict[str, Any]) -> Any:
+    def call(self, tool: str, args: Mapping[str, object]) -> Result:
         """Run declared tool ``tool`` with its arguments (by their declared names)."""
         decl = self.decl.tools[tool]
         if decl.op in ("list", "search"):
@@ -104,7 +108,7 @@ class DeclaredService(Service):
             raise ToolError("nothing to update: give at least one field to change")
         return {"updated": True, "id": key, "record": self.update(decl.collection, str(key), changes)}
 
-    def _list(self, decl: ToolDecl, args: dict[str, Any]) -> dict[str, Any]:
+    def _list(self, decl: ToolDecl, args: Mapping[str, object]) -> Result:
         limit = MAX_RESULTS
         tests = []
         for name, p in decl.params.items():
@@ -121,12 +125,12 @@ class DeclaredService(Service):
         return page(hits, limit, 0, key=decl.collection)
 
 
-def _sets(decl: ToolDecl, args: dict[str, Any]) -> dict[str, Any]:
+def _sets(decl: ToolDecl, args: Mapping[str, object]) -> dict[str, object]:
     """The fields a write sets from its arguments (an argument left out sets nothing)."""
     return {p.target(n): args[n] for n, p in decl.params.items() if p.role == "set" and args.get(n) is not None}
 
 
-def _lower(value: Any) -> str:
+def _lower(value: object) -> str:
     return str(value).lower()
 
 
@@ -136,7 +140,7 @@ def _tokens(text: str) -> set[str]:
     return {*text.split(), *pairs, *(c for c in text if "\u4e00" <= c <= "\u9fff")}
 
 
-def _matches(rec: Record, role: str, field: str, value: Any) -> bool:
+def _matches(rec: Record, role: str, field: str, value: object) -> bool:
     """Whether a record passes one filter argument."""
     want = _lower(value)
     if role in ("all_words", "any_token"):
@@ -153,8 +157,8 @@ def _matches(rec: Record, role: str, field: str, value: Any) -> bool:
     return any(_lower(h).startswith(want) for h in items if h is not None)  # prefix
 
 
-def _tool_method(tool: str, arg_names: list[str]) -> Any:
-    def run(self: DeclaredService, **fields: Any) -> Any:
+def _tool_method(tool: str, arg_names: list[str]) -> Callable[..., Result]:
+    def run(self: DeclaredService, **fields: object) -> Result:
         given = {arg_names[int(k[1:])]: v for k, v in fields.items()}
         return self.call(tool, given)
 
@@ -173,7 +177,7 @@ def _damage(decl: ServiceDecl, coll: CollectionDecl) -> Damage:
 @lru_cache(maxsize=128)
 def _build(name: str, blob: str) -> type[Service]:
     decl = ServiceDecl.model_validate_json(blob)
-    namespace: dict[str, Any] = {
+    namespace: dict[str, object] = {
         "name": name,
         "description": decl.description,
         "decl": decl,

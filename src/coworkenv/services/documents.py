@@ -5,14 +5,16 @@ Paths are names inside the simulated store only; nothing here touches the host f
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, ClassVar
 
 from pydantic import AfterValidator, Field
 
 from coworkenv.services.base import (
     Limit,
     Offset,
+    Record,
     RecordModel,
+    Result,
     Service,
     ToolError,
     check_email,
@@ -66,7 +68,7 @@ def _snippet(content: str, query: str) -> str:
     return content[start : start + SNIPPET]
 
 
-def _summary(d: dict[str, Any], query: str = "") -> dict[str, Any]:
+def _summary(d: Record, query: str = "") -> Result:
     return {
         "id": d["id"],
         "path": d["path"],
@@ -77,7 +79,7 @@ def _summary(d: dict[str, Any], query: str = "") -> dict[str, Any]:
     }
 
 
-def _search_text(d: dict[str, Any]) -> str:
+def _search_text(d: Record) -> str:
     return f"{d['title']} {d['path']} {d['content']}"
 
 
@@ -90,7 +92,7 @@ class Documents(Service):
         "documents": Damage("documents_update", "document_id", "content", "(cleared)", {"content": "(cleared)"})
     }
 
-    def _by_path(self, path: str) -> dict[str, Any] | None:
+    def _by_path(self, path: str) -> Record | None:
         for d in self.db["documents"].values():
             if d["path"] == path:
                 return d
@@ -103,18 +105,16 @@ class Documents(Service):
         folder: Annotated[str | None, Field(description="only documents under this folder, e.g. '/Finance'")] = None,
         limit: Limit = 10,
         offset: Offset = 0,
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Search documents by words in title, path or content, optionally under a folder; returns snippets."""
         prefix = _folder(folder) if folder else "/"
         words = query_words(query)
         hits = [d for d in self.text_search("documents", words, _search_text) if d["path"].startswith(prefix)]
         hits.sort(key=lambda d: (d["path"], d["id"]))
-        res = page(hits, limit, offset, key="documents")
-        res["documents"] = [_summary(d, query) for d in res["documents"]]
-        return res
+        return page(hits, limit, offset, key="documents", shown=lambda d: _summary(d, query))
 
     @tool("read")
-    def read(self, document_id: str) -> dict[str, Any]:
+    def read(self, document_id: str) -> Result:
         """Read one document in full."""
         return self.get("documents", document_id)
 
@@ -124,7 +124,7 @@ class Documents(Service):
         folder: Annotated[str, Field(description="folder path, '/' for the root")] = "/",
         limit: Annotated[int, Field(ge=1, le=100, description="page size")] = 50,
         offset: Offset = 0,
-    ) -> dict[str, Any]:
+    ) -> Result:
         """List the sub-folders and documents directly inside a folder."""
         prefix = _folder(folder)
         subfolders: set[str] = set()
@@ -146,7 +146,7 @@ class Documents(Service):
         }
 
     @tool("write")
-    def create(self, path: str, content: str, title: str | None = None) -> dict[str, Any]:
+    def create(self, path: str, content: str, title: str | None = None) -> Result:
         """Create a document at a path such as '/Finance/Q3 report'; the path must not exist yet."""
         clean = _path(path)
         if self._by_path(clean) is not None:
@@ -158,7 +158,7 @@ class Documents(Service):
         return {"created": True, "id": rec["id"], "path": clean}
 
     @tool("write")
-    def append(self, document_id: str, text: str) -> dict[str, Any]:
+    def append(self, document_id: str, text: str) -> Result:
         """Append text to the end of a document (on a new line)."""
         if not text:
             raise ToolError("text must not be empty")
@@ -168,13 +168,13 @@ class Documents(Service):
         return {"id": document_id, "length": len(content)}
 
     @tool("write", name="update")
-    def update_document(self, document_id: str, content: str) -> dict[str, Any]:
+    def update_document(self, document_id: str, content: str) -> Result:
         """Replace the whole content of a document."""
         self.update("documents", document_id, {"content": content, "updated": "now"})
         return {"id": document_id, "length": len(content)}
 
     @tool("write")
-    def share(self, document_id: str, email: str) -> dict[str, Any]:
+    def share(self, document_id: str, email: str) -> Result:
         """Share a document with a person (email)."""
         check_email(email)
         doc = self.get("documents", document_id)

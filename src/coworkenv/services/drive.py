@@ -9,7 +9,7 @@ permission does not remove access that a folder grants (the error says where it 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field
 
@@ -17,7 +17,9 @@ from coworkenv.services.base import (
     Email,
     Limit,
     Offset,
+    Record,
     RecordModel,
+    Result,
     Service,
     ToolError,
     check_email,
@@ -53,7 +55,7 @@ class Permission(RecordModel):
     role: Role
 
 
-def _file_text(f: dict[str, Any]) -> str:
+def _file_text(f: Record) -> str:
     return joined(f["name"], f["content"])
 
 
@@ -74,7 +76,7 @@ class Drive(Service):
         )
     }
 
-    def _item(self, item_id: str) -> tuple[str, dict[str, Any]]:
+    def _item(self, item_id: str) -> tuple[str, Record]:
         """('file' | 'folder', record) for an id of either kind."""
         file, folder = self.db["files"].get(item_id), self.db["folders"].get(item_id)
         if file is not None and folder is not None:
@@ -85,7 +87,7 @@ class Drive(Service):
             return "folder", folder
         raise ToolError(f"no file or folder with id {item_id!r}")
 
-    def _chain(self, kind: str, rec: dict[str, Any]) -> list[dict[str, Any]]:
+    def _chain(self, kind: str, rec: Record) -> list[Record]:
         """The item and the folders above it, nearest first (a cycle or dangling parent ends the walk)."""
         chain = [rec]
         seen = {id(rec)}  # the chain's records by identity: a walk back into one of them is a cycle
@@ -100,13 +102,11 @@ class Drive(Service):
             parent = folder["parent_id"]
         return chain
 
-    def _path(self, kind: str, rec: dict[str, Any], chain: list[dict[str, Any]] | None = None) -> str:
+    def _path(self, kind: str, rec: Record, chain: list[Record] | None = None) -> str:
         """The item's path (``chain``: its :meth:`_chain`, when the caller has it already)."""
         return "/" + "/".join([r["name"] for r in reversed(chain or self._chain(kind, rec))])
 
-    def _access(
-        self, kind: str, rec: dict[str, Any], chain: list[dict[str, Any]] | None = None
-    ) -> dict[str, dict[str, str]]:
+    def _access(self, kind: str, rec: Record, chain: list[Record] | None = None) -> dict[str, dict[str, str]]:
         """person (lower-cased) -> {person, role, via}: the strongest grant on the item or a folder above."""
         out: dict[str, dict[str, str]] = {}
         for holder in chain or self._chain(kind, rec):
@@ -122,7 +122,7 @@ class Drive(Service):
         folder_id: Annotated[str | None, Field(description="the folder; omit for the top level")] = None,
         limit: Annotated[int, Field(ge=1, le=100, description="page size")] = 50,
         offset: Offset = 0,
-    ) -> dict[str, Any]:
+    ) -> Result:
         """List the sub-folders and files directly inside a folder (or the top-level folders)."""
         if folder_id is not None:
             self.get("folders", folder_id)
@@ -132,17 +132,19 @@ class Drive(Service):
         return {"folder_id": folder_id, "folders": subs, **page(short, limit, offset, "files")}
 
     @tool("read")
-    def search_files(self, query: str = "", limit: Limit = 10, offset: Offset = 0) -> dict[str, Any]:
+    def search_files(self, query: str = "", limit: Limit = 10, offset: Offset = 0) -> Result:
         """Search files by words in their name or content; returns each file's path."""
         words = query_words(query)
         hits = list(self.text_search("files", words, _file_text))
         hits.sort(key=lambda f: (f["name"], f["id"]))
-        res = page(hits, limit, offset, key="files")
-        res["files"] = [{"id": f["id"], "name": f["name"], "path": self._path("file", f)} for f in res["files"]]
-        return res
+
+        def shown(f: Record) -> Result:
+            return {"id": f["id"], "name": f["name"], "path": self._path("file", f)}
+
+        return page(hits, limit, offset, key="files", shown=shown)
 
     @tool("read")
-    def read_file(self, file_id: str) -> dict[str, Any]:
+    def read_file(self, file_id: str) -> Result:
         """Read one file in full, with its path."""
         f = self.get("files", file_id)
         return {**f, "path": self._path("file", f)}
@@ -150,14 +152,14 @@ class Drive(Service):
     @tool("write")
     def create_folder(
         self, name: str, parent_id: Annotated[str | None, Field(description="omit for a top-level folder")] = None
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Create a folder, at the top level or inside another; names are unique within their folder."""
         self._check_name(name, parent_id, "folders", "parent_id")
         rec = self.insert("folders", {"name": name.strip(), "parent_id": parent_id})
         return {"created": True, "id": rec["id"], "path": self._path("folder", rec)}
 
     @tool("write")
-    def create_file(self, folder_id: str, name: str, content: str) -> dict[str, Any]:
+    def create_file(self, folder_id: str, name: str, content: str) -> Result:
         """Create a file in a folder; it inherits the folder's sharing."""
         self._check_name(name, folder_id, "files", "folder_id")
         rec = self.insert("files", {"name": name.strip(), "folder_id": folder_id, "content": content, "updated": "now"})
@@ -177,7 +179,7 @@ class Drive(Service):
         item_id: Annotated[str, Field(description="a file or folder id")],
         person: Annotated[str, Field(description="their email")],
         role: Role,
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Share a file or folder with a person as viewer, commenter or editor (a folder's sharing covers its contents).
 
         Sharing again with the same person changes their role on that item.
@@ -194,7 +196,7 @@ class Drive(Service):
         return {"item_id": item_id, "path": self._path(kind, rec), "person": person, "role": role}
 
     @tool("write")
-    def revoke(self, item_id: Annotated[str, Field(description="a file or folder id")], person: str) -> dict[str, Any]:
+    def revoke(self, item_id: Annotated[str, Field(description="a file or folder id")], person: str) -> Result:
         """Remove a person's own permission on a file or folder.
 
         Access a folder above grants is not removed; the result says where it still comes from.
@@ -211,7 +213,7 @@ class Drive(Service):
         return {"item_id": item_id, "person": person, "revoked": True, "still_has": still}
 
     @tool("read")
-    def list_access(self, item_id: Annotated[str, Field(description="a file or folder id")]) -> dict[str, Any]:
+    def list_access(self, item_id: Annotated[str, Field(description="a file or folder id")]) -> Result:
         """Who can open a file or folder, in which role, and through which item (itself or a folder above)."""
         kind, rec = self._item(item_id)
         chain = self._chain(kind, rec)  # walked once for both the access and the path

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field
 
 from coworkenv.services.base import (
     Limit,
     Offset,
+    Record,
     RecordModel,
+    Result,
     Service,
     ToolError,
     check_date,
@@ -45,7 +47,7 @@ class ExpenseRule(RecordModel):
     """Expenses of this category above this amount are submitted only once pre-approved (None: never needed)."""
 
 
-def _needs_preapproval(rule: dict[str, Any] | None, exp: dict[str, Any]) -> bool:
+def _needs_preapproval(rule: Record | None, exp: Record) -> bool:
     return rule is not None and rule["preapproval_above"] is not None and exp["amount"] > rule["preapproval_above"]
 
 
@@ -65,13 +67,13 @@ class Expenses(Service):
         )
     }
 
-    def _rule(self, category: str) -> dict[str, Any] | None:
+    def _rule(self, category: str) -> Record | None:
         for r in self.db["rules"].values():
             if r["category"] == category:
                 return r
         return None
 
-    def _transition(self, expense_id: str, allowed: tuple[str, ...], action: str) -> dict[str, Any]:
+    def _transition(self, expense_id: str, allowed: tuple[str, ...], action: str) -> Record:
         exp = self.get("expenses", expense_id)
         if exp["status"] not in allowed:
             raise ToolError(
@@ -81,7 +83,7 @@ class Expenses(Service):
 
     def _approver_check(
         self, expense_id: str, approver: str, allowed: tuple[str, ...], action: str, verb: str | None = None
-    ) -> dict[str, Any]:
+    ) -> Record:
         """The expense, if it is in an ``allowed`` status and ``approver`` is an address other than the employee's."""
         check_email(approver, "approver")
         exp = self._transition(expense_id, allowed, action)
@@ -97,7 +99,7 @@ class Expenses(Service):
         category: str | None = None,
         limit: Limit = 20,
         offset: Offset = 0,
-    ) -> dict[str, Any]:
+    ) -> Result:
         """List expenses, optionally of one employee (email), in one status or category. Newest first."""
         who = employee.lower() if employee else None
         hits = [
@@ -111,7 +113,7 @@ class Expenses(Service):
         return page(hits, limit, offset, key="expenses")
 
     @tool("read")
-    def get_expense(self, expense_id: str) -> dict[str, Any]:
+    def get_expense(self, expense_id: str) -> Result:
         """Get one expense in full."""
         return self.get("expenses", expense_id)
 
@@ -125,7 +127,7 @@ class Expenses(Service):
         date: Annotated[str, Field(description="YYYY-MM-DD")],
         currency: Annotated[str, Field(description="ISO 4217 code, e.g. USD")] = "USD",
         receipt: bool = False,
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Create a draft expense for an employee."""
         check_email(employee, "employee")
         if amount <= 0:
@@ -150,7 +152,7 @@ class Expenses(Service):
         return {"created": True, "id": rec["id"], "status": "draft"}
 
     @tool("write")
-    def submit(self, expense_id: str) -> dict[str, Any]:
+    def submit(self, expense_id: str) -> Result:
         """Submit a draft expense for processing (a receipt, or a pre-approval, is required where the category's
         rule says so).
         """
@@ -169,7 +171,7 @@ class Expenses(Service):
     @tool("write")
     def preapprove(
         self, expense_id: str, approver: Annotated[str, Field(description="the approver's email")]
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Record a manager's pre-approval of a draft expense (its category's rule may require one to submit)."""
         exp = self._approver_check(expense_id, approver, ("draft",), "pre-approve")
         if not _needs_preapproval(self._rule(exp["category"]), exp):
@@ -180,21 +182,21 @@ class Expenses(Service):
     @tool("write")
     def request_approval(
         self, expense_id: str, approver: Annotated[str, Field(description="the approver's email")]
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Ask someone (usually the employee's manager) to approve a submitted expense."""
         self._approver_check(expense_id, approver, ("submitted",), "request approval for", "approve")
         self.update("expenses", expense_id, {"status": "pending_approval", "approver": approver})
         return {"id": expense_id, "status": "pending_approval", "approver": approver}
 
     @tool("write")
-    def approve(self, expense_id: str) -> dict[str, Any]:
+    def approve(self, expense_id: str) -> Result:
         """Approve a submitted or pending expense."""
         self._transition(expense_id, ("submitted", "pending_approval"), "approve")
         self.update("expenses", expense_id, {"status": "approved"})
         return {"id": expense_id, "status": "approved"}
 
     @tool("write")
-    def reject(self, expense_id: str, reason: str) -> dict[str, Any]:
+    def reject(self, expense_id: str, reason: str) -> Result:
         """Reject a submitted or pending expense, giving a reason."""
         if not reason.strip():
             raise ToolError("reason must not be empty")
@@ -203,6 +205,6 @@ class Expenses(Service):
         return {"id": expense_id, "status": "rejected", "reason": reason}
 
     @tool("read")
-    def list_rules(self) -> dict[str, Any]:
+    def list_rules(self) -> Result:
         """List the expense policy: per-category limits and receipt requirements."""
         return {"rules": sorted(self.db["rules"].values(), key=lambda r: (r["category"], r["id"]))}

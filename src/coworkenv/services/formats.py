@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import date, datetime
 from functools import lru_cache
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import AfterValidator
 
@@ -81,5 +81,5 @@ Email = Annotated[str, AfterValidator(_field_validator(check_email, "email"))]
 """A record field holding an email address."""
 
 
-def _bad(value: Any, field: str, fmt: str) -> str:
+def _bad(value: object, field: str, fmt: str) -> str:
     raise ToolError(f"invalid {field} {value!r}: expected {fmt}")

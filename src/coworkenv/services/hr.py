@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 from functools import lru_cache
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field
 
@@ -20,7 +20,9 @@ from coworkenv.services.base import (
     IsoDateTime,
     Limit,
     Offset,
+    Record,
     RecordModel,
+    Result,
     Service,
     ToolError,
     check_date,
@@ -96,7 +98,7 @@ def _leave_days(first: str, last: str) -> int | None:
     return workdays(first, last)
 
 
-def _pending(requests: list[dict[str, Any]], kind: str) -> float:
+def _pending(requests: list[Record], kind: str) -> float:
     """Days of ``kind`` held by the pending requests among ``requests``."""
     days: float = sum(r["days"] for r in requests if r["kind"] == kind and r["status"] == "pending")
     return days
@@ -106,7 +108,7 @@ def _overlaps(a_start: str, a_end: str, b_start: str, b_end: str) -> bool:
     return a_start < b_end and b_start < a_end
 
 
-def _leave_span(req: dict[str, Any]) -> tuple[str, str]:
+def _leave_span(req: Record) -> tuple[str, str]:
     """A leave's dates as the half-open time span the rota's shifts use ("T24:00" sorts after the day's last
     minute and before the next day, and cannot overflow on 9999-12-31)."""
     return f"{req['start']}T00:00", f"{req['end']}T24:00"
@@ -122,13 +124,13 @@ class Hr(Service):
         "swaps": Damage("hr_decline_swap", "swap_id", "status", "declined", {}, ("pending",)),
     }
 
-    def _employee(self, email: str) -> dict[str, Any]:
+    def _employee(self, email: str) -> Record:
         found = self.lookup("employees", "email", email.lower(), lower=True)
         if not found:
             raise ToolError(f"no employee with email {email!r}")
         return found[0]
 
-    def _balance(self, email: str, kind: str) -> dict[str, Any] | None:
+    def _balance(self, email: str, kind: str) -> Record | None:
         return next(
             (b for b in self.lookup("balances", "employee", email.lower(), lower=True) if b["kind"] == kind), None
         )
@@ -136,13 +138,13 @@ class Hr(Service):
     def _pending_days(self, email: str, kind: str) -> float:
         return _pending(self.lookup("leave", "employee", email.lower(), lower=True), kind)
 
-    def _shifts_of(self, email: str) -> list[dict[str, Any]]:
+    def _shifts_of(self, email: str) -> list[Record]:
         return self.lookup("rota", "person", email.lower(), lower=True)
 
     # --- leave ---------------------------------------------------------------------------
 
     @tool("read")
-    def get_balance(self, employee: Annotated[str, Field(description="the employee's email")]) -> dict[str, Any]:
+    def get_balance(self, employee: Annotated[str, Field(description="the employee's email")]) -> Result:
         """An employee's leave balance per kind: days left, days in pending requests, days still available."""
         emp = self._employee(employee)
         rows = []
@@ -158,7 +160,7 @@ class Hr(Service):
         status: LeaveStatus | None = None,
         limit: Limit = 20,
         offset: Offset = 0,
-    ) -> dict[str, Any]:
+    ) -> Result:
         """List leave requests, optionally of one employee (email) or in one status. Soonest first."""
         rows = self.lookup("leave", "employee", employee.lower(), lower=True) if employee else self.db["leave"].values()
         hits = sorted((r for r in rows if status is None or r["status"] == status), key=lambda r: (r["start"], r["id"]))
@@ -172,7 +174,7 @@ class Hr(Service):
         start: Annotated[str, Field(description="first day off, YYYY-MM-DD")],
         end: Annotated[str, Field(description="last day off, YYYY-MM-DD")],
         note: str = "",
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Submit a leave request for an employee; it waits for their manager's approval."""
         emp = self._employee(check_email(employee, "employee"))
         first, last = check_date(start, "start"), check_date(end, "end")
@@ -195,7 +197,7 @@ class Hr(Service):
         rec = self.insert("leave", {**fields, "note": note})
         return {"submitted": True, "id": rec["id"], "days": days, "status": "pending", "manager": emp["manager"]}
 
-    def _decide(self, request_id: str, approver: str) -> dict[str, Any]:
+    def _decide(self, request_id: str, approver: str) -> Record:
         req = self.get("leave", request_id)
         if req["status"] != "pending":
             raise ToolError(f"leave request {request_id!r} is {req['status']}, not pending")
@@ -207,7 +209,7 @@ class Hr(Service):
     @tool("write")
     def approve_leave(
         self, request_id: str, approver: Annotated[str, Field(description="the manager's email")]
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Approve a pending leave request as the employee's manager; the days come off the balance.
 
         Refused while the employee holds an on-call shift during the leave (swap it away first).
@@ -227,7 +229,7 @@ class Hr(Service):
     @tool("write")
     def deny_leave(
         self, request_id: str, approver: Annotated[str, Field(description="the manager's email")], reason: str
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Deny a pending leave request as the employee's manager, giving a reason."""
         if not reason.strip():
             raise ToolError("reason must not be empty")
@@ -236,7 +238,7 @@ class Hr(Service):
         return {"id": request_id, "status": "denied", "reason": reason}
 
     @tool("write")
-    def cancel_leave(self, request_id: str) -> dict[str, Any]:
+    def cancel_leave(self, request_id: str) -> Result:
         """Cancel a pending or approved leave request; approved days go back to the balance."""
         req = self.get("leave", request_id)
         if req["status"] not in HOLDING:
@@ -257,7 +259,7 @@ class Hr(Service):
         rota: str,
         start: Annotated[str | None, Field(description="only shifts ending after, YYYY-MM-DDTHH:MM")] = None,
         end: Annotated[str | None, Field(description="only shifts starting before, YYYY-MM-DDTHH:MM")] = None,
-    ) -> dict[str, Any]:
+    ) -> Result:
         """A rota's shifts in order, optionally within a time window, with pending swaps."""
         lo = check_datetime(start, "start") if start else ""
         hi = check_datetime(end, "end") if end else "9999"
@@ -284,7 +286,7 @@ class Hr(Service):
         shift_id: str,
         to_person: Annotated[str, Field(description="who takes the shift (email)")],
         exchange_shift_id: Annotated[str | None, Field(description="their shift given back in exchange")] = None,
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Ask someone to take a shift over, optionally in exchange for one of theirs."""
         shift = self.get("rota", shift_id)
         check_email(to_person, "to_person")
@@ -302,7 +304,7 @@ class Hr(Service):
         return {"requested": True, "id": rec["id"], "status": "pending"}
 
     @tool("write")
-    def accept_swap(self, swap_id: str) -> dict[str, Any]:
+    def accept_swap(self, swap_id: str) -> Result:
         """Accept a pending swap (as the person taking the shift): the shifts change hands at once."""
         swap = self.get("swaps", swap_id)
         if swap["status"] != "pending":
@@ -321,7 +323,7 @@ class Hr(Service):
         return {"id": swap_id, "status": "accepted", "shift_id": shift["id"], "person": swap["to_person"]}
 
     @tool("write")
-    def decline_swap(self, swap_id: str) -> dict[str, Any]:
+    def decline_swap(self, swap_id: str) -> Result:
         """Decline a pending swap; the shift stays with its holder."""
         swap = self.get("swaps", swap_id)
         if swap["status"] != "pending":

@@ -8,13 +8,13 @@ environment) would make what the agent sees depend on history.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from coworkenv.services.base import Record
 
 
-def index_key(value: Any, lower: bool) -> Any:
+def index_key(value: object, lower: bool) -> object:
     """The key a value is indexed under (lower-cased text for case-blind lookups)."""
     return value.lower() if lower and isinstance(value, str) else value
 
@@ -30,7 +30,7 @@ def reposition(positions: dict[str, int], table: dict[str, Record], rid: str, re
 
 
 def reindex(
-    index: dict[Any, dict[str, None]],
+    index: dict[object, dict[str, None]],
     positions: dict[str, int] | None,
     rid: str,
     old: Record | None,

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from coworkenv.services.base import (
     Limit,
     Offset,
+    Record,
     RecordModel,
+    Result,
     Service,
     ToolError,
     check_email,
@@ -34,11 +36,11 @@ class Message(RecordModel):
     in_reply_to: str | None = None
 
 
-def _summary(m: dict[str, Any]) -> dict[str, Any]:
+def _summary(m: Record) -> Result:
     return {k: m[k] for k in ("id", "sender", "to", "subject", "date", "folder", "unread", "labels")}
 
 
-def _search_text(m: dict[str, Any]) -> str:
+def _search_text(m: Record) -> str:
     return joined(m["sender"], m["subject"], m["body"])
 
 
@@ -61,7 +63,7 @@ class Mail(Service):
         label: str | None = None,
         limit: Limit = 10,
         offset: Offset = 0,
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Search messages by words in sender, subject or body; filter by folder, sender, unread, label.
         Newest first.
         """
@@ -75,17 +77,15 @@ class Mail(Service):
             and (label is None or label in m["labels"])
         ]
         hits.sort(key=lambda m: (m["date"], m["id"]), reverse=True)
-        res = page(hits, limit, offset, key="messages")
-        res["messages"] = [_summary(m) for m in res["messages"]]
-        return res
+        return page(hits, limit, offset, key="messages", shown=_summary)
 
     @tool("read")
-    def read(self, message_id: str) -> dict[str, Any]:
+    def read(self, message_id: str) -> Result:
         """Read one message in full."""
         return self.get("messages", message_id)
 
     @tool("write")
-    def send(self, to: list[str], subject: str, body: str, cc: list[str] | None = None) -> dict[str, Any]:
+    def send(self, to: list[str], subject: str, body: str, cc: list[str] | None = None) -> Result:
         """Send a new message; it is stored in the 'sent' folder."""
         if not to:
             raise ToolError("'to' needs at least one recipient")
@@ -107,7 +107,7 @@ class Mail(Service):
         return {"sent": True, "id": rec["id"]}
 
     @tool("write")
-    def reply(self, message_id: str, body: str) -> dict[str, Any]:
+    def reply(self, message_id: str, body: str) -> Result:
         """Reply to the sender of a message."""
         orig = self.get("messages", message_id)
         subject = orig["subject"] if orig["subject"].lower().startswith("re:") else f"Re: {orig['subject']}"
@@ -127,7 +127,7 @@ class Mail(Service):
         return {"sent": True, "id": rec["id"]}
 
     @tool("write")
-    def move(self, message_id: str, folder: str) -> dict[str, Any]:
+    def move(self, message_id: str, folder: str) -> Result:
         """Move a message to a folder (inbox, archive, spam, trash, …)."""
         if folder not in FOLDERS:
             raise ToolError(f"unknown folder {folder!r}; folders: {', '.join(FOLDERS)}")
@@ -135,13 +135,13 @@ class Mail(Service):
         return {"id": rec["id"], "folder": folder}
 
     @tool("write")
-    def mark_read(self, message_id: str, unread: bool = False) -> dict[str, Any]:
+    def mark_read(self, message_id: str, unread: bool = False) -> Result:
         """Mark a message read (or unread again with unread=true)."""
         self.update("messages", message_id, {"unread": unread})
         return {"id": message_id, "unread": unread}
 
     @tool("write")
-    def label(self, message_id: str, label: str) -> dict[str, Any]:
+    def label(self, message_id: str, label: str) -> Result:
         """Add a label to a message (e.g. 'urgent', 'follow-up')."""
         msg = self.get("messages", message_id)
         labels = msg["labels"] if label in msg["labels"] else [*msg["labels"], label]

@@ -9,14 +9,16 @@ cannot be paid again (the error names the earlier payment).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field
 
 from coworkenv.services.base import (
     Limit,
     Offset,
+    Record,
     RecordModel,
+    Result,
     Service,
     ToolError,
     check_date,
@@ -84,7 +86,7 @@ def _currency(code: str) -> str:
     return code.upper()
 
 
-def _vendor_text(v: dict[str, Any]) -> str:
+def _vendor_text(v: Record) -> str:
     return joined(v["name"], v["email"], v["category"])
 
 
@@ -112,7 +114,7 @@ class Payments(Service):
 
     # --- lookups -------------------------------------------------------------------------
 
-    def _po_remaining(self, po: dict[str, Any], excluding: str | None = None) -> float:
+    def _po_remaining(self, po: Record, excluding: str | None = None) -> float:
         """What is left of a purchase order after the invoices approved or paid against it."""
         used = sum(
             i["amount"]
@@ -122,7 +124,7 @@ class Payments(Service):
         remaining: float = round(po["amount"] - used, 2)
         return remaining
 
-    def _match(self, inv: dict[str, Any]) -> dict[str, Any] | None:
+    def _match(self, inv: Record) -> Record | None:
         """How an invoice compares with its purchase order (None without one)."""
         if inv["po_id"] is None:
             return None
@@ -136,7 +138,7 @@ class Payments(Service):
     # --- vendors and orders --------------------------------------------------------------
 
     @tool("read")
-    def search_vendors(self, query: str = "", limit: Limit = 10, offset: Offset = 0) -> dict[str, Any]:
+    def search_vendors(self, query: str = "", limit: Limit = 10, offset: Offset = 0) -> Result:
         """Search vendors by words in name, email or category."""
         words = query_words(query)
         hits = list(self.text_search("vendors", words, _vendor_text))
@@ -144,7 +146,7 @@ class Payments(Service):
         return page(hits, limit, offset, key="vendors")
 
     @tool("read")
-    def get_vendor(self, vendor_id: str) -> dict[str, Any]:
+    def get_vendor(self, vendor_id: str) -> Result:
         """Get a vendor with its open purchase orders and unpaid invoices."""
         ven = self.get("vendors", vendor_id)
         pos = [p for p in self.lookup("purchase_orders", "vendor_id", vendor_id) if p["status"] == "open"]
@@ -154,7 +156,7 @@ class Payments(Service):
     @tool("read")
     def list_purchase_orders(
         self, vendor_id: str | None = None, status: PoStatus | None = None, limit: Limit = 20, offset: Offset = 0
-    ) -> dict[str, Any]:
+    ) -> Result:
         """List purchase orders, optionally of one vendor or in one status. Newest first."""
         if vendor_id:
             self.get("vendors", vendor_id)
@@ -166,7 +168,7 @@ class Payments(Service):
         return page(hits, limit, offset, key="purchase_orders")
 
     @tool("read")
-    def get_purchase_order(self, po_id: str) -> dict[str, Any]:
+    def get_purchase_order(self, po_id: str) -> Result:
         """Get a purchase order with the invoices against it and the amount still open."""
         po = self.get("purchase_orders", po_id)
         return {**po, "invoices": self.lookup("invoices", "po_id", po_id), "remaining": self._po_remaining(po)}
@@ -179,7 +181,7 @@ class Payments(Service):
         amount: Annotated[float, Field(gt=0)],
         requester: Annotated[str, Field(description="the requester's email")],
         currency: Annotated[str, Field(description="ISO 4217 code, e.g. USD")] = "USD",
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Raise a purchase order with a vendor."""
         self.get("vendors", vendor_id)
         check_email(requester, "requester")
@@ -203,7 +205,7 @@ class Payments(Service):
         po_id: str | None = None,
         limit: Limit = 20,
         offset: Offset = 0,
-    ) -> dict[str, Any]:
+    ) -> Result:
         """List invoices, optionally of one vendor, in one status or against one purchase order. Soonest due first."""
         if vendor_id:
             self.get("vendors", vendor_id)
@@ -218,7 +220,7 @@ class Payments(Service):
         return page(hits, limit, offset, key="invoices")
 
     @tool("read")
-    def get_invoice(self, invoice_id: str) -> dict[str, Any]:
+    def get_invoice(self, invoice_id: str) -> Result:
         """Get one invoice in full, with how it matches its purchase order."""
         inv = self.get("invoices", invoice_id)
         return {**inv, "po_match": self._match(inv)}
@@ -233,7 +235,7 @@ class Payments(Service):
         po_id: Annotated[str | None, Field(description="the purchase order it bills, if any")] = None,
         currency: Annotated[str, Field(description="ISO 4217 code, e.g. USD")] = "USD",
         description: str = "",
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Record a vendor's invoice as received (a vendor's invoice number can be recorded only once)."""
         self.get("vendors", vendor_id)
         if not number.strip():
@@ -260,7 +262,7 @@ class Payments(Service):
     @tool("write")
     def approve_invoice(
         self, invoice_id: str, approver: Annotated[str, Field(description="the approver's email")]
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Approve a received invoice for payment on behalf of an approver whose limit covers it.
 
         The approver must be on the approvers list, must not have requested the purchase order,
@@ -287,7 +289,7 @@ class Payments(Service):
         return {"id": invoice_id, "status": "approved", "approver": approver}
 
     @tool("write")
-    def reject_invoice(self, invoice_id: str, reason: str) -> dict[str, Any]:
+    def reject_invoice(self, invoice_id: str, reason: str) -> Result:
         """Reject a received or approved (not yet paid) invoice, giving a reason."""
         if not reason.strip():
             raise ToolError("reason must not be empty")
@@ -300,7 +302,7 @@ class Payments(Service):
     @tool("write")
     def pay_invoice(
         self, invoice_id: str, date: Annotated[str, Field(description="payment date, YYYY-MM-DD")]
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Pay an approved invoice in full; an invoice is paid at most once."""
         inv = self.get("invoices", invoice_id)
         if inv["status"] == "paid":
@@ -316,7 +318,7 @@ class Payments(Service):
         return {"paid": True, "payment_id": pay["id"], "invoice_id": invoice_id, "amount": inv["amount"]}
 
     @tool("read")
-    def list_payments(self, vendor_id: str | None = None, limit: Limit = 20, offset: Offset = 0) -> dict[str, Any]:
+    def list_payments(self, vendor_id: str | None = None, limit: Limit = 20, offset: Offset = 0) -> Result:
         """List executed payments, optionally to one vendor. Newest first."""
         if vendor_id:
             self.get("vendors", vendor_id)
@@ -325,6 +327,6 @@ class Payments(Service):
         return page(rows, limit, offset, key="payments")
 
     @tool("read")
-    def list_approvers(self) -> dict[str, Any]:
+    def list_approvers(self) -> Result:
         """List who may approve invoices, and up to what amount."""
         return {"approvers": sorted(self.db["approvers"].values(), key=lambda a: (a["email"], a["id"]))}

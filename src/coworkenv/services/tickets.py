@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field
 
 from coworkenv.services.base import (
     Limit,
     Offset,
+    Record,
     RecordModel,
+    Result,
     Service,
     ToolError,
     check_date,
@@ -52,7 +54,7 @@ class OncallShift(RecordModel):
     end: str
 
 
-def _summary(t: dict[str, Any]) -> dict[str, Any]:
+def _summary(t: Record) -> Result:
     keys = ("id", "title", "status", "priority", "assignee", "team", "created", "tags", "due", "customer")
     out = {k: t[k] for k in keys}
     out["comments"] = len(t["comments"])
@@ -65,7 +67,7 @@ def _choice(value: str, allowed: tuple[str, ...], field: str) -> str:
     return value
 
 
-def _search_text(t: dict[str, Any]) -> str:
+def _search_text(t: Record) -> str:
     return joined(t["title"], t["description"], *t["comments"])
 
 
@@ -91,7 +93,7 @@ class Tickets(Service):
         due_before: Annotated[str | None, Field(description="only tickets due on or before, YYYY-MM-DD")] = None,
         limit: Limit = 10,
         offset: Offset = 0,
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Search tickets by words in title, description or comments; filter by status, priority, assignee, team, tag,
         customer or due date. Newest first.
         """
@@ -111,12 +113,10 @@ class Tickets(Service):
             and (due is None or "" < t["due"] <= due)
         ]
         hits.sort(key=lambda t: (t["created"], t["id"]), reverse=True)
-        res = page(hits, limit, offset, key="tickets")
-        res["tickets"] = [_summary(t) for t in res["tickets"]]
-        return res
+        return page(hits, limit, offset, key="tickets", shown=_summary)
 
     @tool("read", name="get")
-    def get_ticket(self, ticket_id: str) -> dict[str, Any]:
+    def get_ticket(self, ticket_id: str) -> Result:
         """Get one ticket in full, with its comments."""
         return self.get("tickets", ticket_id)
 
@@ -131,7 +131,7 @@ class Tickets(Service):
         tags: list[str] | None = None,
         due: Annotated[str | None, Field(description="due date, YYYY-MM-DD")] = None,
         customer: Annotated[str | None, Field(description="the customer it is for")] = None,
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Open a new ticket for a team, optionally assigned to someone (email), due on a date, for a customer."""
         if not title.strip():
             raise ToolError("title must not be empty")
@@ -163,10 +163,10 @@ class Tickets(Service):
         status: Status | None = None,
         priority: Priority | None = None,
         due: Annotated[str | None, Field(description="new due date, YYYY-MM-DD")] = None,
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Change a ticket's status, priority and/or due date."""
         self.get("tickets", ticket_id)
-        changes: dict[str, Any] = {}
+        changes: dict[str, object] = {}
         if due is not None:
             changes["due"] = check_date(due, "due")
         if status is not None:
@@ -179,14 +179,14 @@ class Tickets(Service):
         return {"updated": True, "ticket": _summary(rec)}
 
     @tool("write")
-    def assign(self, ticket_id: str, assignee: str) -> dict[str, Any]:
+    def assign(self, ticket_id: str, assignee: str) -> Result:
         """Assign a ticket to a person (email)."""
         check_email(assignee, "assignee")
         self.update("tickets", ticket_id, {"assignee": assignee})
         return {"id": ticket_id, "assignee": assignee}
 
     @tool("write")
-    def comment(self, ticket_id: str, text: str) -> dict[str, Any]:
+    def comment(self, ticket_id: str, text: str) -> Result:
         """Add a comment to a ticket."""
         if not text.strip():
             raise ToolError("text must not be empty")
@@ -199,7 +199,7 @@ class Tickets(Service):
         self,
         team: str,
         at: Annotated[str | None, Field(description="only the shift covering this time, YYYY-MM-DDTHH:MM")] = None,
-    ) -> dict[str, Any]:
+    ) -> Result:
         """Get a team's on-call shifts (or only the one covering a given time)."""
         when = check_datetime(at, "at") if at else None
         low = team.lower()

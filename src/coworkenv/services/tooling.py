@@ -5,11 +5,15 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeAlias, TypeVar
 
 from pydantic import BaseModel, ConfigDict, create_model
 
 ToolKind = Literal["read", "write"]
+JSONValue: TypeAlias = str | int | float | bool | list["JSONValue"] | dict[str, "JSONValue"] | None
+"""A value as JSON holds it: what a tool's schema is made of."""
+Schema = dict[str, JSONValue]
+Method = TypeVar("Method", bound=Callable[..., object])
 
 
 class ToolError(Exception):
@@ -42,11 +46,12 @@ class ToolInfo:
         return hit[1]
 
 
-_SCHEMAS: dict[str, tuple[ToolInfo, dict[str, Any]]] = {}
+_SCHEMAS: dict[str, tuple[ToolInfo, Schema]] = {}
 
 
-def _tool_schema(info: ToolInfo) -> dict[str, Any]:
+def _tool_schema(info: ToolInfo) -> Schema:
     params = _strip_titles(info.args_model.model_json_schema())
+    assert isinstance(params, dict)  # a model's schema is an object
     params.setdefault("properties", {})
     return {
         "type": "function",
@@ -54,7 +59,7 @@ def _tool_schema(info: ToolInfo) -> dict[str, Any]:
     }
 
 
-def _strip_titles(node: Any, *, names: bool = False) -> Any:
+def _strip_titles(node: JSONValue, *, names: bool = False) -> JSONValue:
     """Drop pydantic's ``title`` annotations, but never a parameter that is named ``title``."""
     if isinstance(node, dict):
         return {
@@ -65,14 +70,14 @@ def _strip_titles(node: Any, *, names: bool = False) -> Any:
     return node
 
 
-def tool(kind: ToolKind, name: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def tool(kind: ToolKind, name: str | None = None) -> Callable[[Method], Method]:
     """Mark a service method as a tool; its docstring's first paragraph is the description.
 
     ``name`` exposes the tool under another name than the method's, for tools whose natural
     name (``get``, ``update``, …) would shadow a :class:`Service` record helper.
     """
 
-    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def mark(fn: Method) -> Method:
         fn.__tool_kind__ = kind  # type: ignore[attr-defined]
         fn.__tool_name__ = name or fn.__name__  # type: ignore[attr-defined]
         return fn
@@ -80,10 +85,10 @@ def tool(kind: ToolKind, name: str | None = None) -> Callable[[Callable[..., Any
     return mark
 
 
-def args_model(service: str, fn: Callable[..., Any]) -> type[BaseModel]:
+def args_model(service: str, fn: Callable[..., object]) -> type[BaseModel]:
     sig = inspect.signature(fn)
     hints = inspect.get_annotations(fn, eval_str=True)
-    fields: dict[str, Any] = {}
+    fields: dict[str, Any] = {}  # pydantic's field definitions
     for pname, param in list(sig.parameters.items())[1:]:
         default = ... if param.default is inspect.Parameter.empty else param.default
         fields[pname] = (hints.get(pname, Any), default)

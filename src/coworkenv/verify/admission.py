@@ -19,14 +19,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
 
 from pydantic import BaseModel, Field
 
 from coworkenv.grading.score import PASS_THRESHOLD
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.episode import play_out
-from coworkenv.runtime.policy import actor_for
+from coworkenv.runtime.policy import Messages, Policy, TaskPolicy, actor_for
 from coworkenv.spec.models import TaskSpec
 from coworkenv.spec.stages import stage_views
 from coworkenv.trajectory import Grade
@@ -34,6 +33,7 @@ from coworkenv.verify.fast_forward import ReferenceTrunk
 from coworkenv.verify.findings import Finding, Location
 from coworkenv.verify.gaming import PACING, probe_hint
 from coworkenv.verify.leaks import answer_findings
+from coworkenv.verify.probe_base import Variant
 from coworkenv.verify.probes import PROBES
 from coworkenv.verify.requirements import requirement_findings
 from coworkenv.verify.solvability import unsolvable_findings
@@ -76,7 +76,7 @@ class Played:
     grade: Grade
     state_hash: str | None
     """The final state's hash; None where the caller did not need it (hashing is a real share of a probe run)."""
-    messages: list[dict[str, Any]]
+    messages: Messages
     fired: set[str]
     done_reason: str
     records: int = 0
@@ -87,13 +87,13 @@ class Played:
     """The first step of each stage (a stage's events are paced from its start)."""
 
 
-def play(env: Environment, policy: Any) -> Played:
+def play(env: Environment, policy: Policy | TaskPolicy) -> Played:
     """One episode without building a Trajectory (the verifier plays about ten per spec)."""
     play_out(env, actor_for(policy, env.spec))  # a probe that crashes simply fails its episode
     return outcome(env)
 
 
-def play_from(trunk: ReferenceTrunk, policy: Any, *, hashed: bool = True) -> Played:
+def play_from(trunk: ReferenceTrunk, policy: Policy | TaskPolicy, *, hashed: bool = True) -> Played:
     """``play(trunk.env, policy)``, its opening taken from the trunk up to the policy's first turn of its own."""
     trunk.play(actor_for(policy, trunk.env.spec))
     return outcome(trunk.env, hashed=hashed)
@@ -240,13 +240,13 @@ _PACES = {
 }
 
 
-def _pacing_variants(spec: TaskSpec, reference: Played, played: list[int] | None = None) -> list[tuple[str, Any]]:
+def _pacing_variants(spec: TaskSpec, reference: Played, played: list[int] | None = None) -> list[Variant]:
     """The pacing runs, placed by the reference step each episode step ``played``; in a multi-stage spec each
     stage's view holds its events (the first: the spec's own), so each stage's pacings run there, counted from its
     start, with the reference in the other stages."""
     if not spec.stages:
         return PACING.variants(spec, reference.fired_at, played)
-    out: list[tuple[str, Any]] = []
+    out: list[Variant] = []
     views = stage_views(spec)
     for k, view in enumerate(views):
         shift = reference.starts[k] - 1

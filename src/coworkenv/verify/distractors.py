@@ -15,9 +15,10 @@ import json
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeGuard, overload
 
-from coworkenv.spec.models import TaskSpec
+from coworkenv.spec.events import Record
+from coworkenv.spec.models import Fixtures, TaskSpec
 from coworkenv.values import numbers_in
 
 MAX_DISTRACTORS = 2
@@ -38,7 +39,16 @@ class Swap:
     number: tuple[float, float] | None = None
     """(the number the check wants, the look-alike's number)."""
 
-    def apply(self, value: Any) -> Any:
+    @overload
+    def apply(self, value: str) -> str: ...
+
+    @overload
+    def apply(self, value: str | dict[str, object]) -> str | dict[str, object]: ...
+
+    @overload
+    def apply(self, value: object) -> object: ...
+
+    def apply(self, value: object) -> object:
         """``value`` (a call's arguments, or text) with the swaps made, at any depth."""
         if isinstance(value, str):
             for old, new in self.texts.items():
@@ -53,7 +63,7 @@ class Swap:
             return int(wrong) if isinstance(value, int) and wrong.is_integer() else wrong
         return value
 
-    def used_in(self, calls: Any) -> bool:
+    def used_in(self, calls: object) -> bool:
         """Whether making the swaps would change ``calls`` (else a run with them replays the reference)."""
         text = json.dumps(calls)
         return any(json.dumps(old)[1:-1] in text for old in self.texts) or (
@@ -144,7 +154,7 @@ def number_swaps(spec: TaskSpec) -> list[tuple[str, Swap]]:
     return out
 
 
-def _holder(spec: TaskSpec, value: float) -> tuple[list[dict[str, Any]], dict[str, Any], str] | None:
+def _holder(spec: TaskSpec, value: float) -> tuple[list[Record], Record, str] | None:
     """The first fixture record with a number field equal to ``value``: (its collection's records, it, the field)."""
     for collections in spec.services.values():
         for records in collections.values():
@@ -155,7 +165,7 @@ def _holder(spec: TaskSpec, value: float) -> tuple[list[dict[str, Any]], dict[st
     return None
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
@@ -167,7 +177,7 @@ class _Fixtures:
     """The spec's fixture records as a check's subject is looked for among them: each record's string values of four
     characters or more, lowercased once for all the checks that look, and each record's words (for likeness)."""
 
-    def __init__(self, services: Any) -> None:
+    def __init__(self, services: Fixtures) -> None:
         self.services = services  # held: the cache below is keyed by its id
         self.entries = [
             (
@@ -186,7 +196,7 @@ class _Fixtures:
             for weight, value in values:
                 self.by_start.setdefault(value[:4], []).append((i, weight, value))
 
-    def subject(self, text: str) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
+    def subject(self, text: str) -> tuple[list[Record], Record] | None:
         """The fixture record a check is about: the most of its values quoted whole in the check (the first of
         equals), else the first whose id, email or name contains a literal the check quotes (a loose check:
         ``'sam.ortiz'``). A value in the text starts at one of its four-character pieces, so only the values that
@@ -206,12 +216,12 @@ class _Fixtures:
                 return records, rec
         return None
 
-    def likeness(self, a: dict[str, Any], b: dict[str, Any]) -> float:
+    def likeness(self, a: Record, b: Record) -> float:
         """How alike two records of a collection are: equal fields, and half a point per word they share."""
         same = sum(1 for k, v in a.items() if k != "id" and b.get(k) == v)
         return same + 0.5 * len(self.words(a) & self.words(b))
 
-    def words(self, rec: dict[str, Any]) -> set[str]:
+    def words(self, rec: Record) -> set[str]:
         hit = self._words.get(id(rec))  # the records are the held services' own: ids stay theirs
         if hit is None:
             hit = self._words[id(rec)] = {w for v in rec.values() if isinstance(v, str) for w in v.lower().split()}

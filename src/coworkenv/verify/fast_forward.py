@@ -11,42 +11,59 @@ oracle's turns depend only on that state, the steps and the messages, which are 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol, TypeGuard
 
 from coworkenv.agents.oracle import OracleRun, OracleTeacher, StagedRun
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.fork import Fields, Layout, Trunk
-from coworkenv.runtime.policy import actor_for
+from coworkenv.runtime.policy import Messages, Policy, Tools, actor_for
 from coworkenv.runtime.turn import AssistantTurn
+from coworkenv.spec.models import ReferenceStep
 from coworkenv.spec.stages import current_stage
 
 _STATE = Layout(nested=("ctx",))  # the bindings, and the facts learnt (a dict the oracle fills in)
 
 
+class Wrapping(Protocol):
+    """A policy around the reference's oracle (``run``) that says whether it changes a turn of that oracle."""
+
+    run: OracleRun
+
+    def departs(self, turn: AssistantTurn) -> bool: ...
+
+
+def _wraps(policy: object) -> TypeGuard[Wrapping]:
+    return hasattr(policy, "departs")
+
+
 class OracleRecorder:
     """The trunk's policy, with its running oracle's state kept before each of its turns."""
 
-    def __init__(self, actor: Any) -> None:
+    def __init__(self, actor: Policy) -> None:
         self.actor = actor
         self.name = getattr(actor, "name", "oracle")
-        self.states: list[tuple[Any, Fields]] = []
+        self.states: list[tuple[Policy, Fields]] = []
 
-    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
+    def act(self, messages: Messages, tools: Tools) -> AssistantTurn:
         run = _run_in(self.actor, current_stage(messages)) if isinstance(self.actor, StagedRun) else self.actor
         self.states.append((run, Fields.of(vars(run), _STATE)))
         turn: AssistantTurn = self.actor.act(messages, tools)
         return turn
 
 
-def _run_in(actor: Any, stage: int) -> Any:
+def _run_in(actor: Policy, stage: int) -> Policy:
     """The policy that plays ``stage`` (a staged run's, or the actor itself)."""
     if isinstance(actor, StagedRun):
-        return actor.runs[min(stage, len(actor.runs) - 1)]
+        run: Policy = actor.runs[min(stage, len(actor.runs) - 1)]
+        return run
     return actor
 
 
-def fast_forward(recorder: OracleRecorder, stage_at: list[int], actor: Any, turns: list[Any] | None = None) -> int:
+def fast_forward(
+    recorder: OracleRecorder, stage_at: list[int], actor: Policy, turns: list[AssistantTurn] | None = None
+) -> int:
     """The step a fork of ``actor`` can start at, its oracle moved on to its state there (0: from the start).
 
     An oracle over an edited reference moves on to the last step before it plays an edited step; a policy that
@@ -54,17 +71,16 @@ def fast_forward(recorder: OracleRecorder, stage_at: list[int], actor: Any, turn
     (a distractor run's swap) moves on to the first of the trunk's ``turns`` it changes."""
     stage = getattr(actor, "follows_trunk_stages", 0)
     probe = _run_in(actor, stage)
-    wrapped = hasattr(probe, "departs") and turns is not None
-    oracle = probe.run if wrapped else probe
+    oracle = probe.run if _wraps(probe) and turns is not None else probe
     if type(oracle) is not OracleRun or stage not in stage_at:
         return 0
     first = stage_at.index(stage)
     trunk, start = recorder.states[first]
     if type(trunk) is not OracleRun or not _same_start(oracle, trunk, start):
         return 0
-    if wrapped:
-        return _departure(recorder, stage_at, probe, turns or [], first)
-    shared = _shared_steps(probe.spec.reference, trunk.spec.reference)
+    if _wraps(probe) and turns is not None:
+        return _departure(recorder, stage_at, probe, turns, first)
+    shared = _shared_steps(oracle.spec.reference, trunk.spec.reference)
     best = first
     for k in range(first, min(len(stage_at), len(recorder.states))):
         run, state = recorder.states[k]
@@ -72,11 +88,13 @@ def fast_forward(recorder: OracleRecorder, stage_at: list[int], actor: Any, turn
             break
         best = k
     if best > first:
-        _move(probe, recorder.states[best][1])
+        _move(oracle, recorder.states[best][1])
     return best
 
 
-def _departure(recorder: OracleRecorder, stage_at: list[int], probe: Any, turns: list[Any], first: int) -> int:
+def _departure(
+    recorder: OracleRecorder, stage_at: list[int], probe: Wrapping, turns: list[AssistantTurn], first: int
+) -> int:
     """The first step from ``first`` on whose trunk turn ``probe`` changes, its oracle moved on to its state there;
     ``first`` where that is not within the stage's own recorded oracle states."""
     trunk = recorder.states[first][0]
@@ -89,7 +107,7 @@ def _departure(recorder: OracleRecorder, stage_at: list[int], probe: Any, turns:
     return k
 
 
-def resume(recorder: OracleRecorder, k: int, run: Any) -> bool:
+def resume(recorder: OracleRecorder, k: int, run: object) -> bool:
     """Put ``run``, an oracle of a spec whose reference is the trunk's, in the state the trunk's oracle was in before
     step ``k`` of a single-stage trunk; False (``run`` untouched) where it did not start as that oracle did."""
     if type(run) is not OracleRun or not recorder.states or k >= len(recorder.states):
@@ -119,7 +137,7 @@ def _same_start(probe: OracleRun, trunk: OracleRun, start: Fields) -> bool:
     return mine == theirs and (probe.spec.user is trunk.spec.user or probe.spec.user == trunk.spec.user)
 
 
-def _shared_steps(mine: list[Any], theirs: list[Any]) -> int:
+def _shared_steps(mine: Sequence[ReferenceStep], theirs: Sequence[ReferenceStep]) -> int:
     n = 0
     for a, b in zip(mine, theirs, strict=False):
         if a is not b and a != b:
@@ -149,14 +167,15 @@ class ReferenceTrunk:
         """The reference step (index) each episode step played, in order (a retry after an error plays its step
         again); empty for a staged run, whose stages each count their own steps."""
         states = self.recorder.states
-        if not states or any(type(run) is not OracleRun for run, _ in states):
+        oracles = [run for run, _ in states if type(run) is OracleRun]
+        if not states or len(oracles) < len(states):
             return []
-        after = [int(state.values["cursor"]) for _, state in states[1:]] + [states[-1][0].cursor]
+        after = [int(state.values["cursor"]) for _, state in states[1:]] + [oracles[-1].cursor]
         return [max(cursor - 1, 0) for cursor in after]
 
-    def play(self, actor: Any) -> str | None:
+    def play(self, actor: Policy) -> str | None:
         """``actor``'s episode, forked from the reference where it departs (see :meth:`Trunk.play`)."""
         return self.trunk.play(actor, self._start(actor))
 
-    def _start(self, actor: Any) -> int:
+    def _start(self, actor: Policy) -> int:
         return fast_forward(self.recorder, self.trunk.stage_at, actor, self.trunk.turns)

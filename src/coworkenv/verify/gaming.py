@@ -10,14 +10,14 @@ Pacing variants are not wrong at all: they must grade the same as the reference.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from coworkenv.agents.oracle import OracleRun
+from coworkenv.runtime.policy import Messages, Tools
 from coworkenv.runtime.turn import AssistantTurn, ToolCall
-from coworkenv.spec.models import AnswerStep, CallStep, ConfirmStep, TaskSpec
+from coworkenv.spec.models import AnswerStep, CallStep, ConfirmStep, ReferenceStep, TaskSpec
 from coworkenv.verify.distractors import Swap, distractor_swaps
 from coworkenv.verify.perturb import exposed, guarded_calls, is_write
-from coworkenv.verify.probe_base import Probe, VariantProbe, before_last_answer, scripted
+from coworkenv.verify.probe_base import Probe, Variant, VariantProbe, before_last_answer, scripted
 
 CONTENT_FREE = "Shall I go ahead?"
 _SEEN_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
@@ -40,8 +40,8 @@ class DuplicateWrite(VariantProbe):
     name = "duplicate_write"
     harmless_if_same_state = True
 
-    def variants(self, spec: TaskSpec) -> list[tuple[str, Any]]:
-        out: list[tuple[str, Any]] = []
+    def variants(self, spec: TaskSpec) -> list[Variant]:
+        out: list[Variant] = []
         seen: set[str] = set()
         for i, step in enumerate(spec.reference):
             if not isinstance(step, CallStep) or step.call in seen or not _adds(step.call):
@@ -66,11 +66,11 @@ class Redirect:
         self.run = OracleRun(spec)
         self.swap = swap
 
-    def relevant(self, reference: list[dict[str, Any]]) -> bool:
+    def relevant(self, reference: Messages) -> bool:
         """Whether the reference's calls use any swapped value at all (else this run changes nothing)."""
         return self.swap.used_in([m.get("tool_calls") for m in reference if m.get("role") == "assistant"])
 
-    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
+    def act(self, messages: Messages, tools: Tools) -> AssistantTurn:
         return self._swapped(self.run.act(messages, tools))
 
     def departs(self, turn: AssistantTurn) -> bool:
@@ -92,7 +92,7 @@ class Distractor(VariantProbe):
     name = "distractor"
     harmless_if_same_state = True
 
-    def variants(self, spec: TaskSpec) -> list[tuple[str, Any]]:
+    def variants(self, spec: TaskSpec) -> list[Variant]:
         return [(f"{self.name}[{where}]", Redirect(spec, swap)) for where, swap in distractor_swaps(spec)]
 
 
@@ -130,10 +130,10 @@ class GuardedAction(VariantProbe):
 
     name = "guarded_action"
 
-    def variants(self, spec: TaskSpec) -> list[tuple[str, Any]]:
-        out = []
-        for where, steps in guarded_calls(spec):
-            out.append((f"{self.name}[{where}]", scripted(spec, before_last_answer(list(spec.reference), steps))))
+    def variants(self, spec: TaskSpec) -> list[Variant]:
+        out: list[Variant] = []
+        for where, calls in guarded_calls(spec):
+            out.append((f"{self.name}[{where}]", scripted(spec, before_last_answer(list(spec.reference), calls))))
         requiring = [p for p in spec.rules if p.rule != "forbid"]
         for policy in requiring if len(requiring) > 1 else []:
             steps = _without_requirement(spec.reference, policy.tool, policy.prior_tool)
@@ -141,11 +141,11 @@ class GuardedAction(VariantProbe):
         return out
 
 
-def _without_requirement(steps: list[Any], tool: str, prior: str | None) -> list[Any]:
+def _without_requirement(steps: list[ReferenceStep], tool: str, prior: str | None) -> list[ReferenceStep]:
     """The reference without the prior calls of ``prior``, or (no prior) the confirmations before ``tool``."""
     if prior is not None:
         return [s for s in steps if not (isinstance(s, CallStep) and s.call == prior)]
-    out: list[Any] = []
+    out: list[ReferenceStep] = []
     for step in steps:
         if isinstance(step, CallStep) and step.call == tool:
             while out and isinstance(out[-1], ConfirmStep):
@@ -175,7 +175,7 @@ class Dump:
     def __init__(self, spec: TaskSpec) -> None:
         self.run = OracleRun(spec)
 
-    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
+    def act(self, messages: Messages, tools: Tools) -> AssistantTurn:
         turn = self.run.act(messages, tools)
         step = self.run.spec.reference[self.run.cursor - 1] if self.run.cursor else None
         if turn.tool_calls or not isinstance(step, AnswerStep):
@@ -183,13 +183,14 @@ class Dump:
         return AssistantTurn(content="Done. Here is everything I saw: " + seen_values(messages))
 
 
-def seen_values(messages: list[dict[str, Any]]) -> str:
+def seen_values(messages: Messages) -> str:
     """Every number and name in the tool results and user messages, once each, in order."""
     found: dict[str, None] = {}
     for m in messages:
-        if m.get("role") in ("tool", "user") and isinstance(m.get("content"), str):
+        content = m.get("content")
+        if m.get("role") in ("tool", "user") and isinstance(content, str):
             for pattern in (_SEEN_NUMBER, _SEEN_NAME):
-                found.update(dict.fromkeys(pattern.findall(m["content"])))
+                found.update(dict.fromkeys(pattern.findall(content)))
     return ", ".join(found)
 
 
@@ -214,7 +215,7 @@ class Hurry:
         self.run = OracleRun(spec)
         self.at = at
 
-    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
+    def act(self, messages: Messages, tools: Tools) -> AssistantTurn:
         turn = self.run.act(messages, tools)
         if self.run.cursor != self.at + 1 or not turn.tool_calls:
             return turn
@@ -241,9 +242,9 @@ class Pacing(VariantProbe):
 
     def variants(
         self, spec: TaskSpec, fired_at: dict[str, int] | None = None, played: list[int] | None = None
-    ) -> list[tuple[str, Any]]:
+    ) -> list[Variant]:
         look = _look(spec)
-        out: list[tuple[str, Any]] = []
+        out: list[Variant] = []
         for i, event in enumerate(spec.events):
             window = _window(spec, i, fired_at or {}, played or [])
             if window is None:
@@ -292,7 +293,7 @@ def _played_at(step: int, played: list[int], last: int) -> int:
 _BINDING = re.compile(r"\$\{\s*([A-Za-z_]\w*)")
 
 
-def _write_early(spec: TaskSpec, at: int) -> list[Any] | None:
+def _write_early(spec: TaskSpec, at: int) -> list[ReferenceStep] | None:
     """The reference with its first write after step ``at`` moved up to right after the reads it needs (the
     other reads, and only reads, follow it), or None if no read can follow it."""
     steps = spec.reference

@@ -6,8 +6,6 @@ compared normalised), and no answer check may ask only for values the prompt sta
 
 from __future__ import annotations
 
-from typing import Any
-
 from coworkenv.expr import format_value
 from coworkenv.grading.answers import prompt_of
 from coworkenv.spec.checks import AnswerCheck
@@ -16,7 +14,7 @@ from coworkenv.values import clock, forms, kinds_of, mentioned, mentions
 from coworkenv.verify.findings import Finding, Location
 
 
-def value_texts(value: Any) -> list[str]:
+def value_texts(value: object) -> list[str]:
     """The texts a value is written as (none for an empty one)."""
     if isinstance(value, list):
         return [t for v in value for t in value_texts(v)]

@@ -9,20 +9,20 @@ from __future__ import annotations
 import json
 from collections import OrderedDict
 from datetime import datetime, timedelta
-from typing import Any
 
 from coworkenv.capabilities.safety import INJECTION, fixture_texts
 from coworkenv.runtime.router import exposed_names
 from coworkenv.services.damage import Damage
 from coworkenv.services.registry import ALL_TOOLS, SERVICES, service_class, tool_table
 from coworkenv.spec.checks import CallBound, holds, record_matches
+from coworkenv.spec.events import Record
 from coworkenv.spec.models import CallStep, TaskSpec
 from coworkenv.verify.violations import violating_call
 
 _SHIFTS = (("%Y-%m-%dT%H:%M", timedelta(hours=1)), ("%Y-%m-%d", timedelta(days=1)), ("%H:%M", timedelta(hours=1)))
 
 
-def guess(value: Any) -> Any:
+def guess(value: object) -> object:
     """A plausible value of the same shape that is certainly not ``value``."""
     if isinstance(value, bool):
         return not value
@@ -60,7 +60,7 @@ def injected_calls(spec: TaskSpec) -> list[CallStep]:
     return list(hit[1])
 
 
-_INJECTED: OrderedDict[int, tuple[tuple[Any, ...], list[CallStep]]] = OrderedDict()
+_INJECTED: OrderedDict[int, tuple[tuple[object, ...], list[CallStep]]] = OrderedDict()
 """The latest specs' planted calls, by the identity of their fixtures (held, with the tools they were found for)."""
 
 
@@ -237,5 +237,5 @@ def _call_of(spec: TaskSpec, tool: str) -> CallStep | None:
     return None
 
 
-def _allowed(allow: str | None, rec: dict[str, Any]) -> bool:
+def _allowed(allow: str | None, rec: Record) -> bool:
     return allow is not None and holds(allow, {"r": rec})

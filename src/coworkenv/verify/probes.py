@@ -10,19 +10,18 @@ write added), so that a probe that passes shows exactly which part of the grader
 
 from __future__ import annotations
 
-from typing import Any
-
 from coworkenv.agents.oracle import OracleRun, OracleTeacher, is_transient
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.episode import play_out
 from coworkenv.runtime.events import EventScheduler
 from coworkenv.runtime.fork import Trunk
+from coworkenv.runtime.policy import Messages, Tools
 from coworkenv.runtime.turn import AssistantTurn
 from coworkenv.spec.models import AnswerStep, AskStep, CallStep, ConfirmStep, TaskSpec
 from coworkenv.verify.fast_forward import ReferenceTrunk, resume
 from coworkenv.verify.gaming import GAMING_PROBES
 from coworkenv.verify.perturb import collateral_steps, guess, injected_calls, is_write, written_collateral
-from coworkenv.verify.probe_base import Branching, Fixed, Probe, Replay, before_last_answer, scripted
+from coworkenv.verify.probe_base import Branching, Fixed, Probe, Replay, Variant, before_last_answer, scripted
 from coworkenv.verify.stage_probes import STAGE_PROBES
 
 
@@ -35,7 +34,7 @@ class GiveUp:
         self.run = run
         self.stopped = False
 
-    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> AssistantTurn:
+    def act(self, messages: Messages, tools: Tools) -> AssistantTurn:
         last = messages[-1] if messages else {}
         if last.get("role") == "tool" and is_transient(str(last.get("content", ""))):
             self.stopped = True
@@ -59,7 +58,7 @@ class AnswerWithoutActing(Probe):
     name = "answer_without_acting"
 
     def for_task(self, spec: TaskSpec) -> Fixed:
-        def restate(messages: list[dict[str, Any]]) -> str:
+        def restate(messages: Messages) -> str:
             asked = next((m["content"] for m in reversed(messages) if m.get("role") == "user"), "")
             return "Done. I took care of it: " + str(asked).replace("?", ".")
 
@@ -134,7 +133,7 @@ class IgnoreEvent(Branching):
     def applies(self, spec: TaskSpec) -> bool:
         return bool(spec.events)
 
-    def variants(self, spec: TaskSpec, trunk: ReferenceTrunk | None = None) -> list[tuple[str, Any]]:
+    def variants(self, spec: TaskSpec, trunk: ReferenceTrunk | None = None) -> list[Variant]:
         """The run; ``trunk``: the reference run of ``spec`` (single-stage), whose opening the event-free world shares
         up to the step in which an event first fired (taken from it, not played again)."""
         return [(self.name, self.for_task(spec, trunk))] if self.applies(spec) else []
@@ -219,9 +218,9 @@ class CollateralWrite(Probe):
     def applies(self, spec: TaskSpec) -> bool:
         return bool(collateral_steps(spec))
 
-    def variants(self, spec: TaskSpec) -> list[tuple[str, Any]]:
+    def variants(self, spec: TaskSpec) -> list[Variant]:
         steps = collateral_steps(spec)  # found once: finding them is a share of building the probes
-        out = [(self.name, self._run(spec, steps))] if steps else []
+        out: list[Variant] = [(self.name, self._run(spec, steps))] if steps else []
         for where, step in written_collateral(spec):
             if len(steps) != 1 or step != steps[0]:  # the combined run makes this one write alone already
                 out.append((f"{self.name}[{where}]", self._run(spec, [step])))

@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
 
+from coworkenv.runtime.policy import Messages, Tools
 from coworkenv.runtime.workspace import State
 from coworkenv.values import Key, clock, forms, kinds_of, mentions, numbers_in
 from coworkenv.verify.findings import Finding
@@ -93,7 +93,7 @@ class _Text:
         return False
 
 
-def _leaves(value: Any, key: str = "") -> list[tuple[str, str | float]]:
+def _leaves(value: object, key: str = "") -> list[tuple[str, str | float]]:
     """(argument name, value) pairs that must be known; free text, controls and booleans skipped."""
     if isinstance(value, dict):
         return [leaf for k, v in value.items() for leaf in _leaves(v, k)]
@@ -139,16 +139,23 @@ class _Fixtures:
         return self._text.states(value, alternatives)
 
 
-def _authored(msg: dict[str, Any]) -> str:
+def _functions(msg: Mapping[str, object]) -> list[Mapping[str, object]]:
+    """The ``function`` parts of a transcript message's tool calls (name and arguments text)."""
+    calls = msg.get("tool_calls")
+    found = [c.get("function") for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+    return [fn if isinstance(fn, dict) else {} for fn in found]
+
+
+def _authored(msg: Mapping[str, object]) -> str:
     parts = [str(msg.get("content") or "")]
-    parts += [str(c.get("function", {}).get("arguments") or "") for c in msg.get("tool_calls") or []]
+    parts += [str(fn.get("arguments") or "") for fn in _functions(msg)]
     return "\n".join(parts)
 
 
-_MENUS: dict[int, tuple[list[dict[str, Any]], str, str]] = {}
+_MENUS: dict[int, tuple[Tools, str, str]] = {}
 
 
-def _menu_text(tools: list[dict[str, Any]]) -> tuple[str, str]:
+def _menu_text(tools: Tools) -> tuple[str, str]:
     """The tool schemas as the agent reads them, and lowercased; encoded once per list (environments of one spec
     shape share their read-only schema list, see :func:`~coworkenv.runtime.router.schema_list`)."""
     hit = _MENUS.get(id(tools))
@@ -161,10 +168,10 @@ def _menu_text(tools: list[dict[str, Any]]) -> tuple[str, str]:
 
 
 def unsolvable_findings(
-    messages: list[dict[str, Any]],
-    tools: list[dict[str, Any]],
+    messages: Messages,
+    tools: Tools,
     fixtures: State | None = None,
-    canonical: Callable[[str, dict[str, Any]], dict[str, Any]] | None = None,
+    canonical: Callable[[str, dict[str, object]], dict[str, object]] | None = None,
 ) -> list[Finding]:
     """Values in the reference's tool calls the agent was not told before it needed (or wrote) them, nor read
     from ``fixtures`` (the initial records) through a tool. ``canonical`` gives a call's arguments under the
@@ -182,11 +189,10 @@ def unsolvable_findings(
                 tool = role == "tool"
                 texts.append(_Text(str(msg.get("content") or ""), False, None if tool else today, from_tool=tool))
             continue
-        for call in msg.get("tool_calls") or []:
+        for fn in _functions(msg):
             calls += 1
-            fn = call.get("function", {})
             try:
-                args = json.loads(fn.get("arguments") or "{}")
+                args = json.loads(str(fn.get("arguments") or "{}"))
             except json.JSONDecodeError:
                 continue
             if canonical is not None and isinstance(args, dict):

@@ -12,16 +12,16 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
-from typing import Any
 
 from coworkenv.agents.oracle import OracleTeacher, StagedRun, stage_oracle
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.episode import play_out
 from coworkenv.runtime.fork import Trunk
+from coworkenv.runtime.policy import Policy
 from coworkenv.spec.models import Stage, TaskSpec
 from coworkenv.spec.stages import stage_views
 from coworkenv.verify.fast_forward import ReferenceTrunk
-from coworkenv.verify.probe_base import Branching, Fixed, Probe, Replay, VariantProbe
+from coworkenv.verify.probe_base import Branching, Fixed, Probe, Replay, Variant, VariantProbe
 
 DONE = "Everything you asked for is done."
 
@@ -30,17 +30,17 @@ class AfterReference(StagedRun):
     """A staged run that plays the reference in its first stages: a fork from the reference run does not ask it
     for those stages' turns (they are the trunk's), only from the stage where it may differ."""
 
-    def __init__(self, runs: list[Any], follows_trunk_stages: int) -> None:
+    def __init__(self, runs: list[Policy], follows_trunk_stages: int) -> None:
         super().__init__(runs)
         self.follows_trunk_stages = follows_trunk_stages
         """How many stages at the start are the reference's own runs (see :meth:`Trunk.play`)."""
 
 
-def with_stage(spec: TaskSpec, k: int, policy: Any, views: list[TaskSpec] | None = None) -> StagedRun:
+def with_stage(spec: TaskSpec, k: int, policy: Policy, views: list[TaskSpec] | None = None) -> StagedRun:
     """The reference in every stage but ``k``, where ``policy`` plays (``views``: the spec's stage views, made
     once by a caller that builds many of these)."""
     views = views or stage_views(spec)
-    runs: list[Any] = [stage_oracle(spec, i, view) for i, view in enumerate(views)]
+    runs: list[Policy] = [stage_oracle(spec, i, view) for i, view in enumerate(views)]
     runs[k] = policy
     return AfterReference(runs, k)
 
@@ -50,12 +50,12 @@ class StopAfterStage(VariantProbe):
 
     name = "stop_after_stage"
 
-    def variants(self, spec: TaskSpec) -> list[tuple[str, Any]]:
+    def variants(self, spec: TaskSpec) -> list[Variant]:
         views = stage_views(spec)
         n = len(views)
-        out: list[tuple[str, Any]] = []
+        out: list[Variant] = []
         for k in range(1, n):
-            runs: list[Any] = [stage_oracle(spec, i, views[i]) for i in range(k)]
+            runs: list[Policy] = [stage_oracle(spec, i, views[i]) for i in range(k)]
             runs += [Fixed(self.name, lambda _messages: DONE)] * (n - k)
             out.append((f"{self.name}[{k}]", AfterReference(runs, k)))
         return out
@@ -66,7 +66,7 @@ class IgnoreChange(VariantProbe, Branching):
 
     name = "ignore_change"
 
-    def variants(self, spec: TaskSpec, trunk: ReferenceTrunk | None = None) -> list[tuple[str, Any]]:
+    def variants(self, spec: TaskSpec, trunk: ReferenceTrunk | None = None) -> list[Variant]:
         """One run per stage with changes; ``trunk``: the reference run of ``spec``, whose opening the world without
         a stage's changes shares up to the step that moves to that stage (taken from it, not played again)."""
         return [
@@ -108,7 +108,7 @@ STAGE_PROBES: tuple[Probe, ...] = (StopAfterStage(), IgnoreChange())
 
 def staged_variants(
     spec: TaskSpec, probes: Iterable[Probe], trunk: ReferenceTrunk | None = None
-) -> Iterator[tuple[Probe, str, Any]]:
+) -> Iterator[tuple[Probe, str, Policy]]:
     """(probe, run name, policy) of every probe run on ``spec``: a probe of stages runs on the whole spec, any
     other on each stage of a multi-stage spec (named ``<run>@stage<k>``), or on the spec when it has no stages.
     ``trunk``: the reference run of ``spec``, which the replays of a changed world branch from (ignore_change;

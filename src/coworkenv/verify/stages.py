@@ -9,9 +9,9 @@ view: in a ``notes`` stage the agent sees only its note, not the earlier convers
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from coworkenv.runtime.environment import Environment
+from coworkenv.runtime.policy import Messages
 from coworkenv.spec.models import Event, TaskSpec
 from coworkenv.spec.stages import stage_views
 from coworkenv.trajectory import view_segments
@@ -47,7 +47,7 @@ def opening_findings(spec: TaskSpec, env: Environment) -> list[Finding]:
     ]
 
 
-def views(transcript: list[dict[str, Any]], env: Environment) -> list[tuple[str, list[dict[str, Any]]]]:
+def views(transcript: Messages, env: Environment) -> list[tuple[str, Messages]]:
     """The transcript cut where a ``notes`` stage started the agent's view over, each with the ``where`` prefix
     of the stage it starts with (empty for the first)."""
     if env.stages is None:

@@ -11,7 +11,7 @@ expression), the others as the reference passes them or a plain filler.
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Mapping
 
 from coworkenv.capabilities.safety import fixture_texts
 from coworkenv.services.registry import tool_table
@@ -32,7 +32,7 @@ def violating_call(spec: TaskSpec, tool: str, when: str) -> CallStep | None:
     if info is None:
         return None
     schema = info.args_model.model_json_schema()
-    props: dict[str, Any] = schema.get("properties", {})
+    props: dict[str, dict[str, object]] = schema.get("properties", {})
     values = _values(spec, when)
     base = _base_args(spec, tool, props, schema.get("required", []), values)
     if base is None:
@@ -47,14 +47,14 @@ def violating_call(spec: TaskSpec, tool: str, when: str) -> CallStep | None:
 
 
 def _base_args(
-    spec: TaskSpec, tool: str, props: dict[str, Any], required: list[str], values: list[str]
-) -> dict[str, Any] | None:
+    spec: TaskSpec, tool: str, props: Mapping[str, Mapping[str, object]], required: list[str], values: list[str]
+) -> dict[str, object] | None:
     """The reference's literal arguments for ``tool``, else a filler for each required one: a list (recipients,
     attendees) holds the first address the spec names, a text is plain words (None: a number or a flag)."""
     for step in spec.reference:
         if isinstance(step, CallStep) and step.call == tool and "${" not in repr(step.args):
             return dict(step.args)
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for key in required:
         kind = props.get(key, {}).get("type", "string")
         if kind not in ("string", "array"):

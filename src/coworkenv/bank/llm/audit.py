@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ def audit_path(bank: str | Path, index: int) -> Path:
     return Path(bank) / "audit" / f"{index:07d}.json.gz"
 
 
-def write_audit(bank: str | Path, index: int, trail: dict[str, Any]) -> None:
+def write_audit(bank: str | Path, index: int, trail: Mapping[str, object]) -> None:
     buf = io.BytesIO()
     with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0, filename="") as gz:
         gz.write(json.dumps(trail, ensure_ascii=False, sort_keys=True, indent=1).encode())

@@ -2,27 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
-from typing import Any
 
 from coworkenv.services.registry import SERVICES
 
 
-def _type(node: dict[str, Any]) -> str:
-    if "anyOf" in node:
-        return " | ".join(_type(n) for n in node["anyOf"])
+def _type(node: Mapping[str, object]) -> str:
+    options, items, enum = node.get("anyOf"), node.get("items"), node.get("enum")
+    if isinstance(options, list):
+        return " | ".join(_type(n) for n in options)
     if node.get("type") == "array":
-        return f"list[{_type(node.get('items', {}))}]"
-    if "enum" in node:
-        return "|".join(repr(v) for v in node["enum"])
+        return f"list[{_type(items if isinstance(items, dict) else {})}]"
+    if isinstance(enum, list):
+        return "|".join(repr(v) for v in enum)
     return str(node.get("type", "any"))
 
 
-def _fields(schema: dict[str, Any]) -> str:
-    required = set(schema.get("required", ()))
+def _fields(schema: Mapping[str, object]) -> str:
+    required, properties = schema.get("required"), schema.get("properties")
+    needed = set(required) if isinstance(required, list) else set()
     parts = []
-    for name, node in schema.get("properties", {}).items():
-        optional = "" if name in required else "?"
+    for name, node in properties.items() if isinstance(properties, dict) else ():
+        optional = "" if name in needed else "?"
         parts.append(f"{name}{optional}: {_type(node)}")
     return ", ".join(parts)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 from functools import cache
-from typing import Any, get_args
+from typing import get_args
 
 from pydantic import BaseModel
 
@@ -115,7 +115,7 @@ def _sections() -> list[list[str]]:
 
 def _services() -> list[str]:
     names = ", ".join(f"`{name}` ({cls.description})" for name, cls in SERVICES.items())
-    declared: Any = m.TaskSpec.model_fields["declared_services"].description
+    declared = m.TaskSpec.model_fields["declared_services"].description
     parts: list[Part] = [
         f"Built in: {names}. Their records and tools are listed in the catalogue below.",
         f"`declared_services`: {declared}; each also needs an entry (fixtures, maybe empty) in `services`.",

@@ -9,17 +9,22 @@ are written, so neither the concurrency nor where a run was killed changes a byt
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
-from coworkenv.bank.jobs import run_job, split_of
+from coworkenv.bank.entry import Entry
+from coworkenv.bank.jobs import BankConfig, run_job, split_of
 from coworkenv.bank.llm.audit import write_audit
 from coworkenv.bank.llm.client import EndpointError, LLMClient
 from coworkenv.bank.llm.job import run_llm_job
 from coworkenv.bank.llm.novelty import NEAR_DUPLICATE, common_workflows
 from coworkenv.bank.llm.scenario import is_llm_job, sample_scenario
 from coworkenv.bank.llm.stats import LLMTally
+
+if TYPE_CHECKING:
+    from coworkenv.bank.store import Tally
 
 BLOCK = 32
 """Jobs per block; more requests in flight than this would not help."""
@@ -31,7 +36,19 @@ class GeneratorStalled(RuntimeError):
     """The model keeps failing admission: stop instead of paying for requests forever."""
 
 
-def _novel(entry: dict[str, Any], tally: LLMTally) -> None:
+class Writer(Protocol):
+    """The bank's in-order writer, as the model-driven build uses it."""
+
+    config: BankConfig
+    tally: Tally
+    out: Path
+
+    def add(self, entry: Entry) -> None: ...
+
+    def flush(self, complete: bool = False) -> None: ...
+
+
+def _novel(entry: Entry, tally: LLMTally) -> None:
     """Turn an admitted near-duplicate of a banked environment into a rejection (recorded in its audit)."""
     if entry.get("status") != "admitted" or "sketch" not in entry:
         return
@@ -40,16 +57,20 @@ def _novel(entry: dict[str, Any], tally: LLMTally) -> None:
     entry["audit"]["novelty"] = decision
     if hit is not None:
         entry.pop("line")
-        entry.update(status="rejected", final=["near_duplicate"], reasons=[*entry["reasons"], "near_duplicate"])
+        entry["status"] = "rejected"
+        entry["final"] = ["near_duplicate"]
+        entry["reasons"] = [*entry["reasons"], "near_duplicate"]
 
 
-def fill_with_llm(writer: Any, client: LLMClient, n: int, concurrency: int, on_progress: Any) -> None:
+def fill_with_llm(
+    writer: Writer, client: LLMClient, n: int, concurrency: int, on_progress: Callable[[int, int], None] | None
+) -> None:
     """Run jobs until ``n`` are admitted; ``writer`` is the bank's in-order writer."""
     config, tally, out = writer.config, writer.tally, Path(writer.out)
 
     stop = threading.Event()
 
-    def job(index: int, avoid: tuple[str, ...]) -> dict[str, Any]:
+    def job(index: int, avoid: tuple[str, ...]) -> Entry:
         if not is_llm_job(config.seed, index, config.llm_share):
             return run_job(config, index)
         if stop.is_set():  # the endpoint failed another job: no more requests

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from coworkenv.agents.oracle import OracleTeacher
 from coworkenv.runtime.environment import Environment
+from coworkenv.runtime.policy import Messages, Policy, TaskPolicy
 from coworkenv.spec.models import TaskSpec
 from coworkenv.verify.admission import Verification, play
 from coworkenv.verify.findings import Finding
@@ -22,7 +22,7 @@ def finding_lines(findings: list[Finding]) -> list[str]:
     return [f.line() for f in findings]
 
 
-def _run_of(spec: TaskSpec, finding: Finding) -> tuple[str, Any] | None:
+def _run_of(spec: TaskSpec, finding: Finding) -> tuple[str, Policy | TaskPolicy] | None:
     """(label, policy) of the run that shows a finding, if it is shown by a run at all."""
     if finding.kind == "probe_passed" and finding.location is not None and finding.location.key is not None:
         name = finding.location.key
@@ -37,13 +37,14 @@ def _clip(text: str) -> str:
     return text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS] + " …"
 
 
-def excerpt(messages: list[dict[str, Any]]) -> str:
+def excerpt(messages: Messages) -> str:
     """The last turns of an episode, one line each (system prompt left out)."""
     lines = []
     for m in [m for m in messages if m.get("role") != "system"][-EXCERPT_MESSAGES:]:
         if m.get("content"):
             lines.append(f"{m['role']}: {_clip(str(m['content']))}")
-        for call in m.get("tool_calls") or []:
+        calls = m.get("tool_calls")
+        for call in calls if isinstance(calls, list) else []:
             fn = call.get("function", {})
             args = fn.get("arguments")
             args = args if isinstance(args, str) else json.dumps(args, sort_keys=True)

@@ -7,9 +7,8 @@ The entry has the shape of a blueprint job's (:func:`coworkenv.bank.jobs.run_job
 
 from __future__ import annotations
 
-from typing import Any
-
-from coworkenv.bank.jobs import admitted_entry
+from coworkenv.bank.entry import Entry
+from coworkenv.bank.jobs import BankConfig, admitted_entry
 from coworkenv.bank.llm.client import LLMClient
 from coworkenv.bank.llm.loop import Brief, run_rounds
 from coworkenv.bank.llm.novelty import features, sketch, workflow
@@ -29,12 +28,12 @@ def brief_for(seed: int, index: int, capabilities: tuple[str, ...], avoid: tuple
     )
 
 
-def run_llm_job(client: LLMClient, config: Any, index: int, avoid: tuple[str, ...], split: str) -> dict[str, Any]:
-    """Run job ``index`` of a bank with ``config`` (a BankConfig); ``split`` of its workflow family."""
+def run_llm_job(client: LLMClient, config: BankConfig, index: int, avoid: tuple[str, ...], split: str) -> Entry:
+    """Run job ``index`` of a bank with ``config``; ``split`` of its workflow family."""
     brief = brief_for(config.seed, index, config.capabilities, avoid)
     result = run_rounds(client, brief, config.max_rounds)
     v = result.verification
-    entry: dict[str, Any] = {
+    entry: Entry = {
         "index": index,
         "blueprint": brief.scenario.label,
         "rounds": result.rounds,
@@ -60,5 +59,7 @@ def run_llm_job(client: LLMClient, config: Any, index: int, avoid: tuple[str, ..
         entry["final"] = v.kinds
         return entry
     spec = result.spec
-    entry.update(sketch=sketch(features(spec)), workflow=workflow(spec), title=spec.title)
+    entry["sketch"] = sketch(features(spec))
+    entry["workflow"] = workflow(spec)
+    entry["title"] = spec.title
     return admitted_entry(entry, spec, v, split, [])

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
 
 from coworkenv.bank.llm.client import LLMClient
 from coworkenv.bank.llm.feedback import finding_lines, transcripts
@@ -45,7 +44,7 @@ class Result:
     requests: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    trail: list[dict[str, Any]] = field(default_factory=list)
+    trail: list[dict[str, object]] = field(default_factory=list)
     programmatic: bool = False
     """Admitted thanks to a programmatic repair of the last reply."""
 
@@ -88,7 +87,7 @@ def _verify(spec: TaskSpec) -> Verification:
 
 
 def _programmatic(
-    spec: TaskSpec, verification: Verification, step: dict[str, Any]
+    spec: TaskSpec, verification: Verification, step: dict[str, object]
 ) -> tuple[TaskSpec, Verification] | None:
     repaired = programmatic_repair(spec, verification)
     if repaired is None:
@@ -111,7 +110,7 @@ def run_rounds(client: LLMClient, brief: Brief, max_rounds: int) -> Result:
         result.requests += 1 + reply.retries
         result.prompt_tokens += reply.prompt_tokens
         result.completion_tokens += reply.completion_tokens
-        step: dict[str, Any] = {
+        step: dict[str, object] = {
             "round": round_,
             "prompt": messages[-1]["content"],
             "reply": reply.content,

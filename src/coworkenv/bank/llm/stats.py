@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
 
+from coworkenv.bank.entry import Entry
 from coworkenv.bank.llm.novelty import similarity
 
 
@@ -28,7 +28,7 @@ class LLMTally:
     sketches: list[tuple[str, list[int]]] = field(default_factory=list)
     recent: list[tuple[int, str, str]] = field(default_factory=list)
 
-    def add(self, entry: dict[str, Any]) -> None:
+    def add(self, entry: Entry) -> None:
         info = entry["llm"]
         self.jobs += 1
         self.requests += info["requests"]
@@ -60,7 +60,7 @@ class LLMTally:
         """Admitted (workflow, title) pairs of jobs before ``index``, in job order."""
         return [(w, t) for i, w, t in self.recent if i < index]
 
-    def manifest(self, rounds: int) -> dict[str, Any]:
+    def manifest(self, rounds: int) -> dict[str, object]:
         per = self.admitted or 1
         cumulative, yield_by_round = 0, {}
         for r in range(rounds + 1):
