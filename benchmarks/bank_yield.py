@@ -5,7 +5,7 @@ first-try and final yield, rejections) with admitted environments per CPU-second
 process (CPU time, not wall time: the machine is shared, so wall time measures the neighbours).
 Run it on two checkouts to compare them:
 
-    python benchmarks/bank_yield.py [--n 320] [--seed 0] [--blueprints a,b] [--generator composed]
+    python benchmarks/bank_yield.py [--n 320] [--seed 0] [--blueprints a,b] [--generator composed] [--workspace small]
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from coworkenv.bank.store import synthesize_bank
+from coworkenv.synth.background import DEFAULT_WORKSPACE, WORKSPACES
 
 
 def main() -> None:
@@ -27,6 +28,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--blueprints", default="", help="comma-separated; default: every blueprint")
     ap.add_argument("--generator", default="blueprints", choices=("blueprints", "composed", "mix"))
+    ap.add_argument("--workspace", default=DEFAULT_WORKSPACE, choices=tuple(WORKSPACES))
     ap.add_argument(
         "--keep", default="", help="write the bank here (for benchmarks/diversity.py) instead of a temp dir"
     )
@@ -35,9 +37,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         cpu = time.process_time()
         out = Path(args.keep or Path(tmp) / "bank")
-        manifest = synthesize_bank(out, args.n, seed=args.seed, blueprints=names, generator=args.generator)
+        manifest = synthesize_bank(
+            out, args.n, seed=args.seed, blueprints=names, generator=args.generator, workspace=args.workspace
+        )
         cpu = time.process_time() - cpu
-    table = Table(title=f"bank of {args.n} (seed {args.seed})")
+    table = Table(title=f"bank of {args.n} (seed {args.seed}, {args.generator}, {args.workspace} workspace)")
     for col in ("figure", "value"):
         table.add_column(col)
     admitted, jobs = manifest["admitted"], manifest["jobs"]

@@ -150,6 +150,14 @@ def test_the_pool_takes_out_every_word_holding_a_reserved_one() -> None:
     ]
 
 
+def test_an_option_holding_a_reserved_word_anywhere_or_equal_to_a_value_is_never_chosen() -> None:
+    taken = reserved(workflow("meeting_scheduling").build(World(1), frozenset()))
+    hostile = replace(taken, words=frozenset({"ket", "smith"}), values=frozenset({"lee", "ops"}))
+    options = ("Marketing", "blacksmith", "SMITHY", "Lee", "ops", "Leeward", "pending", "pending", "ket")
+    assert hostile.choices(options) == ["Leeward", "pending", "pending"]
+    assert replace(hostile, words=frozenset(), values=frozenset()).choices(options) == list(options)
+
+
 def test_an_unknown_workspace_is_refused_clearly(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown workspace 'huge'"):
         plan(0, 0, workspace="huge")

@@ -75,9 +75,10 @@ def with_exclusions(check: CheckModel, fixtures: Fixtures, keep: set[str], named
 def look_alike_values(value: str, fixtures: Fixtures) -> list[str]:
     """What the other records of each collection holding ``value`` hold in its place, the most similar first."""
     out: dict[str, None] = {}
+    places = _places(value)
     for records in (recs for colls in fixtures.values() for recs in colls.values()):
         for rec in records:
-            for name, shape in _places(rec, value):
+            for name, shape in places(rec):
                 others = sorted((o for o in records if o is not rec), key=lambda o: -_shared(rec, o))
                 for other in others:
                     alike = shape(other.get(name))
@@ -86,19 +87,26 @@ def look_alike_values(value: str, fixtures: Fixtures) -> list[str]:
     return list(out)
 
 
-def _places(rec: Mapping[str, Any], value: str) -> Iterator[tuple[str, Shape]]:
-    """Each field of ``rec`` that holds ``value``, with how to read the same from another record's field."""
+def _places(value: str) -> Callable[[Mapping[str, Any]], Iterator[tuple[str, Shape]]]:
+    """How to find each field of a record that holds ``value``, with how to read the same from another record's
+    field (``value``'s patterns made once for all the records it is looked for in)."""
     low = value.lower()
     number = _NUMBER.fullmatch(value)
-    for name, field in rec.items():
-        if isinstance(field, bool):
-            continue
-        if isinstance(field, int | float) and number is not None and abs(float(value) - field) < 0.005:
-            yield name, _formatted(len(number.group(1) or ""))
-        elif isinstance(field, str) and field.lower() == low:
-            yield name, _whole
-        elif isinstance(field, str) and _DIGIT.search(low) and _token(re.escape(low)).search(field.lower()):
-            yield name, _alike(value)
+    amount = float(value) if number is not None else 0.0
+    token = _token(re.escape(low)) if _DIGIT.search(low) else None
+
+    def places(rec: Mapping[str, Any]) -> Iterator[tuple[str, Shape]]:
+        for name, field in rec.items():
+            if isinstance(field, bool):
+                continue
+            if isinstance(field, int | float) and number is not None and abs(amount - field) < 0.005:
+                yield name, _formatted(len(number.group(1) or ""))
+            elif isinstance(field, str) and field.lower() == low:
+                yield name, _whole
+            elif isinstance(field, str) and token is not None and token.search(field.lower()):
+                yield name, _alike(value)
+
+    return places
 
 
 def _token(pattern: str) -> re.Pattern[str]:

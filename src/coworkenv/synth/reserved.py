@@ -56,8 +56,9 @@ class Reserved:
         return any(w in low for w in self.searched)
 
     def choices(self, options: Sequence[str]) -> list[str]:
-        """The options background may use."""
-        return [o for o in options if self.allows(o)]
+        """The options background may use (an option's substrings are indexed once: options are constants)."""
+        values, words = self.values, self.words
+        return [o for o in options if o.lower() not in values and words.isdisjoint(_substrings(o.lower()))]
 
     def flag(self, name: str) -> list[bool]:
         """The values of boolean field ``name`` that no reference call filters on."""
@@ -128,6 +129,12 @@ def _leaves(value: object, key: str) -> Iterator[tuple[str, object]]:
             yield from _leaves(v, key)
     else:
         yield key, value
+
+
+@cache
+def _substrings(low: str) -> frozenset[str]:
+    """Every substring of ``low``: a word is in it when the two sets meet."""
+    return frozenset(low[a:b] for a in range(len(low)) for b in range(a + 1, len(low) + 1))
 
 
 def _as_list(value: object) -> list[object]:

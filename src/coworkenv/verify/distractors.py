@@ -15,6 +15,7 @@ import json
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TypeGuard, overload
 
 from coworkenv.spec.events import Record
@@ -190,7 +191,6 @@ class _Fixtures:
             for rec in records
         ]
         self._words: dict[int, set[str]] = {}
-        self.keys = [[str(rec.get(k, "")).lower() for k in _KEYS] for _, rec, _ in self.entries]
         self.by_start: dict[str, list[tuple[int, int, str]]] = {}  # a value's first four characters -> its entries
         for i, (_, _, values) in enumerate(self.entries):
             for weight, value in values:
@@ -226,6 +226,11 @@ class _Fixtures:
         if hit is None:
             hit = self._words[id(rec)] = {w for v in rec.values() if isinstance(v, str) for w in v.lower().split()}
         return hit
+
+    @cached_property
+    def keys(self) -> list[list[str]]:
+        """Each entry's id, email and name, lowercased: only a loose check (no value quoted whole) reads them."""
+        return [[str(rec.get(k, "")).lower() for k in _KEYS] for _, rec, _ in self.entries]
 
 
 _CACHE: OrderedDict[int, _Fixtures] = OrderedDict()
