@@ -26,7 +26,7 @@ CEILINGS = {
     "rollout": 30,
     "runtime": 51,
     "services": 227,
-    "spec": 58,
+    "spec": 5,
     "synth": 177,
     "top-level": 28,
     "train": 51,

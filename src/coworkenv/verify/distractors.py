@@ -15,7 +15,7 @@ import json
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from coworkenv.spec.models import TaskSpec
 from coworkenv.values import numbers_in
@@ -155,7 +155,7 @@ def _holder(spec: TaskSpec, value: float) -> tuple[list[dict[str, Any]], dict[st
     return None
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
