@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 _OR, _AND, _NOT, _COMPARE, _SUM, _PRODUCT, _ATOM = 0, 1, 2, 3, 4, 5, 6
 
@@ -53,7 +52,7 @@ class Expr:
     def eq(self, value: object) -> Expr:
         return self._compare("==", value)
 
-    def in_(self, values: Sequence[Any]) -> Expr:
+    def in_(self, values: Sequence[object]) -> Expr:
         """This value is one of ``values``."""
         return self._compare("in", list(values))
 

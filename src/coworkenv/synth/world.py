@@ -197,7 +197,7 @@ class World:
                 listed.add(p.email)
                 self.add("contacts", "contacts", p.contact())
 
-    def mail(self, sender: str, subject: str, body: str, day: str, **extra: Any) -> dict[str, Any]:
+    def mail(self, sender: str, subject: str, body: str, day: str, **extra: object) -> dict[str, Any]:
         return self.add(
             "mail",
             "messages",
