@@ -265,7 +265,7 @@ def busy_morning(world: World, day: str, people: tuple[Person, ...]) -> None:
         start = world.at(day, start, length + world.rng.choice((0, 30)))[11:]
 
 
-def manager_change(world: World, who: Person, new: Person) -> dict[str, Any]:
+def manager_change(world: World, who: Person, new: Person) -> dict[str, object]:
     """An event: ``who`` now reports to ``new`` (added to the directory), right after the first directory search."""
     world.contacts(new, extra=0)
     cid = next(c["id"] for c in world.fixtures["contacts"]["contacts"] if c["email"] == who.email)
