@@ -26,9 +26,9 @@ CEILINGS = {
     "rollout": 17,
     "runtime": 19,
     "services": 13,
-    "spec": 58,
-    "synth": 177,
-    "top-level": 28,
+    "spec": 5,
+    "synth": 130,
+    "top-level": 21,
     "train": 17,
     "verify": 0,
 }

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 Item = TypeVar("Item")
+Handle = TypeVar("Handle")
 
 ADDRESS_FORMS = "local, auto, HOST:PORT or ray://HOST:PORT"
 REACH_TIMEOUT = 5.0
@@ -98,7 +99,7 @@ def actors(cls: type, count: int, *args: object) -> Iterator[list[Any]]:
 
 
 def ordered_map(
-    handles: list[Any], call: Callable[[Any, Item], Any], items: Iterable[Item], depth: int = 2
+    handles: list[Handle], call: Callable[[Handle, Item], object], items: Iterable[Item], depth: int = 2
 ) -> Iterator[Any]:
     """``call(actor, item)`` (a Ray method call) for each item, results in the items' order.
 
@@ -111,7 +112,7 @@ def ordered_map(
     import ray
 
     source = iter(items)
-    running: dict[Any, tuple[int, Any]] = {}  # object ref -> (item number, actor)
+    running: dict[Any, tuple[int, int]] = {}  # object ref -> (item number, actor's slot)
     finished: dict[int, Any] = {}  # item number -> its finished object ref
     queued = dict.fromkeys(range(len(handles)), 0)
     submitted = emitted = 0

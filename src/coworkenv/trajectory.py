@@ -54,7 +54,7 @@ class ToolCallRecord(BaseModel):
     step: int
     call_id: str
     tool: str
-    args: dict[str, Any] | None = None
+    args: dict[str, object] | None = None
     ok: bool
     kind: Literal["read", "write"] | None = None
     error: str | None = None

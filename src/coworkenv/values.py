@@ -15,9 +15,8 @@ from __future__ import annotations
 import contextlib
 import re
 from datetime import date, timedelta
-from typing import Any
 
-Key = tuple[str, Any]
+Key = tuple[str, object]
 
 _MONTH = (
     r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"

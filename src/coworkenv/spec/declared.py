@@ -10,7 +10,7 @@ that says what it does to the records, so the behaviour is data, never code.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, model_validator
 
@@ -48,7 +48,7 @@ class DamageDecl(_Model):
 
     tool: str
     field: str
-    value: Any
+    value: object
 
 
 class CollectionDecl(_Model):
@@ -78,7 +78,7 @@ class ParamDecl(_Model):
     type: JsonType | None = "string"
     description: str = ""
     required: bool = False
-    default: Any = None
+    default: object = None
     wildcard: str | None = Field(None, description="a value that means 'no filter' (e.g. 'all')")
     match: Literal["all_words", "any_token"] = Field(
         "all_words",
@@ -97,7 +97,7 @@ class ToolDecl(_Model):
     collection: str
     description: str = ""
     params: dict[str, ParamDecl] = Field(default_factory=dict)
-    values: dict[str, Any] = Field(default_factory=dict)
+    values: dict[str, object] = Field(default_factory=dict)
 
     @property
     def kind(self) -> Literal["read", "write"]:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, model_validator
 
 from coworkenv.spec.base import SpecModel as _Model
 
-Record = dict[str, Any]
+Record = dict[str, object]
 
 
 class Mutation(_Model):
@@ -86,7 +86,7 @@ class Event(_Model):
         return self.once is False
 
 
-def _templated(value: Any) -> bool:
+def _templated(value: object) -> bool:
     """Whether a value holds a ``${...}`` reference anywhere (strings inside lists and dicts)."""
     if isinstance(value, str):
         return "${" in value

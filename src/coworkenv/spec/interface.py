@@ -71,7 +71,7 @@ class Interface(SpecModel):
         shown = self.tools.get(tool)
         return tool if shown is None or shown.name is None else shown.name
 
-    def render_call(self, tool: str, args: Any) -> tuple[str, Any]:
+    def render_call(self, tool: str, args: object) -> tuple[str, Any]:
         """A canonical call as the agent makes it under this interface: shown name, shown argument names."""
         shown = self.tools.get(tool)
         if shown is None:
@@ -80,14 +80,14 @@ class Interface(SpecModel):
             args = {shown.args.get(k, k): v for k, v in args.items()}
         return shown.name or tool, args
 
-    def render_result(self, tool: str, value: Any) -> Any:
+    def render_result(self, tool: str, value: object) -> object:
         """A result of ``tool`` as the agent reads it: its result keys renamed, fields in the interface's order."""
         shown = self.tools.get(tool)
         if shown is not None and shown.results and isinstance(value, dict):
             value = _renamed(value, shown.results)
         return value if self.order == "as_is" else _ordered(value, self.order == "reversed")
 
-    def canonical_result(self, tool: str, value: Any) -> Any:
+    def canonical_result(self, tool: str, value: object) -> object:
         """A rendered result of ``tool`` read back with the canonical keys (field order is no part of a value)."""
         shown = self.tools.get(tool)
         if shown is None or not shown.results or not isinstance(value, dict):
@@ -95,12 +95,12 @@ class Interface(SpecModel):
         return _renamed(value, {v: k for k, v in shown.results.items()})
 
 
-def _renamed(value: dict[str, Any], renames: Mapping[str, str]) -> dict[str, Any]:
+def _renamed(value: dict[str, object], renames: Mapping[str, str]) -> dict[str, object]:
     """``value`` with its keys renamed; a key whose new name the object already holds keeps its own."""
     return {(renames[k] if k in renames and renames[k] not in value else k): v for k, v in value.items()}
 
 
-def _ordered(value: Any, reverse: bool) -> Any:
+def _ordered(value: object, reverse: bool) -> object:
     """``value`` with the fields of every object in it sorted (or reversed), lists kept in their order."""
     if isinstance(value, dict):
         items = reversed(value.items()) if reverse else sorted(value.items())

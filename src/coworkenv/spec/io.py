@@ -57,7 +57,7 @@ class SpecError(ValueError):
         super().__init__(f"{path}: invalid spec\n" + "\n".join(f"  - {p}" for p in problems))
 
 
-def _field_path(loc: tuple[Any, ...]) -> str:
+def _field_path(loc: tuple[int | str, ...]) -> str:
     parts: list[str] = []
     for item in loc:
         if isinstance(item, int):
@@ -67,7 +67,7 @@ def _field_path(loc: tuple[Any, ...]) -> str:
     return "".join(parts) or "<root>"
 
 
-def spec_from_data(data: Any, source: str | Path = "<data>") -> TaskSpec:
+def spec_from_data(data: object, source: str | Path = "<data>") -> TaskSpec:
     """Validate a parsed document into a TaskSpec, naming ``source`` and the field on error."""
     if not isinstance(data, dict):
         raise SpecError(source, [f"<root>: expected a mapping, got {type(data).__name__}"])
@@ -81,7 +81,7 @@ def spec_from_data(data: Any, source: str | Path = "<data>") -> TaskSpec:
         raise SpecError(source, problems) from None
 
 
-def _child(where: str, key: Any, depth: int, in_list: bool) -> str:
+def _child(where: str, key: object, depth: int, in_list: bool) -> str:
     """The field a problem is in, to three levels (deeper paths cost more to build than they tell)."""
     if depth >= 3:
         return where
@@ -91,14 +91,16 @@ def _child(where: str, key: Any, depth: int, in_list: bool) -> str:
 
 
 def oversized(
-    data: Any, max_depth: int = MAX_DEPTH, max_nodes: int = MAX_NODES, max_text: int = MAX_TEXT
+    data: object, max_depth: int = MAX_DEPTH, max_nodes: int = MAX_NODES, max_text: int = MAX_TEXT
 ) -> str | None:
     """Why ``data`` is too deep or too large, or None; walks without recursion and stops at the bound.
 
     Shared YAML aliases are walked once per reference, which is what every later stage
     (validation, hashing, rendering) would do, so the counts are the expanded size.
     """
-    stack: list[tuple[Any, str, int]] = [(data, "<root>", 0)] if isinstance(data, dict | list) else []
+    stack: list[tuple[dict[object, object] | list[object], str, int]] = (
+        [(data, "<root>", 0)] if isinstance(data, dict | list) else []
+    )
     nodes, text = 1, 0
     while stack:
         node, where, depth = stack.pop()
@@ -122,7 +124,7 @@ SPEC_SUFFIXES = (".yaml", ".yml", ".json")
 """The file suffixes a spec may have (YAML or JSON)."""
 
 
-def parse_document(text: str, suffix: str) -> Any:
+def parse_document(text: str, suffix: str) -> object:
     """The document in ``text`` (JSON for ``.json``, else YAML); ValueError with the reason if it can't be read."""
     kind = "JSON" if suffix == ".json" else "YAML"
     try:
@@ -153,7 +155,7 @@ def load_spec(path: str | Path) -> TaskSpec:
     return spec_from_data(data, path)
 
 
-def spec_to_data(spec: TaskSpec) -> dict[str, Any]:
+def spec_to_data(spec: TaskSpec) -> dict[str, object]:
     return spec.model_dump(mode="json", exclude_none=True)
 
 
@@ -181,5 +183,5 @@ def save_spec(spec: TaskSpec, path: str | Path) -> None:
     atomic_write_text(path, text)
 
 
-def spec_json_schema() -> dict[str, Any]:
+def spec_json_schema() -> dict[str, object]:
     return TaskSpec.model_json_schema()

@@ -11,7 +11,7 @@ module holds the spec and its stages and re-exports the parts, so
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, model_validator
 
@@ -197,7 +197,7 @@ class TaskSpec(_Model):
 
     @model_validator(mode="before")
     @classmethod
-    def _legacy_rules_key(cls, data: Any) -> Any:
+    def _legacy_rules_key(cls, data: object) -> object:
         """Specs written before the key was ``rules`` name it ``policies``: both load, one of them at most."""
         if isinstance(data, dict) and "policies" in data:
             if "rules" in data:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from coworkenv.spec.base import SpecModel as _Model
@@ -13,7 +11,7 @@ class CallStep(_Model):
     """Call a tool; ``args`` may reference earlier results (``${r1.items[0].id}``) and facts."""
 
     call: str
-    args: dict[str, Any] = Field(default_factory=dict)
+    args: dict[str, object] = Field(default_factory=dict)
     save_as: str | None = None
     say: str | None = Field(None, description="assistant text sent with the call")
 

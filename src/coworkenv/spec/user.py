@@ -5,8 +5,6 @@ Data only; :mod:`coworkenv.runtime.user` plays it.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field, model_validator
 
 from coworkenv.spec.base import SpecModel as _Model
@@ -16,7 +14,7 @@ class HiddenFact(_Model):
     """A fact the user knows but did not say: revealed when the agent asks about its slot."""
 
     slot: str
-    value: Any
+    value: object
     keywords: list[str] = Field(min_length=1, description="words that mark a question about this slot")
     reply: str = Field(description="what the user says when asked; should contain the value")
     question: str = Field("", description="how the reference solution asks for it")

@@ -9,10 +9,23 @@ function. ``group`` names the probe group a check belongs to (``follow_up``, ``e
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TypedDict, Unpack
 
 from coworkenv.spec.checks import KINDS, CheckModel
 from coworkenv.synth.expr_builder import Expr
+
+
+class CheckOptions(TypedDict, total=False):
+    """What a check may say besides its condition: its probe group, and whether it is required."""
+
+    group: str | None
+    required: bool
+
+
+class AnswerOptions(CheckOptions, total=False):
+    """An answer check's options: also the items the report must not state."""
+
+    excludes: list[str]
 
 
 class Checks:
@@ -26,7 +39,7 @@ class Checks:
         return iter(self.items)
 
     def add(
-        self, kind: str, id: str, weight: float, *, group: str | None = None, required: bool = False, **fields: Any
+        self, kind: str, id: str, weight: float, *, group: str | None = None, required: bool = False, **fields: object
     ) -> CheckModel:
         if any(c.id == id for c in self.items):
             raise ValueError(f"check {id!r} is already defined")
@@ -37,13 +50,20 @@ class Checks:
         return check
 
     def record_exists(
-        self, id: str, service: str, collection: str, where: Expr, weight: float = 1.0, **opts: Any
+        self, id: str, service: str, collection: str, where: Expr, weight: float = 1.0, **opts: Unpack[CheckOptions]
     ) -> CheckModel:
         """A record matching ``where`` exists at the end (hardened to "exactly one" unless counted)."""
         return self.add("record_exists", id, weight, service=service, collection=collection, where=str(where), **opts)
 
     def count(
-        self, id: str, service: str, collection: str, where: Expr, value: int, weight: float = 1.0, **opts: Any
+        self,
+        id: str,
+        service: str,
+        collection: str,
+        where: Expr,
+        value: int,
+        weight: float = 1.0,
+        **opts: Unpack[CheckOptions],
     ) -> CheckModel:
         """Exactly ``value`` records match ``where``."""
         return self.add(
@@ -51,7 +71,7 @@ class Checks:
         )
 
     def field_equals(
-        self, id: str, service: str, collection: str, record_id: str, name: str, value: Any, weight: float = 1.0
+        self, id: str, service: str, collection: str, record_id: str, name: str, value: object, weight: float = 1.0
     ) -> CheckModel:
         """Field ``name`` of record ``record_id`` ends equal to ``value``."""
         return self.add(
@@ -73,7 +93,7 @@ class Checks:
         return self.add("unchanged", id, weight, service=service, collection=collection, allow=allowed)
 
     def answer_contains(
-        self, id: str, values: Sequence[str | list[str]], weight: float = 1.0, **opts: Any
+        self, id: str, values: Sequence[str | list[str]], weight: float = 1.0, **opts: Unpack[AnswerOptions]
     ) -> CheckModel:
         """The report states every item (a list: one of its alternatives), and none of ``excludes`` if given."""
         return self.add("answer_contains", id, weight, values=list(values), **opts)

@@ -150,7 +150,7 @@ _FACT_IN = re.compile(r"\bfacts\.(\w+)")
 _REFERENCE = re.compile(r"\$\{([^}]*)\}")
 
 
-def _substitute(value: Any, facts: dict[str, Fact]) -> Any:
+def _substitute(value: object, facts: dict[str, Fact]) -> object:
     """Put the values of stated facts where the reference says ``facts.<slot>``.
 
     ``${facts.x}`` alone becomes the typed value, inside text its formatted value; inside a
@@ -325,7 +325,7 @@ def _asking_reference(draft: Draft) -> list[dict[str, Any]]:
                 asked.add(slot)
                 at = _ask_at(reference)
                 reference.insert(at, {"ask": slot, "question": draft.facts[slot].question})
-        reference.append(_substitute(step, stated))
+        reference.append({k: _substitute(v, stated) for k, v in step.items()})
     return reference
 
 

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 _OR, _AND, _NOT, _COMPARE, _SUM, _PRODUCT, _ATOM = 0, 1, 2, 3, 4, 5, 6
 
 
-def literal(value: Any) -> str:
+def literal(value: object) -> str:
     """``value`` as an expression literal (strings quoted and escaped, lists element by element)."""
     if isinstance(value, Expr):
         return value.text
@@ -30,7 +29,7 @@ def literal(value: Any) -> str:
     return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def _side(value: Any, binding: int) -> str:
+def _side(value: object, binding: int) -> str:
     """An operand: a literal, or an expression parenthesised when it binds more loosely than ``binding``."""
     if isinstance(value, Expr) and value.binding < binding:
         return f"({value.text})"
@@ -47,29 +46,29 @@ class Expr:
     def __str__(self) -> str:
         return self.text
 
-    def _compare(self, op: str, value: Any) -> Expr:
+    def _compare(self, op: str, value: object) -> Expr:
         return Expr(f"{_side(self, _SUM)} {op} {_side(value, _SUM)}", _COMPARE)
 
-    def eq(self, value: Any) -> Expr:
+    def eq(self, value: object) -> Expr:
         return self._compare("==", value)
 
-    def in_(self, values: Sequence[Any]) -> Expr:
+    def in_(self, values: Sequence[object]) -> Expr:
         """This value is one of ``values``."""
         return self._compare("in", list(values))
 
-    def has(self, item: Any) -> Expr:
+    def has(self, item: object) -> Expr:
         """This list holds ``item`` (``item in r.x``)."""
         return Expr(f"{_side(item, _SUM)} in {_side(self, _SUM)}", _COMPARE)
 
-    def contains(self, text: Any) -> Expr:
+    def contains(self, text: object) -> Expr:
         """This text (or list) contains ``text``."""
         return fn("contains", self, text)
 
-    def count(self, text: Any) -> Expr:
+    def count(self, text: object) -> Expr:
         """How many times this text contains ``text`` (ignoring case)."""
         return fn("count", self, text)
 
-    def startswith(self, text: Any) -> Expr:
+    def startswith(self, text: object) -> Expr:
         return fn("startswith", self, text)
 
     def len(self) -> Expr:
@@ -78,10 +77,10 @@ class Expr:
     def join(self, sep: str = " ") -> Expr:
         return fn("join", self, sep)
 
-    def __add__(self, other: Any) -> Expr:
+    def __add__(self, other: object) -> Expr:
         return Expr(f"{_side(self, _SUM)} + {_side(other, _PRODUCT)}", _SUM)
 
-    def __mul__(self, other: Any) -> Expr:
+    def __mul__(self, other: object) -> Expr:
         return Expr(f"{_side(self, _PRODUCT)} * {_side(other, _ATOM)}", _PRODUCT)
 
     def __and__(self, other: Expr) -> Expr:
@@ -111,7 +110,7 @@ def arg(name: str) -> Expr:
     return path("args", name)
 
 
-def fn(name: str, *args: Any) -> Expr:
+def fn(name: str, *args: object) -> Expr:
     """A call of an expression function (``contains``, ``join``, ``len``...)."""
     return Expr(f"{name}({', '.join(literal(a) for a in args)})")
 

@@ -105,7 +105,7 @@ def uses(step: Step, slot: str) -> bool:
     return any(pattern.search(text) for text in _strings(step))
 
 
-def _strings(value: Any) -> Iterator[str]:
+def _strings(value: object) -> Iterator[str]:
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):

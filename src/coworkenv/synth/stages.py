@@ -10,6 +10,7 @@ in a ``notes`` stage sees only the note it left.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,32 +22,32 @@ from coworkenv.synth.reference import Reference
 class DraftStage:
     id: str
     opening: str
-    advance: dict[str, Any]
+    advance: dict[str, object]
     reference: Reference = field(default_factory=Reference)
     checks: Checks = field(default_factory=Checks)
-    mutations: list[dict[str, Any]] = field(default_factory=list)
+    mutations: list[dict[str, object]] = field(default_factory=list)
     notify: str | None = None
     context: str = "conversation"
     notes: str | None = None
     events: list[dict[str, Any]] = field(default_factory=list)
 
-    def insert(self, service: str, collection: str, record: dict[str, Any]) -> dict[str, Any]:
+    def insert(self, service: str, collection: str, record: dict[str, object]) -> dict[str, object]:
         """A record that appears between the stages (mail that arrived overnight); returns it."""
         self.mutations.append(insertion(service, collection, record))
         return record
 
-    def update(self, service: str, collection: str, record_id: str, changes: dict[str, Any]) -> None:
+    def update(self, service: str, collection: str, record_id: str, changes: dict[str, object]) -> None:
         """A record someone else changed between the stages (a meeting moved, a ticket resolved)."""
         self.mutations.append(change(service, collection, record_id, changes))
 
-    def event(self, id: str, on_tool: str, mutations: list[dict[str, Any]], notify: str, **trigger: Any) -> None:
+    def event(self, id: str, on_tool: str, mutations: list[dict[str, object]], notify: str, **trigger: object) -> None:
         """A change during the stage, right after the agent's first call of ``on_tool`` (``when``, ``after`` in
         ``trigger``): what the day's work must notice as it goes (an approval that comes in, a correction)."""
         self.events.append({"id": id, "on_tool": on_tool, **trigger, "notify": notify, "mutations": mutations})
 
-    def data(self, checks: list[dict[str, Any]]) -> dict[str, Any]:
+    def data(self, checks: list[dict[str, object]]) -> dict[str, object]:
         """The stage as spec data, with its finalized checks."""
-        out: dict[str, Any] = {
+        out: dict[str, object] = {
             "id": self.id,
             "advance": self.advance,
             "mutations": self.mutations,
@@ -64,11 +65,11 @@ class DraftStage:
         return out
 
 
-def insertion(service: str, collection: str, record: dict[str, Any]) -> dict[str, Any]:
+def insertion(service: str, collection: str, record: Mapping[str, object]) -> dict[str, object]:
     """A mutation that adds ``record``."""
     return {"service": service, "collection": collection, "op": "insert", "record": record}
 
 
-def change(service: str, collection: str, record_id: str, changes: dict[str, Any]) -> dict[str, Any]:
+def change(service: str, collection: str, record_id: str, changes: Mapping[str, object]) -> dict[str, object]:
     """A mutation that changes record ``record_id``'s fields."""
     return {"service": service, "collection": collection, "op": "update", "id": record_id, "record": changes}

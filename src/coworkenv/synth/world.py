@@ -197,7 +197,7 @@ class World:
                 listed.add(p.email)
                 self.add("contacts", "contacts", p.contact())
 
-    def mail(self, sender: str, subject: str, body: str, day: str, **extra: Any) -> dict[str, Any]:
+    def mail(self, sender: str, subject: str, body: str, day: str, **extra: object) -> dict[str, Any]:
         return self.add(
             "mail",
             "messages",
@@ -265,7 +265,7 @@ def busy_morning(world: World, day: str, people: tuple[Person, ...]) -> None:
         start = world.at(day, start, length + world.rng.choice((0, 30)))[11:]
 
 
-def manager_change(world: World, who: Person, new: Person) -> dict[str, Any]:
+def manager_change(world: World, who: Person, new: Person) -> dict[str, object]:
     """An event: ``who`` now reports to ``new`` (added to the directory), right after the first directory search."""
     world.contacts(new, extra=0)
     cid = next(c["id"] for c in world.fixtures["contacts"]["contacts"] if c["email"] == who.email)

@@ -106,7 +106,7 @@ def record_swaps(spec: TaskSpec) -> list[tuple[str, Swap]]:
         text = repr(check.model_dump())
         fixtures = _fixtures(spec)
         found = fixtures.subject(text)
-        if found is None or found[1]["id"] in done:
+        if found is None or str(found[1]["id"]) in done:
             continue
         records, rec = found
         other = max((r for r in records if r is not rec), key=lambda r: fixtures.likeness(rec, r), default=None)
@@ -122,7 +122,7 @@ def record_swaps(spec: TaskSpec) -> list[tuple[str, Swap]]:
             and (k in _KEYS or f"'{v}'" in text)
         }
         if swaps:
-            done.add(rec["id"])
+            done.add(str(rec["id"]))
             out.append((f"checks[{i}]", Swap(texts=swaps)))
     return out
 
@@ -147,11 +147,12 @@ def number_swaps(spec: TaskSpec) -> list[tuple[str, Swap]]:
         if found is None:
             continue
         records, rec, key = found
-        others = [r for r in records if r is not rec and _is_number(r.get(key)) and not _same(r[key], value)]
+        numbers = {id(r): v for r in records if r is not rec and _is_number(v := r.get(key)) and not _same(v, value)}
+        others = [r for r in records if id(r) in numbers]
         if others:
             like = _fixtures(spec).likeness
-            other = max(others, key=lambda r: (abs(r[key] - value) <= tolerance, like(rec, r)))
-            out.append((f"checks[{i}].value", Swap(number=(value, float(other[key])))))
+            other = max(others, key=lambda r: (abs(numbers[id(r)] - value) <= tolerance, like(rec, r)))
+            out.append((f"checks[{i}].value", Swap(number=(value, float(numbers[id(other)])))))
     return out
 
 

@@ -98,7 +98,7 @@ def interface_findings(spec: TaskSpec) -> list[Finding]:
     ]
 
 
-def _record_ids(spec: TaskSpec, service: str, collection: str) -> set[str]:
+def _record_ids(spec: TaskSpec, service: str, collection: str) -> set[object]:
     ids = {r["id"] for r in spec.services.get(service, {}).get(collection, [])}
     for e in spec.events:
         ids |= {

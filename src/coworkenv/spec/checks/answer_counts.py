@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, field_validator
 
@@ -82,8 +82,8 @@ class AnswerCounts(AnswerCheck):
     def stated_in(self, text: str) -> bool:
         return all(stated_counts(label, text) == {n} for label, n in self.counts.items())
 
-    def items(self) -> list[Any]:
+    def items(self) -> list[object]:
         return [f"{label}: {n}" for label, n in self.counts.items()]
 
-    def given(self, prompt: Prompt) -> list[Any]:
+    def given(self, prompt: Prompt) -> list[object]:
         return [f"{label}: {n}" for label, n in self.counts.items() if n in stated_counts(label, prompt.text)]

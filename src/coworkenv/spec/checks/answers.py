@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -82,7 +82,7 @@ class Prompt:
                     copied[i : i + n] = [True] * n
         return " ".join(w for w, c in zip(words, copied, strict=True) if not c)
 
-    def gives(self, value: Any) -> bool:
+    def gives(self, value: object) -> bool:
         return str(value).lower() in self.lower
 
     def gives_number(self, value: float, tolerance: float) -> bool:
@@ -142,11 +142,11 @@ class AnswerCheck(EpisodeCheck):
         """Whether a report's own words (the prompt's cut out) state what the check asks for."""
         raise NotImplementedError
 
-    def items(self) -> list[Any]:
+    def items(self) -> list[object]:
         """What the check asks the report to state, one item each."""
         raise NotImplementedError
 
-    def given(self, prompt: Prompt) -> list[Any]:
+    def given(self, prompt: Prompt) -> list[object]:
         """The items the prompt already states (a reply can name them without any work)."""
         raise NotImplementedError
 
@@ -196,10 +196,10 @@ class AnswerContains(AnswerCheck):
         low = text.lower()
         return all(any(str(v).lower() in low for v in group) for group in self.groups)
 
-    def items(self) -> list[Any]:
+    def items(self) -> list[object]:
         return list(self.values)
 
-    def given(self, prompt: Prompt) -> list[Any]:
+    def given(self, prompt: Prompt) -> list[object]:
         found = (next((v for v in group if prompt.gives(v)), None) for group in self.groups)
         return [v for v in found if v is not None]
 
@@ -215,8 +215,8 @@ class AnswerNumber(AnswerCheck):
     def stated_in(self, text: str) -> bool:
         return any(abs(x - self.value) <= self.tolerance for x in report_numbers(text))
 
-    def items(self) -> list[Any]:
+    def items(self) -> list[object]:
         return [self.value]
 
-    def given(self, prompt: Prompt) -> list[Any]:
+    def given(self, prompt: Prompt) -> list[object]:
         return [self.value] if prompt.gives_number(self.value, self.tolerance) else []

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
 
 from pydantic import Field
 
@@ -24,7 +24,7 @@ from coworkenv.trajectory import ToolCallRecord, UserReply
 if TYPE_CHECKING:
     from coworkenv.spec.checks.answers import Prompt
 
-Record = dict[str, Any]
+Record = dict[str, object]
 Scope = Literal["state", "calls", "user", "answer"]
 """What a check reads: the workspace's records, the tool calls, the user's replies, or the agent's reports."""
 
@@ -76,7 +76,7 @@ class CallBound:
     max: int
 
 
-def holds(expr: str, ctx: dict[str, Any]) -> bool:
+def holds(expr: str, ctx: dict[str, object]) -> bool:
     """Whether an expression is true in ``ctx``; one that fails to evaluate counts as false."""
     try:
         return bool(evaluate(expr, ctx))
@@ -84,7 +84,7 @@ def holds(expr: str, ctx: dict[str, Any]) -> bool:
         return False
 
 
-def record_matches(where: str, rec: Mapping[str, Any]) -> bool:
+def record_matches(where: str, rec: Mapping[str, object]) -> bool:
     """Whether a record satisfies a ``where`` (as ``r``)."""
     return holds(where, {"r": rec})
 
@@ -107,7 +107,7 @@ class CheckModel(SpecModel):
     """Picks out a record of the fixtures (a look-alike of it tests that the agent picked the right one)."""
 
     @classmethod
-    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+    def __pydantic_init_subclass__(cls, **kwargs: object) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         kind = cls.model_fields["kind"].default
         if isinstance(kind, str):
@@ -203,7 +203,7 @@ class StateCheck(CheckModel):
 
 Verdict = tuple[Record | None, Record | None, bool]
 """A record's verdict, with the versions of it (at the start, now) it was judged on."""
-_VERDICTS: OrderedDict[int, tuple[StateCheck, dict[str, Any], dict[str, Verdict]]] = OrderedDict()
+_VERDICTS: OrderedDict[int, tuple[StateCheck, dict[str, object], dict[str, Verdict]]] = OrderedDict()
 _VERDICTS_KEPT = 512
 """The checks whose verdicts are kept (the most recently judged): a bank's worker judges one spec at a time."""
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field, field_validator
 
@@ -18,7 +18,7 @@ class FieldEquals(StateCheck):
     kind: Literal["field_equals"] = "field_equals"
     record_id: str
     field: str
-    value: Any
+    value: object
     selects_record: ClassVar[bool] = True
 
     def names(self) -> Names:
@@ -50,7 +50,7 @@ class TextCheck(StateCheck):
     def hit(self, rid: str, old: Record | None, new: Record | None) -> bool:
         return new is not None and record_matches(self.where, new) and self.states(new.get(self.field))
 
-    def states(self, value: Any) -> bool:
+    def states(self, value: object) -> bool:
         """Whether a field's value satisfies the check."""
         raise NotImplementedError
 
@@ -75,7 +75,7 @@ class FieldMatches(TextCheck):
             raise ValueError(problem)
         return pattern
 
-    def states(self, value: Any) -> bool:
+    def states(self, value: object) -> bool:
         return pattern_search(self.pattern, value)
 
 
@@ -86,7 +86,7 @@ class FieldNumber(TextCheck):
     value: float = Field(allow_inf_nan=False)
     tolerance: float = Field(0.01, ge=0, allow_inf_nan=False)
 
-    def states(self, value: Any) -> bool:
+    def states(self, value: object) -> bool:
         if isinstance(value, int | float) and not isinstance(value, bool):
             found = [float(value)]
         else:

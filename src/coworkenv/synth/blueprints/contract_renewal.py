@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 from coworkenv.synth.blueprints.base import Blueprint
 from coworkenv.synth.draft import Draft, stated
 from coworkenv.synth.expr_builder import field
-from coworkenv.synth.world import World
+from coworkenv.synth.world import Person, World
 
 OPENINGS = [
     "The {company} contract renews on {renew}. Update their renewal deal with the annual fee from the "
@@ -63,7 +63,7 @@ class ContractRenewal(Blueprint):
         return draft
 
 
-def _accounts(world: World, owners: list[Any]) -> dict[str, Any]:
+def _accounts(world: World, owners: list[Person]) -> dict[str, Any]:
     """Three or four accounts with two won contracts each; returns the first (the one renewing)."""
     rng = world.rng
     target = None

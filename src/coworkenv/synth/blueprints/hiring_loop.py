@@ -17,6 +17,7 @@ from typing import Any
 from coworkenv.synth.blueprints.base import Blueprint
 from coworkenv.synth.draft import Draft, stated
 from coworkenv.synth.expr_builder import field
+from coworkenv.synth.reference import Reference
 from coworkenv.synth.stages import DraftStage, insertion
 from coworkenv.synth.world import Person, World, free_slots
 
@@ -94,7 +95,7 @@ def _first_free(world: World, manager: Person, day: str, extra: tuple[dict[str, 
     return next(s for s in free_slots(world, [manager.email], day, 60, extra) if s["start"][11:] >= "10:00")
 
 
-def _find_slot(ref: Any, manager: Person, day: str) -> None:
+def _find_slot(ref: Reference, manager: Person, day: str) -> None:
     args = {"attendees": [manager.email], "date": day, "duration_minutes": 60, "day_start": "10:00"}
     ref.call("calendar_find_free_slots", args, save_as="free")
 

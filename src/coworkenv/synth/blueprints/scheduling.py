@@ -7,24 +7,22 @@ requires everyone invited at exactly that slot.
 
 from __future__ import annotations
 
-from typing import Any
-
 from coworkenv.synth.draft import Draft
 from coworkenv.synth.expr_builder import Expr, and_, field
-from coworkenv.synth.world import World, free_slots, slot_taken
+from coworkenv.synth.world import Person, World, free_slots, slot_taken
 
 TAKER = "evt-x1"
 """The id of the event a mid-episode booking inserts (the guard allows it)."""
 
 
-def find_slot(draft: Draft, attendees: list[str], day: Any, minutes: Any) -> None:
+def find_slot(draft: Draft, attendees: list[str], day: str, minutes: str) -> None:
     """Ask the calendar for the attendees' free slots (role ``find``)."""
     args = {"attendees": attendees, "date": day, "duration_minutes": minutes}
     draft.reference.call("calendar_find_free_slots", args, save_as="free", role="find")
 
 
 def lose_first_slot(
-    draft: Draft, world: World, who: Any, emails: list[str], slot: dict[str, str], day: str, minutes: int, say: str
+    draft: Draft, world: World, who: Person, emails: list[str], slot: dict[str, str], day: str, minutes: int, say: str
 ) -> dict[str, str]:
     """The ``dynamic`` option: ``who`` is booked into ``slot`` once the agent looked; look again.
 

@@ -76,7 +76,9 @@ def _quotes(world: World, cities: list[str], depart: str, back: str, fare: float
     return world.mail(DESK, f"Fare quote: {cities[0]}", body, world.day(-1))
 
 
-def _draft(bp: Blueprint, world: World, city: str, customer: str, depart: str, back: str, quote: Any) -> Draft:
+def _draft(
+    bp: Blueprint, world: World, city: str, customer: str, depart: str, back: str, quote: dict[str, Any]
+) -> Draft:
     facts = {
         "city": stated("city", city),
         "customer": stated("customer", customer),

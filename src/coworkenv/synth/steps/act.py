@@ -8,7 +8,7 @@ picked, the count derived, or else the message the request gives.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from coworkenv.synth.draft import Fact, stated
 from coworkenv.synth.expr_builder import and_, field
@@ -108,7 +108,7 @@ class ScheduleCall(Step):
         title = f"Call with {company}"
         start = "${facts.call_day}T" + hour
         end = world.at(day, hour, 30).replace(day, "${facts.call_day}")
-        args: dict[str, Any] = {"title": title, "start": start, "end": end, "attendees": [contact.ref]}
+        args: dict[str, object] = {"title": title, "start": start, "end": end, "attendees": [contact.ref]}
         made = and_(
             field("title").eq(title),
             field("start").eq(f"{day}T{hour}"),

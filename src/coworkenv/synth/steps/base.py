@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict, Unpack
 
 from coworkenv.services.registry import service_class
 from coworkenv.synth.checks import Checks
@@ -25,6 +25,13 @@ from coworkenv.synth.reference import Reference
 from coworkenv.synth.world import World
 
 Record = dict[str, Any]
+
+
+class WriteOptions(TypedDict, total=False):
+    """A write's check weight (default 2) and whether it is the workflow's key write."""
+
+    weight: float
+    main: bool
 
 
 @dataclass
@@ -87,10 +94,16 @@ class Chain:
         self.reference.call(tool, args, save_as=save_as, role="main" if main else None)
 
     def write(
-        self, tool: str, args: dict[str, Any], collection: str, check: tuple[str, Expr], allow: Expr, **opts: Any
+        self,
+        tool: str,
+        args: dict[str, Any],
+        collection: str,
+        check: tuple[str, Expr],
+        allow: Expr,
+        **opts: Unpack[WriteOptions],
     ) -> None:
         """A write that adds a record: its call, the check (id, condition) that the record is there, and what the
-        write may change. ``opts``: ``weight`` (default 2) and ``main`` (the workflow's key write)."""
+        write may change."""
         service = tool.split("_", 1)[0]
         self.call(tool, args, main=opts.get("main", False))
         self.checks.record_exists(check[0], service, collection, check[1], opts.get("weight", 2.0))

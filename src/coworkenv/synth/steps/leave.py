@@ -44,6 +44,17 @@ def _shift(chain: Chain, person: str, day: str) -> dict[str, object]:
     return chain.world.add("hr", "rota", {"rota": ROTA, "person": person, **span})
 
 
+def _handover(chain: Chain, mine: bool) -> tuple[Person, int, dict[str, object]]:
+    """A colleague on staff, a day 3 to 14 working days out, and the shift that day of the user (``mine``) or the
+    colleague: the shift a swap hands over."""
+    world = chain.world
+    who = colleague(chain)
+    _staff(chain, who)
+    offset = world.rng.randrange(3, 15)
+    shift = _shift(chain, world.me.email if mine else who.email, world.day(offset))
+    return who, offset, shift
+
+
 def _rota(chain: Chain, day: str) -> None:
     """The reference's look at the rota on ``day`` (the request names the rota and the day)."""
     chain.facts["day"] = stated("day", day)
@@ -145,11 +156,8 @@ class Swap(Step):
 
     def apply(self, chain: Chain) -> None:
         world = chain.world
-        who = colleague(chain)
-        _staff(chain, who)
-        offset = world.rng.randrange(3, 15)
+        who, offset, theirs = _handover(chain, mine=False)
         day = world.day(offset)
-        theirs = _shift(chain, who.email, day)
         _shift(chain, world.me.email, world.day(offset + 2))
         other = world.person()
         _staff(chain, other)
@@ -202,11 +210,8 @@ class MyShift(Step):
 
     def apply(self, chain: Chain) -> None:
         world = chain.world
-        who = colleague(chain)
-        _staff(chain, who)
-        offset = world.rng.randrange(3, 15)
+        who, offset, mine = _handover(chain, mine=True)
         day = world.day(offset)
-        mine = _shift(chain, world.me.email, day)
         _shift(chain, world.me.email, world.day(offset + 3))
         _shift(chain, who.email, world.day(offset + 1))
         world.ensure("hr", "swaps", "leave")
