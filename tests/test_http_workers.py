@@ -3,12 +3,14 @@ answers while sessions burn CPU; a killed worker fails its own session only; clo
 
 from __future__ import annotations
 
+import http.client
 import os
 import signal
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -103,3 +105,21 @@ def test_closing_or_ending_a_session_ends_or_releases_its_worker() -> None:
         second.end("done")
         third = client.make(ENV)  # takes the ended session's place, and its process
         assert third.step("hi").step == 1 and len(app.state.store) == 1
+
+
+def test_a_client_that_disconnects_mid_step_frees_its_slot_and_worker() -> None:
+    app = create_app(CATALOG, Limits(max_sessions=1, step_timeout=60))
+    with running(app) as base:
+        session = EnvClient(base).make(ENV)
+        worker = app.state.store.sessions[session.session_id].worker
+        os.kill(worker.pid, signal.SIGSTOP)  # the step will not finish on its own
+        parts = urlsplit(base)
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=5)
+        conn.request("POST", f"/sessions/{session.session_id}/step", body=b'{"turn": "hi"}')
+        time.sleep(0.3)
+        conn.close()
+        deadline = time.monotonic() + 10
+        while len(app.state.store) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(app.state.store) == 0 and worker.process.exitcode == -signal.SIGKILL
+        assert EnvClient(base).make(ENV).step("hi").step == 1, "the slot is free"

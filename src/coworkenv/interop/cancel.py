@@ -1,21 +1,13 @@
 """Work on a thread pool within a time limit that really stops it: an overrun is interrupted, not abandoned.
 
-A timed-out ``wait_for`` only stops waiting: the thread goes on running the step, holding a pool
-worker that the next sessions queue behind. Here an overrun raises :class:`Cancelled` inside the
-worker thread (``PyThreadState_SetAsyncExc``: the interpreter raises it at the thread's next
-bytecode), so the step unwinds and the worker is free again. This is cooperative cancellation by the
-interpreter rather than a worker process per session: most steps cost microseconds, and a process
-per session (an interpreter with its imports for each of up to hundreds of sessions, every turn and
-observation crossing a pipe) would cost more than the steps it guards. The price is the interpreter
-lock: steps share it with the event loop, so while several CPU-heavy steps run, ``/health`` and the
-other sessions' requests wait for it (tens of milliseconds typically, occasionally hundreds on a
-loaded machine) until each heavy step ends or is stopped; and an interrupt cannot reach into a
-single long call into C (a regular expression over a long text), which the body size limit and the
-expression budget (:mod:`coworkenv.expr.budget`) bound.
+The HTTP server checks an inline spec this way, on a thread of its own process (sessions' steps run in
+worker processes: :mod:`coworkenv.interop.workers`). A timed-out ``wait_for`` only stops waiting: the
+thread goes on running, holding a pool worker that the next requests queue behind. Here an overrun
+raises :class:`Cancelled` inside the worker thread (``PyThreadState_SetAsyncExc``: the interpreter
+raises it at the thread's next bytecode), so the work unwinds and the worker is free again. An interrupt
+cannot reach into a single long call into C, which the body size limit bounds.
 
-The time limit counts from when the work starts on a worker, not from when it was queued: a
-session waiting behind others' steps does not lose its own step's time to them.
-"""
+The time limit counts from when the work starts on a worker, not from when it was queued."""
 
 from __future__ import annotations
 

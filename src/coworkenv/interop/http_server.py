@@ -20,9 +20,10 @@ import asyncio
 import hmac
 import ipaddress
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import asynccontextmanager, contextmanager
+from typing import TypeVar
 
 from fastapi import Depends, FastAPI, Header, HTTPException, Request, params
 from fastapi.exceptions import RequestValidationError
@@ -42,6 +43,7 @@ from coworkenv.storage import json_text
 from coworkenv.trajectory import Grade, Trajectory
 
 TOKEN_ENV = "COWORKENV_TOKEN"
+T = TypeVar("T")
 
 
 class CreateSession(BaseModel):
@@ -203,7 +205,7 @@ def _add_session_routes(
     @app.post("/sessions/{sid}/step", dependencies=auth, openapi_extra=body_schema(StepRequest))
     async def step(sid: str, request: Request) -> Observation:
         body = await read_body(request, StepRequest, parsing, store.limits.max_body)
-        return await store.run(sid, Observation, "step", body.turn)
+        return await _unless_disconnected(request, store.run(sid, Observation, "step", body.turn))
 
     @app.post("/sessions/{sid}/reset", dependencies=auth)
     async def reset(sid: str) -> Observation:
@@ -268,6 +270,23 @@ def _add_tool_endpoints(
     @app.post("/environments/{env_id}/grade", dependencies=auth)
     async def grade_env(env_id: str) -> Grade:
         return await store.run(await session_of(env_id), Grade, "grade")
+
+
+DISCONNECT_POLL = 0.1
+"""Seconds between checks, while a step runs, that its client is still connected."""
+
+
+async def _unless_disconnected(request: Request, work: Coroutine[object, object, T]) -> T:
+    """``work``, cancelled if the client disconnects first (a cancelled step ends its session and worker)."""
+    task = asyncio.ensure_future(work)
+    try:
+        while not (await asyncio.wait({task}, timeout=DISCONNECT_POLL))[0]:
+            if await request.is_disconnected():
+                task.cancel()
+                break
+        return await task
+    finally:
+        task.cancel()
 
 
 def _new_spec(catalog: Catalog, body: CreateSession, allow_inline: bool) -> TaskSpec:
