@@ -22,7 +22,7 @@ CEILINGS = {
     "eval": 21,
     "expr": 7,
     "grading": 0,
-    "interop": 74,
+    "interop": 71,
     "rollout": 30,
     "runtime": 51,
     "services": 227,

@@ -16,7 +16,7 @@ import ctypes
 import threading
 from collections.abc import Callable
 from concurrent.futures import Executor
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -72,7 +72,7 @@ RETRY = 0.02
 """Seconds between interrupts of work that is still running."""
 
 
-async def _stop(job: _Job[Any]) -> None:
+async def _stop(job: _Job[T]) -> None:
     """Interrupt ``job`` until it stops running (at most a hundred times)."""
     for _ in range(100):
         if not job.cancel():
@@ -92,11 +92,8 @@ async def run_limited(pool: Executor, work: Callable[[], T], limit: float | None
     future: asyncio.Future[T] = loop.run_in_executor(pool, job)
     if limit is None:
         return await future
-    waiting: asyncio.Future[Any] = asyncio.ensure_future(began.wait())
-    try:
-        await asyncio.wait({future, waiting}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        waiting.cancel()
+    future.add_done_callback(lambda _: began.set())  # work that ends without starting (refused) ends the wait
+    await began.wait()
     done, _ = await asyncio.wait({future}, timeout=limit)
     if not done:
         task = asyncio.ensure_future(_stop(job))
