@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -149,10 +151,12 @@ def test_session_bound_expiry_and_step_time_limit() -> None:
         assert err.value.status == 404 and "expired" in str(err.value)
         slow = client.make(EXTERNAL)
         store = app.state.store
-        store.sessions[slow.session_id].env.step = lambda turn: time.sleep(0.5)  # a step that overruns
+        worker = store.sessions[slow.session_id].worker
+        os.kill(worker.pid, signal.SIGSTOP)  # a step that cannot finish in time
         with pytest.raises(RemoteError) as err:
             slow.step("hi")
         assert err.value.status == 504
+        assert worker.process.exitcode == -signal.SIGKILL, "the overrunning step's worker is killed"
         with pytest.raises(RemoteError) as err:
             slow.grade()
         assert err.value.status == 404

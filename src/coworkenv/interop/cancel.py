@@ -1,21 +1,13 @@
 """Work on a thread pool within a time limit that really stops it: an overrun is interrupted, not abandoned.
 
-A timed-out ``wait_for`` only stops waiting: the thread goes on running the step, holding a pool
-worker that the next sessions queue behind. Here an overrun raises :class:`Cancelled` inside the
-worker thread (``PyThreadState_SetAsyncExc``: the interpreter raises it at the thread's next
-bytecode), so the step unwinds and the worker is free again. This is cooperative cancellation by the
-interpreter rather than a worker process per session: most steps cost microseconds, and a process
-per session (an interpreter with its imports for each of up to hundreds of sessions, every turn and
-observation crossing a pipe) would cost more than the steps it guards. The price is the interpreter
-lock: steps share it with the event loop, so while several CPU-heavy steps run, ``/health`` and the
-other sessions' requests wait for it (tens of milliseconds typically, occasionally hundreds on a
-loaded machine) until each heavy step ends or is stopped; and an interrupt cannot reach into a
-single long call into C (a regular expression over a long text), which the body size limit and the
-expression budget (:mod:`coworkenv.expr.budget`) bound.
+The HTTP server checks an inline spec this way, on a thread of its own process (sessions' steps run in
+worker processes: :mod:`coworkenv.interop.workers`). A timed-out ``wait_for`` only stops waiting: the
+thread goes on running, holding a pool worker that the next requests queue behind. Here an overrun
+raises :class:`Cancelled` inside the worker thread (``PyThreadState_SetAsyncExc``: the interpreter
+raises it at the thread's next bytecode), so the work unwinds and the worker is free again. An interrupt
+cannot reach into a single long call into C, which the body size limit bounds.
 
-The time limit counts from when the work starts on a worker, not from when it was queued: a
-session waiting behind others' steps does not lose its own step's time to them.
-"""
+The time limit counts from when the work starts on a worker, not from when it was queued."""
 
 from __future__ import annotations
 
@@ -24,7 +16,7 @@ import ctypes
 import threading
 from collections.abc import Callable
 from concurrent.futures import Executor
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -80,7 +72,7 @@ RETRY = 0.02
 """Seconds between interrupts of work that is still running."""
 
 
-async def _stop(job: _Job[Any]) -> None:
+async def _stop(job: _Job[T]) -> None:
     """Interrupt ``job`` until it stops running (at most a hundred times)."""
     for _ in range(100):
         if not job.cancel():
@@ -100,11 +92,8 @@ async def run_limited(pool: Executor, work: Callable[[], T], limit: float | None
     future: asyncio.Future[T] = loop.run_in_executor(pool, job)
     if limit is None:
         return await future
-    waiting: asyncio.Future[Any] = asyncio.ensure_future(began.wait())
-    try:
-        await asyncio.wait({future, waiting}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        waiting.cancel()
+    future.add_done_callback(lambda _: began.set())  # work that ends without starting (refused) ends the wait
+    await began.wait()
     done, _ = await asyncio.wait({future}, timeout=limit)
     if not done:
         task = asyncio.ensure_future(_stop(job))

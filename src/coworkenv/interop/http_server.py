@@ -10,8 +10,8 @@ else a bearer token is required.
 
 Whatever one client sends, the event loop keeps answering the others: bodies are size-limited
 and parsed off the loop (:mod:`coworkenv.interop.http_body`), an inline spec is checked on a
-worker within the step time limit, and a step past its limit is stopped
-(:mod:`coworkenv.interop.cancel`).
+thread within the step time limit (:mod:`coworkenv.interop.cancel`), and each session's steps run in
+its own worker process (:mod:`coworkenv.interop.workers`), killed when a step overruns.
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ import asyncio
 import hmac
 import ipaddress
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import asynccontextmanager, contextmanager
+from typing import TypeVar
 
 from fastapi import Depends, FastAPI, Header, HTTPException, Request, params
 from fastapi.exceptions import RequestValidationError
@@ -32,14 +33,17 @@ from pydantic import BaseModel, Field, RootModel
 
 from coworkenv.interop.cancel import Overrun, run_limited
 from coworkenv.interop.catalog import Catalog
-from coworkenv.interop.env import Env, Observation
+from coworkenv.interop.env import Observation
 from coworkenv.interop.http_body import body_schema, read_body, without_lone_surrogates
 from coworkenv.interop.sessions import Limits, SessionError, SessionStore, describe
+from coworkenv.interop.workers import warm
 from coworkenv.spec import SpecError, spec_from_data
+from coworkenv.spec.models import TaskSpec
 from coworkenv.storage import json_text
-from coworkenv.trajectory import Grade
+from coworkenv.trajectory import Grade, Trajectory
 
 TOKEN_ENV = "COWORKENV_TOKEN"
+T = TypeVar("T")
 
 
 class CreateSession(BaseModel):
@@ -110,6 +114,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         sweeper = asyncio.create_task(store.sweep())
+        await asyncio.get_running_loop().run_in_executor(store.pool, warm)
         yield
         sweeper.cancel()
         store.shutdown()
@@ -190,39 +195,39 @@ def _add_session_routes(
     async def create(request: Request) -> SessionOut:
         body = await read_body(request, CreateSession, parsing, store.limits.max_body)
         try:
-            env = await run_limited(parsing, lambda: _new_env(catalog, body, allow_inline), store.limits.step_timeout)
+            spec = await run_limited(parsing, lambda: _new_spec(catalog, body, allow_inline), store.limits.step_timeout)
         except Overrun:
             raise HTTPException(422, f"request.spec: checking it took over {store.limits.step_timeout:g}s") from None
-        session = store.open(env)
-        obs = await store.run(session.id, lambda e: e.reset())
+        session = await store.open(spec, body.seed, _cap(spec.max_turns, body.max_turns))
+        obs = await store.run(session.id, Observation, "reset")
         return SessionOut(**describe(session), observation=obs)
 
     @app.post("/sessions/{sid}/step", dependencies=auth, openapi_extra=body_schema(StepRequest))
     async def step(sid: str, request: Request) -> Observation:
         body = await read_body(request, StepRequest, parsing, store.limits.max_body)
-        return await store.run(sid, lambda e: e.step(body.turn))
+        return await _unless_disconnected(request, store.run(sid, Observation, "step", body.turn))
 
     @app.post("/sessions/{sid}/reset", dependencies=auth)
     async def reset(sid: str) -> Observation:
-        return await store.run(sid, lambda e: e.reset())
+        return await store.run(sid, Observation, "reset")
 
     @app.get("/sessions/{sid}/state", dependencies=auth)
     async def state(sid: str) -> dict[str, object]:
-        return {"session_id": sid, **(await store.run(sid, lambda e: e.state()))}
+        return {"session_id": sid, **(await store.run(sid, dict, "state"))}
 
     @app.post("/sessions/{sid}/grade", dependencies=auth)
     async def grade(sid: str) -> Grade:
-        return await store.run(sid, lambda e: e.grade())
+        return await store.run(sid, Grade, "grade")
 
     @app.post("/sessions/{sid}/end", dependencies=auth, openapi_extra=body_schema(EndRequest))
     async def end(sid: str, request: Request) -> dict[str, object]:
         body = await read_body(request, EndRequest, parsing, store.limits.max_body)
-        await store.run(sid, lambda e: e.end(body.reason))
+        await store.run(sid, type(None), "end", body.reason)
         return {"session_id": sid, "done": True, "done_reason": body.reason}
 
     @app.get("/sessions/{sid}/trajectory", dependencies=auth)
     async def trajectory(sid: str, policy: str = "", sample: int = 0) -> dict[str, object]:
-        traj = await store.run(sid, lambda e: e.trajectory(policy=policy, sample=sample))
+        traj = await store.run(sid, Trajectory, "trajectory", policy, sample)
         return traj.model_dump(mode="json")
 
     @app.delete("/sessions/{sid}", dependencies=auth)
@@ -238,7 +243,7 @@ def _add_tool_endpoints(
     services work: ``tool_endpoints`` POST the arguments, ``reset_endpoint`` starts over."""
     standing: dict[str, str] = {}
 
-    def session_of(env_id: str, fresh: bool = False) -> str:
+    async def session_of(env_id: str, fresh: bool = False) -> str:
         sid = standing.get(env_id)
         if fresh or sid is None or sid not in store.sessions:
             try:
@@ -247,7 +252,7 @@ def _add_tool_endpoints(
                 raise HTTPException(404, str(exc.args[0])) from None
             if sid in store.sessions:
                 store.close(sid)
-            sid = standing[env_id] = store.open(Env(spec)).id
+            sid = standing[env_id] = (await store.open(spec)).id
         return sid
 
     @app.post("/environments/{env_id}/tools/{tool}", dependencies=auth, openapi_extra=body_schema(ToolArguments))
@@ -255,19 +260,37 @@ def _add_tool_endpoints(
         args = (await read_body(request, ToolArguments, parsing, store.limits.max_body)).root
         name = without_lone_surrogates(tool)  # a path segment can spell a surrogate too (%ED%A0%80 decodes to one)
         call = {"id": f"http_{name}", "name": name, "arguments": args or {}}
-        obs = await store.run(session_of(env_id), lambda e: e.step({"tool_calls": [call]}))
+        obs = await store.run(await session_of(env_id), Observation, "step", {"tool_calls": [call]})
         return {"content": obs.messages[0]["content"] if obs.messages else "", "done": obs.done}
 
     @app.post("/environments/{env_id}/reset", dependencies=auth)
     async def reset_env(env_id: str) -> dict[str, object]:
-        return {"env_id": env_id, "session_id": session_of(env_id, fresh=True)}
+        return {"env_id": env_id, "session_id": await session_of(env_id, fresh=True)}
 
     @app.post("/environments/{env_id}/grade", dependencies=auth)
     async def grade_env(env_id: str) -> Grade:
-        return await store.run(session_of(env_id), lambda e: e.grade())
+        return await store.run(await session_of(env_id), Grade, "grade")
 
 
-def _new_env(catalog: Catalog, body: CreateSession, allow_inline: bool) -> Env:
+DISCONNECT_POLL = 0.1
+"""Seconds between checks, while a step runs, that its client is still connected."""
+
+
+async def _unless_disconnected(request: Request, work: Coroutine[object, object, T]) -> T:
+    """``work``, cancelled if the client disconnects first (a cancelled step ends its session and worker)."""
+    task = asyncio.ensure_future(work)
+    try:
+        while not (await asyncio.wait({task}, timeout=DISCONNECT_POLL))[0]:
+            if await request.is_disconnected():
+                task.cancel()
+                break
+        return await task
+    finally:
+        task.cancel()
+
+
+def _new_spec(catalog: Catalog, body: CreateSession, allow_inline: bool) -> TaskSpec:
+    """The spec a session plays: the catalog's, or the inline one, checked."""
     if (body.env_id is None) == (body.spec is None):
         raise HTTPException(422, "give exactly one of env_id or spec")
     if body.spec is not None:
@@ -282,7 +305,7 @@ def _new_env(catalog: Catalog, body: CreateSession, allow_inline: bool) -> Env:
             spec = catalog.get(body.env_id or "")
         except KeyError as exc:
             raise HTTPException(404, str(exc.args[0])) from None
-    return Env(spec, seed=body.seed, max_turns=_cap(spec.max_turns, body.max_turns))
+    return spec
 
 
 def _cap(limit: int, requested: int | None) -> int:

@@ -1,12 +1,12 @@
 """Server-side sessions: isolated, bounded in number, expiring when idle, each step time-limited.
 
-Every session owns its own :class:`~coworkenv.interop.env.Env` (its own workspace, user and
-logs); only the immutable specs are shared. Requests on one session are serialised by its
-lock; different sessions run in parallel on a small thread pool. A step that overruns its
-time limit is interrupted on its worker (:mod:`coworkenv.interop.cancel`) and its session
-closed, because its state is no longer trustworthy. An ended episode keeps its session for
-reading (grade, trajectory) but no longer holds a slot: a new session takes the place of the
-longest-idle ended one.
+Every session's :class:`~coworkenv.interop.env.Env` lives in a worker process of its own
+(:mod:`coworkenv.interop.workers`): its workspace, user and logs are that process's memory, and the
+server only routes calls to it. Requests on one session are serialised by its lock. A step that
+overruns its time limit has its worker killed and its session closed (504); a worker that dies closes
+its session only (502). An ended episode keeps its session for reading (grade, trajectory) but no
+longer holds a slot: a new session takes the place of the longest-idle ended one. Closing, expiring or
+replacing a session ends its worker.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from coworkenv.interop.cancel import Overrun, run_limited
-from coworkenv.interop.env import Env
+from coworkenv.interop.env import Observation
+from coworkenv.interop.workers import Method, StepFailed, StepOverrun, Worker, WorkerDied
+from coworkenv.spec.models import TaskSpec
 
 T = TypeVar("T")
 
@@ -36,17 +37,16 @@ class SessionError(Exception):
 @dataclass
 class Session:
     id: str
-    env: Env
+    spec_id: str
+    seed: int
+    worker: Worker
     last_used: float
+    done: bool = False
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 MAX_BODY = 1_000_000
-"""Bytes of one request body, by default.
-
-A step runs on a worker thread, but one call into C (a regular expression over a turn's text) holds the
-interpreter lock while it runs, and the event loop waits for it: the body limit is also what bounds that
-wait (see :mod:`coworkenv.interop.cancel`)."""
+"""Bytes of one request body, by default: what the server parses and hands to a worker for one call."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,7 @@ class Limits:
     idle_ttl: float = 600.0
     step_timeout: float = 10.0
     workers: int = 8
+    """Threads moving calls and results through the workers' pipes (the steps themselves run in the workers)."""
     max_body: int = MAX_BODY
 
 
@@ -63,7 +64,8 @@ class SessionStore:
         self.limits = limits or Limits()
         self.clock = clock
         self.sessions: dict[str, Session] = {}
-        self.pool = ThreadPoolExecutor(max_workers=self.limits.workers, thread_name_prefix="coworkenv-step")
+        self.starting = 0
+        self.pool = ThreadPoolExecutor(max_workers=self.limits.workers, thread_name_prefix="coworkenv-pipe")
 
     def __len__(self) -> int:
         return len(self.sessions)
@@ -73,51 +75,74 @@ class SessionStore:
         cutoff = self.clock() - self.limits.idle_ttl
         stale = [s.id for s in self.sessions.values() if s.last_used < cutoff and not s.lock.locked()]
         for sid in stale:
-            del self.sessions[sid]
+            self._drop(sid)
         return len(stale)
 
-    def open(self, env: Env) -> Session:
+    async def open(self, spec: TaskSpec, seed: int = 0, max_turns: int | None = None) -> Session:
+        """A new session with its worker started (off the event loop: the start waits for the fork server)."""
         self.expire()
-        if len(self.sessions) >= self.limits.max_sessions:
+        if len(self.sessions) + self.starting >= self.limits.max_sessions:
             self._drop_ended()
-        if len(self.sessions) >= self.limits.max_sessions:
+        if len(self.sessions) + self.starting >= self.limits.max_sessions:
             raise SessionError(503, f"session limit reached ({self.limits.max_sessions}); close one or retry later")
-        session = Session(id=secrets.token_urlsafe(16), env=env, last_used=self.clock())
+        self.starting += 1  # holds the slot while the worker starts
+        try:
+            worker = await asyncio.get_running_loop().run_in_executor(self.pool, lambda: Worker(spec, seed, max_turns))
+        finally:
+            self.starting -= 1
+        session = Session(secrets.token_urlsafe(16), spec.id, seed, worker, self.clock())
         self.sessions[session.id] = session
         return session
 
     def _drop_ended(self) -> None:
         """Free the slot of the longest-idle session whose episode has ended (and that no request is using)."""
-        ended = [s for s in self.sessions.values() if s.env.done and not s.lock.locked()]
+        ended = [s for s in self.sessions.values() if s.done and not s.lock.locked()]
         if ended:
-            del self.sessions[min(ended, key=lambda s: s.last_used).id]
+            self._drop(min(ended, key=lambda s: s.last_used).id)
+
+    def _drop(self, sid: str) -> None:
+        session = self.sessions.pop(sid, None)
+        if session is not None:
+            session.worker.kill()
 
     def get(self, sid: str) -> Session:
         session = self.sessions.get(sid)
         if session is None or session.last_used < self.clock() - self.limits.idle_ttl:
-            self.sessions.pop(sid, None)
+            self._drop(sid)
             raise SessionError(404, f"no session {sid!r} (closed or expired)")
         return session
 
     def close(self, sid: str) -> None:
         self.get(sid)
-        del self.sessions[sid]
+        self._drop(sid)
 
-    async def run(self, sid: str, work: Callable[[Env], T], timed: bool = True) -> T:
-        """Run ``work(env)`` under the session's lock, on the pool, stopped past the step time limit."""
+    async def run(self, sid: str, kind: type[T], method: Method, *args: object) -> T:
+        """``method(*args)`` on the session's environment, in its worker, under the session's lock, stopped past
+        the step time limit; its result must be a ``kind``. A request cancelled meanwhile (its client gone) ends
+        the worker and the session."""
         session = self.get(sid)
         async with session.lock:
             session.last_used = self.clock()
+            limit = self.limits.step_timeout
             try:
-                result = await run_limited(
-                    self.pool, lambda: work(session.env), self.limits.step_timeout if timed else None
-                )
-            except Overrun:
-                self.sessions.pop(sid, None)
+                result = await session.worker.call(self.pool, method, args, limit)
+            except StepOverrun:
+                self._drop(sid)
+                raise SessionError(504, f"step exceeded the {limit:g}s time limit; the session is closed") from None
+            except WorkerDied as exc:
+                self._drop(sid)
                 raise SessionError(
-                    504, f"step exceeded the {self.limits.step_timeout:g}s time limit; the session is closed"
+                    502, f"the session's worker process ended (exit code {exc.args[0]}); the session is closed"
                 ) from None
+            except StepFailed as exc:
+                raise SessionError(500, f"{method} failed: {exc}") from None
+            except asyncio.CancelledError:
+                self._drop(sid)
+                raise
             session.last_used = self.clock()
+            session.done = session.done or method == "end" or (isinstance(result, Observation) and result.done)
+            if not isinstance(result, kind):
+                raise SessionError(500, f"{method} answered a {type(result).__name__}, not a {kind.__name__}")
             return result
 
     async def sweep(self, every: float | None = None) -> None:
@@ -128,9 +153,10 @@ class SessionStore:
             self.expire()
 
     def shutdown(self) -> None:
-        self.sessions.clear()
+        for sid in list(self.sessions):
+            self._drop(sid)
         self.pool.shutdown(wait=False, cancel_futures=True)
 
 
 def describe(session: Session) -> dict[str, object]:
-    return {"session_id": session.id, "env_id": session.env.spec.id, "seed": session.env.runtime.seed}
+    return {"session_id": session.id, "env_id": session.spec_id, "seed": session.seed}

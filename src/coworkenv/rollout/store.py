@@ -13,7 +13,9 @@ the last second, which a resume plays again. A re-run reads the keys already pre
 run twice, nothing finished is lost. Readers deduplicate by key and sort, so exports are
 deterministic whatever order the workers finished in. Every line is an
 :class:`~coworkenv.trajectory.EpisodeRecord`, validated as it is read: a line that is not one
-(a foreign or hand-edited file) stops the reader with its file, line and field.
+(a foreign or hand-edited file) stops the reader with its file, line and field. Resuming reads only
+what it needs of each line (its :class:`Outcome` fields, :func:`read_outcomes`), so its cost is reading
+the file, not validating every trajectory in it; the full record is validated where it is read back.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from coworkenv.storage import (
     append_bytes,
@@ -36,7 +38,6 @@ from coworkenv.storage import (
     atomic_write_json,
     json_text,
     lines_data,
-    read_jsonl_numbered,
     remove_orphan_folders,
     repair_jsonl,
     sync_file,
@@ -202,8 +203,9 @@ class RolloutStore:
         repair_jsonl(self.episodes_path)
         remove_orphan_folders(self.root, SPOOL_PREFIX)
         outcomes: dict[str, Outcome] = {}
-        for record in self.records():
-            outcomes[record.key] = Outcome.of(record)
+        for outcome in read_outcomes(self.episodes_path):
+            if replaces(outcomes.get(outcome.key), outcome):
+                outcomes[outcome.key] = outcome
         return outcomes
 
     def append(self, batch: Batch) -> None:
@@ -253,17 +255,63 @@ class RolloutStore:
         yield from sorted(seen.values(), key=lambda r: (r.spec_id, r.sample))
 
 
+class _OutcomeLine(BaseModel):
+    """The fields of a store line that make its :class:`Outcome`; the rest of the line is skipped unvalidated."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    key: str
+    spec_id: str
+    sample: int
+    status: EpisodeStatus
+    score: float | None
+    passed: bool
+
+
+def _whole_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """The complete lines of a file with their numbers (from 1); a torn last line (no newline) is left out."""
+    if not path.exists():
+        return
+    with open(path, "rb") as fh:
+        for number, line in enumerate(fh, 1):
+            if not line.endswith(b"\n"):
+                break
+            yield number, line
+
+
+def _format_error(path: Path, number: int, exc: ValidationError) -> StoreFormatError:
+    first = exc.errors()[0]
+    field = ".".join(str(part) for part in first["loc"]) or "(record)"
+    return StoreFormatError(
+        f"{path}:{number}: {field}: {first['msg']} (not an episode record of this coworkenv version)"
+    )
+
+
 def read_records(path: Path) -> Iterator[EpisodeRecord]:
-    """The records of an ``episodes.jsonl``, each validated; a torn last line is skipped."""
-    for number, data in read_jsonl_numbered(path):
+    """The records of an ``episodes.jsonl``, each validated; a torn last line, or a line that is not JSON, is
+    skipped."""
+    for number, line in _whole_lines(path):
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError:
+            continue
         try:
             yield EpisodeRecord.model_validate(data)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            field = ".".join(str(part) for part in first["loc"]) or "(record)"
-            raise StoreFormatError(
-                f"{path}:{number}: {field}: {first['msg']} (not an episode record of this coworkenv version)"
-            ) from None
+            raise _format_error(path, number, exc) from None
+
+
+def read_outcomes(path: Path) -> Iterator[Outcome]:
+    """The outcome of every line of an ``episodes.jsonl``, in file order, skipping what :func:`read_records`
+    skips; a line whose outcome fields are not valid stops it as :func:`read_records` would."""
+    for number, line in _whole_lines(path):
+        try:
+            o = _OutcomeLine.model_validate_json(line)
+        except ValidationError as exc:
+            if exc.errors()[0]["type"] == "json_invalid":
+                continue
+            raise _format_error(path, number, exc) from None
+        yield Outcome(o.key, o.spec_id, o.sample, o.status, o.score, o.passed)
 
 
 def iter_episodes(
