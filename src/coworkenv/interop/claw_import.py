@@ -24,6 +24,7 @@ from typing import Any
 import yaml
 
 from coworkenv.interop.claw_declared import declare
+from coworkenv.interop.claw_grader import GraderText, component_rubric, read_grader
 from coworkenv.interop.claw_mapping import RECORDS, TOOLS
 from coworkenv.interop.claw_task import shape_problem
 from coworkenv.spec import spec_from_data
@@ -60,6 +61,10 @@ class ImportReport:
     tool_map: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     judge_rubric: str = ""
     evaluation_only: bool = True
+    multi_turn: bool = False
+    user_turns: int | None = None
+    system_prompt_suffix: str = ""
+    grader_notes: list[str] = field(default_factory=list)
 
 
 class ClawEvalError(ValueError):
@@ -192,7 +197,7 @@ def _exposed(task: dict[str, Any], report: ImportReport) -> list[str]:
     return exposed
 
 
-def _checks(task: dict[str, Any], report: ImportReport) -> list[dict[str, Any]]:
+def _checks(task: dict[str, Any], report: ImportReport, grader: GraderText) -> list[dict[str, Any]]:
     checks: list[dict[str, Any]] = []
     for comp in task.get("scoring_components") or []:
         name, weight, check = _slug(str(comp.get("name"))), float(comp.get("weight") or 1.0), comp.get("check") or {}
@@ -216,7 +221,10 @@ def _checks(task: dict[str, Any], report: ImportReport) -> list[dict[str, Any]]:
             )
         elif kind == "llm_judge":
             description = " ".join(str(check.get("description") or comp.get("description") or "").split())
-            report.judged.append({"name": name, "weight": weight, "description": description})
+            judged: dict[str, object] = {"name": name, "weight": weight, "description": description}
+            if rubric := component_rubric(name, grader):
+                judged["rubric"] = rubric
+            report.judged.append(judged)
             continue
         elif kind == "min_length" and isinstance(check.get("min_length"), int):
             report.answer_lengths.append({"name": name, "weight": weight, "min_length": check["min_length"]})
@@ -298,6 +306,23 @@ def _offline_reason(folder: Path, task: dict[str, Any], report: ImportReport) ->
     return f"no tool of this task can run offline (left out: {left}){files}"
 
 
+def _multi_turn(task: dict[str, Any], report: ImportReport) -> None:
+    """Marks a task whose user is a persona (Claw-Eval's ``user_agent``) as multi-turn in the report."""
+    agent = task.get("user_agent") or {}
+    if agent and agent.get("enabled", True):
+        report.multi_turn = True
+        report.user_turns = int(agent.get("max_rounds") or 8)
+        report.system_prompt_suffix = " ".join(str(agent.get("system_prompt_suffix") or "").split())
+
+
+def _persona(task: dict[str, Any]) -> str:
+    """Who the user is: the ``user_agent`` persona (identity, details to reveal gradually, reply style)."""
+    agent = task.get("user_agent") or {}
+    if agent and agent.get("enabled", True):
+        return str(agent["persona"]).strip()
+    return "the user"
+
+
 def import_task(folder: str | Path) -> tuple[TaskSpec, ImportReport]:
     """One Claw-Eval task folder as a spec, with the report of what is and is not scored."""
     folder = Path(folder)
@@ -315,7 +340,10 @@ def import_task(folder: str | Path) -> tuple[TaskSpec, ImportReport]:
     tools = _exposed(task, report)
     if not tools:
         raise NotOffline(f"{source}: tools: {_offline_reason(folder, task, report)}")
-    checks = _checks(task, report)
+    grader = read_grader(folder / "grader.py") if (folder / "grader.py").is_file() else GraderText()
+    report.grader_notes = grader.notes
+    _multi_turn(task, report)
+    checks = _checks(task, report, grader)
     if not checks:  # no rule-based check: keep the one thing a rule can see, that the data was read
         checks = [{"id": PLACEHOLDER, "kind": "tool_called", "tool": tools[0], "weight": 1.0}]
         report.placeholder = PLACEHOLDER
@@ -333,7 +361,7 @@ def import_task(folder: str | Path) -> tuple[TaskSpec, ImportReport]:
         "services": services,
         "declared_services": declared or None,
         "tools": tools,
-        "user": {"persona": "the user", "opening": " ".join(str(task["prompt"]["text"]).split())},
+        "user": {"persona": _persona(task), "opening": " ".join(str(task["prompt"]["text"]).split())},
         "rules": _rules(task, report),
         "checks": checks,
         "reference": [{"answer": " ".join(str(task.get("reference_solution") or "(none)").split())}],
