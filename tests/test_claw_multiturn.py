@@ -170,3 +170,8 @@ def test_every_upstream_multi_turn_task_imports_or_is_refused_with_a_message(tmp
         assert static_findings(spec) == [] and report.multi_turn and report.judged
         imported += 1
     assert imported + refused == 38 and imported >= 35
+
+
+def test_the_report_names_the_tools_that_need_the_live_web(tmp_path: Path) -> None:
+    _, report = import_task(task_folder(tmp_path))
+    assert report.needs_web == ["web_fetch"]

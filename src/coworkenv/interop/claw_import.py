@@ -65,6 +65,7 @@ class ImportReport:
     user_turns: int | None = None
     system_prompt_suffix: str = ""
     grader_notes: list[str] = field(default_factory=list)
+    needs_web: list[str] = field(default_factory=list)
 
 
 class ClawEvalError(ValueError):
@@ -283,6 +284,10 @@ def _with_condition(rule: dict[str, Any]) -> str | None:
     return f"args.{name} == {json.dumps(value, ensure_ascii=False)}"
 
 
+WEB_TOOL = re.compile(r"(^|_)(web|browser|browse|fetch|http|url|google|bing)(_|$)", re.I)
+"""A tool name that asks for the live web."""
+
+
 SECRET_FIELD = re.compile(r"api_?key|secret|token|password|passwd|connection_string|credential", re.I)
 
 
@@ -337,6 +342,8 @@ def import_task(folder: str | Path) -> tuple[TaskSpec, ImportReport]:
     report = ImportReport(task_id=str(task["task_id"]), spec_id=f"claw_eval_{_slug(str(task['task_id']))}")
     report.judge_rubric = " ".join(str(task.get("judge_rubric") or "").split())
     services, declared = _services(folder, task, report)
+    offered = [str(t.get("name")) for t in task.get("tools") or [] if isinstance(t, dict)]
+    report.needs_web = [t for t in offered if WEB_TOOL.search(t)]
     tools = _exposed(task, report)
     if not tools:
         raise NotOffline(f"{source}: tools: {_offline_reason(folder, task, report)}")
