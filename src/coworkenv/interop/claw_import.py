@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -311,21 +312,25 @@ def _offline_reason(folder: Path, task: dict[str, Any], report: ImportReport) ->
     return f"no tool of this task can run offline (left out: {left}){files}"
 
 
-def _multi_turn(task: dict[str, Any], report: ImportReport) -> None:
-    """Marks a task whose user is a persona (Claw-Eval's ``user_agent``) as multi-turn in the report."""
-    agent = task.get("user_agent") or {}
-    if agent and agent.get("enabled", True):
+def _user_agent(task: Mapping[str, object]) -> Mapping[str, object] | None:
+    """Claw-Eval's ``user_agent`` block of a multi-turn task (None for a single-turn one)."""
+    agent = task.get("user_agent")
+    return agent if isinstance(agent, dict) and agent.get("enabled", True) else None
+
+
+def _multi_turn(task: Mapping[str, object], report: ImportReport) -> None:
+    """Marks a task whose user is a persona as multi-turn in the report."""
+    agent = _user_agent(task)
+    if agent is not None:
         report.multi_turn = True
-        report.user_turns = int(agent.get("max_rounds") or 8)
+        report.user_turns = int(str(agent.get("max_rounds") or 8))
         report.system_prompt_suffix = " ".join(str(agent.get("system_prompt_suffix") or "").split())
 
 
-def _persona(task: dict[str, Any]) -> str:
+def _persona(task: Mapping[str, object]) -> str:
     """Who the user is: the ``user_agent`` persona (identity, details to reveal gradually, reply style)."""
-    agent = task.get("user_agent") or {}
-    if agent and agent.get("enabled", True):
-        return str(agent["persona"]).strip()
-    return "the user"
+    agent = _user_agent(task)
+    return "the user" if agent is None else str(agent["persona"]).strip()
 
 
 def import_task(folder: str | Path) -> tuple[TaskSpec, ImportReport]:
