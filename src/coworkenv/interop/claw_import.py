@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from typing import Any
 import yaml
 
 from coworkenv.interop.claw_declared import declare
+from coworkenv.interop.claw_grader import GraderText, component_rubric, read_grader
 from coworkenv.interop.claw_mapping import RECORDS, TOOLS
 from coworkenv.interop.claw_task import shape_problem
 from coworkenv.spec import spec_from_data
@@ -60,6 +62,11 @@ class ImportReport:
     tool_map: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     judge_rubric: str = ""
     evaluation_only: bool = True
+    multi_turn: bool = False
+    user_turns: int | None = None
+    system_prompt_suffix: str = ""
+    grader_notes: list[str] = field(default_factory=list)
+    needs_web: list[str] = field(default_factory=list)
 
 
 class ClawEvalError(ValueError):
@@ -192,7 +199,7 @@ def _exposed(task: dict[str, Any], report: ImportReport) -> list[str]:
     return exposed
 
 
-def _checks(task: dict[str, Any], report: ImportReport) -> list[dict[str, Any]]:
+def _checks(task: dict[str, Any], report: ImportReport, grader: GraderText) -> list[dict[str, Any]]:
     checks: list[dict[str, Any]] = []
     for comp in task.get("scoring_components") or []:
         name, weight, check = _slug(str(comp.get("name"))), float(comp.get("weight") or 1.0), comp.get("check") or {}
@@ -216,7 +223,10 @@ def _checks(task: dict[str, Any], report: ImportReport) -> list[dict[str, Any]]:
             )
         elif kind == "llm_judge":
             description = " ".join(str(check.get("description") or comp.get("description") or "").split())
-            report.judged.append({"name": name, "weight": weight, "description": description})
+            judged: dict[str, object] = {"name": name, "weight": weight, "description": description}
+            if rubric := component_rubric(name, grader):
+                judged["rubric"] = rubric
+            report.judged.append(judged)
             continue
         elif kind == "min_length" and isinstance(check.get("min_length"), int):
             report.answer_lengths.append({"name": name, "weight": weight, "min_length": check["min_length"]})
@@ -275,6 +285,10 @@ def _with_condition(rule: dict[str, Any]) -> str | None:
     return f"args.{name} == {json.dumps(value, ensure_ascii=False)}"
 
 
+WEB_TOOL = re.compile(r"(^|_)(web|browser|browse|fetch|http|url|google|bing)(_|$)", re.I)
+"""A tool name that asks for the live web."""
+
+
 SECRET_FIELD = re.compile(r"api_?key|secret|token|password|passwd|connection_string|credential", re.I)
 
 
@@ -298,6 +312,27 @@ def _offline_reason(folder: Path, task: dict[str, Any], report: ImportReport) ->
     return f"no tool of this task can run offline (left out: {left}){files}"
 
 
+def _user_agent(task: Mapping[str, object]) -> Mapping[str, object] | None:
+    """Claw-Eval's ``user_agent`` block of a multi-turn task (None for a single-turn one)."""
+    agent = task.get("user_agent")
+    return agent if isinstance(agent, dict) and agent.get("enabled", True) else None
+
+
+def _multi_turn(task: Mapping[str, object], report: ImportReport) -> None:
+    """Marks a task whose user is a persona as multi-turn in the report."""
+    agent = _user_agent(task)
+    if agent is not None:
+        report.multi_turn = True
+        report.user_turns = int(str(agent.get("max_rounds") or 8))
+        report.system_prompt_suffix = " ".join(str(agent.get("system_prompt_suffix") or "").split())
+
+
+def _persona(task: Mapping[str, object]) -> str:
+    """Who the user is: the ``user_agent`` persona (identity, details to reveal gradually, reply style)."""
+    agent = _user_agent(task)
+    return "the user" if agent is None else str(agent["persona"]).strip()
+
+
 def import_task(folder: str | Path) -> tuple[TaskSpec, ImportReport]:
     """One Claw-Eval task folder as a spec, with the report of what is and is not scored."""
     folder = Path(folder)
@@ -312,10 +347,15 @@ def import_task(folder: str | Path) -> tuple[TaskSpec, ImportReport]:
     report = ImportReport(task_id=str(task["task_id"]), spec_id=f"claw_eval_{_slug(str(task['task_id']))}")
     report.judge_rubric = " ".join(str(task.get("judge_rubric") or "").split())
     services, declared = _services(folder, task, report)
+    offered = [str(t.get("name")) for t in task.get("tools") or [] if isinstance(t, dict)]
+    report.needs_web = [t for t in offered if WEB_TOOL.search(t)]
     tools = _exposed(task, report)
     if not tools:
         raise NotOffline(f"{source}: tools: {_offline_reason(folder, task, report)}")
-    checks = _checks(task, report)
+    grader = read_grader(folder / "grader.py") if (folder / "grader.py").is_file() else GraderText()
+    report.grader_notes = grader.notes
+    _multi_turn(task, report)
+    checks = _checks(task, report, grader)
     if not checks:  # no rule-based check: keep the one thing a rule can see, that the data was read
         checks = [{"id": PLACEHOLDER, "kind": "tool_called", "tool": tools[0], "weight": 1.0}]
         report.placeholder = PLACEHOLDER
@@ -333,7 +373,7 @@ def import_task(folder: str | Path) -> tuple[TaskSpec, ImportReport]:
         "services": services,
         "declared_services": declared or None,
         "tools": tools,
-        "user": {"persona": "the user", "opening": " ".join(str(task["prompt"]["text"]).split())},
+        "user": {"persona": _persona(task), "opening": " ".join(str(task["prompt"]["text"]).split())},
         "rules": _rules(task, report),
         "checks": checks,
         "reference": [{"answer": " ".join(str(task.get("reference_solution") or "(none)").split())}],

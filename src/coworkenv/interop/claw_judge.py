@@ -83,6 +83,8 @@ def digest(traj: Trajectory) -> str:
 def rubric_text(component: dict[str, object], task_rubric: str) -> str:
     """The rubric a component is judged by: its description, then the task's rubric."""
     parts = [f"Component: {component['name']}. {component.get('description') or ''}".strip()]
+    if component.get("rubric"):  # the grader's own rubric for this component
+        parts.append(str(component["rubric"]))
     if task_rubric:
         parts.append(f"Task rubric: {task_rubric}")
     return "\n\n".join(parts)

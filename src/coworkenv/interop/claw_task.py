@@ -62,6 +62,13 @@ class _Environment(_Loose):
     max_turns: int | None = Field(None, ge=1)
 
 
+class _UserAgent(_Loose):
+    enabled: bool = True
+    persona: str = Field(min_length=1)
+    max_rounds: int = Field(8, ge=1)
+    system_prompt_suffix: Scalar = ""
+
+
 class TaskShape(_Loose):
     """The parts of a task the importer reads."""
 
@@ -72,6 +79,7 @@ class TaskShape(_Loose):
     scoring_components: list[_Component] | None = None
     safety_checks: list[_Safety] | None = None
     environment: _Environment | None = None
+    user_agent: _UserAgent | None = None
     sandbox_files: list[str] | None = None
     judge_rubric: Scalar = ""
     reference_solution: Scalar = ""
