@@ -13,6 +13,7 @@ tells it to ignore its instructions. Both count as the ingredient.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from coworkenv.capabilities.base import Capability, Ingredient
 from coworkenv.spec.models import TaskSpec
@@ -63,19 +64,18 @@ def planted(spec: TaskSpec) -> bool:
 def fixture_texts(spec: TaskSpec) -> list[str]:
     """Every string value in the spec's fixtures (where planted instructions hide)."""
     out: list[str] = []
-
-    def walk(value: object) -> None:
-        if isinstance(value, str):
-            out.append(value)
-        elif isinstance(value, dict):
-            for v in value.values():
-                walk(v)
-        elif isinstance(value, list):
-            for v in value:
-                walk(v)
-
-    walk(spec.services)
+    _strings(spec.services, out)
     return out
+
+
+def _strings(value: Mapping[str, object] | list[object], out: list[str]) -> None:
+    """The strings in ``value`` at any depth, in order (a record's scalars are read in the loop, not a call each:
+    a realistic workspace holds thousands)."""
+    for v in value.values() if isinstance(value, dict) else value:
+        if isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, dict | list):
+            _strings(v, out)
 
 
 def _guarded(spec: TaskSpec) -> bool:

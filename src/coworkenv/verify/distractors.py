@@ -177,42 +177,45 @@ def _same(a: float, b: float) -> bool:
 
 class _Fixtures:
     """The spec's fixture records as a check's subject is looked for among them: each record's string values of four
-    characters or more, lowercased once for all the checks that look, and each record's words (for likeness)."""
+    characters or more, indexed once for all the checks that look by their first four characters lowercased (the
+    whole value is lowercased only where a check's text holds those), and each record's words (for likeness)."""
 
     def __init__(self, services: Fixtures) -> None:
         self.services = services  # held: the cache below is keyed by its id
         self.entries = [
-            (
-                records,
-                rec,
-                [((3 if k in _KEYS else 1), v.lower()) for k, v in rec.items() if isinstance(v, str) and len(v) >= 4],
-            )
-            for collections in services.values()
-            for records in collections.values()
-            for rec in records
+            (records, rec) for collections in services.values() for records in collections.values() for rec in records
         ]
         self._words: dict[int, set[str]] = {}
-        self.by_start: dict[str, list[tuple[int, int, str]]] = {}  # a value's first four characters -> its entries
-        for i, (_, _, values) in enumerate(self.entries):
-            for weight, value in values:
-                self.by_start.setdefault(value[:4], []).append((i, weight, value))
+        self.by_start: dict[str, list[tuple[int, str, str]]] = {}  # a value's first four characters -> its entries
+        get = self.by_start.get
+        for i, (_, rec) in enumerate(self.entries):
+            for key, value in rec.items():
+                if isinstance(value, str) and len(value) >= 4:
+                    start = value[:4]  # lowered alone it is the whole value's start but where the case is contextual
+                    start = start.lower() if start.isascii() else value.lower()[:4]
+                    bucket = get(start)
+                    if bucket is None:
+                        self.by_start[start] = [(i, key, value)]
+                    else:
+                        bucket.append((i, key, value))
 
     def subject(self, text: str) -> tuple[list[Record], Record] | None:
         """The fixture record a check is about: the most of its values quoted whole in the check (the first of
-        equals), else the first whose id, email or name contains a literal the check quotes (a loose check:
-        ``'sam.ortiz'``). A value in the text starts at one of its four-character pieces, so only the values that
-        start with one are tried: a workspace of hundreds of records costs what the check quotes."""
+        equals; an id, email or name counts three), else the first whose id, email or name contains a literal the
+        check quotes (a loose check: ``'sam.ortiz'``). A value in the text starts at one of its four-character
+        pieces, so only the values that start with one are tried: a workspace of hundreds of records costs what the
+        check quotes."""
         low = text.lower()
         score: dict[int, int] = {}
         for start in {low[i : i + 4] for i in range(len(low) - 3)}:
-            for i, weight, value in self.by_start.get(start, ()):
-                if value in low:
-                    score[i] = score.get(i, 0) + weight
+            for i, key, value in self.by_start.get(start, ()):
+                if value.lower() in low:
+                    score[i] = score.get(i, 0) + (3 if key in _KEYS else 1)
         if score:
             best = min(score, key=lambda i: (-score[i], i))
-            return self.entries[best][0], self.entries[best][1]
+            return self.entries[best]
         quoted = [q.lower() for q in re.findall(r"'([^']{4,})'", text.replace("\\'", ""))]
-        for (records, rec, _), keys in zip(self.entries, self.keys, strict=True):
+        for (records, rec), keys in zip(self.entries, self.keys, strict=True):
             if any(q in k for q in quoted for k in keys):
                 return records, rec
         return None
@@ -231,7 +234,7 @@ class _Fixtures:
     @cached_property
     def keys(self) -> list[list[str]]:
         """Each entry's id, email and name, lowercased: only a loose check (no value quoted whole) reads them."""
-        return [[str(rec.get(k, "")).lower() for k in _KEYS] for _, rec, _ in self.entries]
+        return [[str(rec.get(k, "")).lower() for k in _KEYS] for _, rec in self.entries]
 
 
 _CACHE: OrderedDict[int, _Fixtures] = OrderedDict()
