@@ -35,6 +35,10 @@ class Backdrop:
     """Whether the reference searches by the company's name (then no background colleague has its domain)."""
     _sentences: list[str] = field(default_factory=list)
     _allowed: dict[tuple[str, ...], list[str]] = field(default_factory=dict)
+    _days: dict[int, str] = field(default_factory=dict)
+    """Each day offset drawn so far: its ISO date, or "" where background may not use it."""
+    _prefixes: dict[tuple[str, str], tuple[int, str]] = field(default_factory=dict)
+    """Each collection added to: how many records the task holds there, and its id prefix."""
 
     def count(self, lo: int, hi: int) -> int:
         """How many records of a kind, scaled by the workspace size."""
@@ -61,9 +65,13 @@ class Backdrop:
     def day(self, lo: int, hi: int) -> str | None:
         """A working day ``lo``..``hi`` days from today that the task never names (None if it names them all)."""
         for _ in range(8):
-            d = self.world.today + timedelta(days=self.rng.randint(lo, hi))
-            iso = d.isoformat()
-            if d.weekday() < 5 and iso not in self.reserved.days:
+            offset = self.rng.randint(lo, hi)
+            iso = self._days.get(offset)
+            if iso is None:
+                d = self.world.today + timedelta(days=offset)
+                iso = d.isoformat()
+                iso = self._days[offset] = iso if d.weekday() < 5 and iso not in self.reserved.days else ""
+            if iso:
                 return iso
         return None
 
@@ -98,9 +106,12 @@ class Backdrop:
     def add(self, service: str, collection: str, record: dict[str, Any], key: str | None = None) -> dict[str, Any]:
         """Add a record with the next id after the task's (and the background's) records, or with ``key``
         for a collection that names its records by a key of their own."""
-        task_rows = self.world.fixtures.get(service, {}).get(collection, [])
+        known = self._prefixes.get((service, collection))
+        if known is None:
+            task_rows = len(self.world.fixtures.get(service, {}).get(collection, []))
+            prefix = service_class(service, self.world.declared).id_prefix.get(collection, collection[:3])
+            known = self._prefixes[(service, collection)] = (task_rows, prefix)
         rows = self.records.setdefault(service, {}).setdefault(collection, [])
-        prefix = service_class(service, self.world.declared).id_prefix.get(collection, collection[:3])
-        rec = {"id": key or f"{prefix}-{len(task_rows) + len(rows) + 1}", **record}
+        rec = {"id": key or f"{known[1]}-{known[0] + len(rows) + 1}", **record}
         rows.append(rec)
         return rec

@@ -29,9 +29,9 @@ SLOTS = ("09:00", "09:30", "10:00", "10:30", "11:00", "13:00", "13:30", "14:00",
 def mail(b: Backdrop) -> None:
     """Weeks of mail across folders, about a third of it replies in threads."""
     sent: list[dict[str, object]] = []
+    unread = b.reserved.flag("unread")  # the states of 'unread' no reference call filters on
     for _ in range(b.count(90, 160)):
         folder, day = b.pick(FOLDER_DRAW), b.day(-45, -1)
-        unread = b.reserved.flag("unread")  # the states of 'unread' no reference call filters on
         if folder is None or day is None or not unread:
             continue
         who = b.person(outside=b.rng.random() < 0.3)

@@ -12,7 +12,6 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from coworkenv.spec.io import content_id
 from coworkenv.spec.models import TaskSpec
 from coworkenv.synth.background import DEFAULT_WORKSPACE, WORKSPACES, background
 from coworkenv.synth.blueprints import BLUEPRINTS, Blueprint, blueprint
@@ -99,7 +98,7 @@ def compose(recipe: Recipe) -> TaskSpec:
         if built_in or (mod.edit is not None and mod.offered_by(bp.options) and mod.edit(draft, world)):
             draft.modifiers.append(mod.name)
             draft.capabilities.add(mod.capability)
-    spec = finalize(
+    return finalize(
         draft,
         background=background(draft, world, recipe.workspace),
         seed=recipe.seed,
@@ -107,12 +106,8 @@ def compose(recipe: Recipe) -> TaskSpec:
         drop=recipe.drop,
         weights=dict(recipe.weights),
         required=dict(recipe.required),
+        interface=lambda spec: draw_interface(spec, derive(recipe.seed, "interface"), recipe.interfaces),
     )
-    interface = draw_interface(spec, derive(recipe.seed, "interface"), recipe.interfaces)
-    if interface is None:
-        return spec
-    shown = spec.model_copy(update={"interface": interface})
-    return shown.model_copy(update={"id": content_id(shown)})
 
 
 def capabilities_of(name: str) -> set[str]:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import cache
+from itertools import compress
 
 from pydantic import BaseModel
 
@@ -67,30 +68,19 @@ class Reserved:
 
 def reserved(draft: Draft) -> Reserved:
     """Everything of ``draft`` (but the background) that could select a record."""
-    texts: list[str] = []
-    searched: set[str] = set()
-    flags: set[tuple[str, bool]] = set()
-    for key, value in _leaves(_task_parts(draft), ""):
-        if isinstance(value, bool):
-            flags.add((key, value))
-        elif isinstance(value, str):
-            texts.append(value)
-            if key in _SEARCHED:
-                searched.update(_TOKEN.findall(value.lower()))
+    found = _Leaves()
+    found.scan(_task_parts(draft), "")
+    texts, flags = found.texts, found.flags
+    searched = set(_TOKEN.findall("\n".join(found.searched).lower()))  # no token spans a line break
     for records in (rows for colls in draft.fixtures.values() for rows in colls.values()):
         for rec in records:
             texts.extend(str(v) for f in _NAMED for v in _as_list(rec.get(f)))
-    values: set[str] = set()
-    days: set[str] = set()
-    words = set(searched)
-    for text in texts:
-        low = text.lower()
-        values.add(low)
-        days.update(_DAY.findall(low))
-        for token in _TOKEN.findall(low):
-            values.add(token)
-            if len(token) >= MIN_WORD and not token.isdigit():
-                words.add(token)
+    values = {text.lower() for text in texts}
+    lows = "\n".join(values)  # searched at once: neither a token nor a day spans a line break
+    days = set(_DAY.findall(lows))
+    tokens = set(_TOKEN.findall(lows))
+    values |= tokens
+    words = set(searched) | {token for token in tokens if len(token) >= MIN_WORD and not token.isdigit()}
     longest = max(map(len, words), default=0)
     return Reserved(
         frozenset(words), frozenset(searched), frozenset(values), frozenset(days), frozenset(flags), longest
@@ -99,7 +89,7 @@ def reserved(draft: Draft) -> Reserved:
 
 def _task_parts(draft: Draft) -> list[object]:
     """The parts of a draft a task reads or writes by: all but its fixtures."""
-    facts = [dataclasses.asdict(f) for f in draft.facts.values()]
+    facts = list(draft.facts.values())
     stages = [[s.opening, s.advance, s.mutations, s.events, list(s.reference), list(s.checks)] for s in draft.stages]
     return [
         draft.title,
@@ -117,18 +107,36 @@ def _task_parts(draft: Draft) -> list[object]:
     ]
 
 
-def _leaves(value: object, key: str) -> Iterator[tuple[str, object]]:
-    """The scalar leaves of nested data, each with the key it sits under."""
-    if isinstance(value, BaseModel):
-        value = value.model_dump()
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _leaves(v, str(k))
-    elif isinstance(value, list | tuple):
-        for v in value:
-            yield from _leaves(v, key)
-    else:
-        yield key, value
+@dataclass
+class _Leaves:
+    """The scalar leaves of nested data by kind: every text, the texts under a searched key, and the flags, each
+    flag with the key it sits under."""
+
+    texts: list[str] = field(default_factory=list)
+    searched: list[str] = field(default_factory=list)
+    flags: set[tuple[str, bool]] = field(default_factory=set)
+
+    def scan(self, value: object, key: str) -> None:
+        """Take in the leaves of ``value`` (the scalars of a container are taken in its loop, not a call each)."""
+        if isinstance(value, BaseModel):
+            value = value.model_dump()
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+            value = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        if isinstance(value, dict):
+            pairs = [(str(k), v) for k, v in value.items()]
+        elif isinstance(value, list | tuple):
+            pairs = [(key, v) for v in value]
+        else:
+            pairs = [(key, value)]
+        for k, v in pairs:
+            if isinstance(v, str):
+                self.texts.append(v)
+                if k in _SEARCHED:
+                    self.searched.append(v)
+            elif isinstance(v, bool):
+                self.flags.add((k, v))
+            elif isinstance(v, BaseModel | dict | list | tuple) or dataclasses.is_dataclass(v):
+                self.scan(v, k)
 
 
 @cache
@@ -148,25 +156,29 @@ class Pool:
 
     def __init__(self, words: Sequence[str]) -> None:
         self.words = tuple(dict.fromkeys(words))
-        self.lowered = tuple(w.lower() for w in self.words)
         self.containing: dict[str, set[int]] = {}
+        """Each substring of the words (lowercased), and the words holding it (a whole word holds itself)."""
         for i, word in enumerate(self.words):
             low = word.lower()
             for a in range(len(low)):
                 for b in range(a + 1, len(low) + 1):
                     self.containing.setdefault(low[a:b], set()).add(i)
+        self.equal: dict[str, list[int]] = {}
+        """Each word lowercased, and the words that are it."""
+        for i, word in enumerate(self.words):
+            self.equal.setdefault(word.lower(), []).append(i)
 
     def without(self, reserved: Reserved) -> list[str]:
-        """The words that contain none of the reserved words and equal none of its values."""
-        banned: set[int] = set()
-        for word in reserved.words:
-            banned |= self.containing.get(word, set())
-        values = reserved.values
-        return [
-            w
-            for i, (w, low) in enumerate(zip(self.words, self.lowered, strict=True))
-            if low not in values and i not in banned
-        ]
+        """The words that contain none of the reserved words and equal none of its values (the sets are met once,
+        not a word at a time: a task reserves hundreds of words)."""
+        banned = set().union(
+            *(self.containing[word] for word in self.containing.keys() & reserved.words),
+            *(self.equal[value] for value in self.equal.keys() & reserved.values),
+        )
+        keep = bytearray(b"\x01") * len(self.words)
+        for i in banned:
+            keep[i] = 0
+        return list(compress(self.words, keep))
 
 
 @cache
