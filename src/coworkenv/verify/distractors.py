@@ -177,8 +177,8 @@ def _same(a: float, b: float) -> bool:
 
 class _Fixtures:
     """The spec's fixture records as a check's subject is looked for among them: each record's string values of four
-    characters or more, indexed once for all the checks that look by their first four characters lowercased (the
-    whole value is lowercased only where a check's text holds those), and each record's words (for likeness)."""
+    characters or more, lowercased and indexed by their first four characters once for all the checks that look,
+    and each record's words (for likeness)."""
 
     def __init__(self, services: Fixtures) -> None:
         self.services = services  # held: the cache below is keyed by its id
@@ -191,13 +191,12 @@ class _Fixtures:
         for i, (_, rec) in enumerate(self.entries):
             for key, value in rec.items():
                 if isinstance(value, str) and len(value) >= 4:
-                    start = value[:4]  # lowered alone it is the whole value's start but where the case is contextual
-                    start = start.lower() if start.isascii() else value.lower()[:4]
-                    bucket = get(start)
+                    low = value.lower()
+                    bucket = get(low[:4])
                     if bucket is None:
-                        self.by_start[start] = [(i, key, value)]
+                        self.by_start[low[:4]] = [(i, key, low)]
                     else:
-                        bucket.append((i, key, value))
+                        bucket.append((i, key, low))
 
     def subject(self, text: str) -> tuple[list[Record], Record] | None:
         """The fixture record a check is about: the most of its values quoted whole in the check (the first of
@@ -209,7 +208,7 @@ class _Fixtures:
         score: dict[int, int] = {}
         for start in {low[i : i + 4] for i in range(len(low) - 3)}:
             for i, key, value in self.by_start.get(start, ()):
-                if value.lower() in low:
+                if value in low:
                     score[i] = score.get(i, 0) + (3 if key in _KEYS else 1)
         if score:
             best = min(score, key=lambda i: (-score[i], i))

@@ -31,7 +31,7 @@ def violating_call(spec: TaskSpec, tool: str, when: str) -> CallStep | None:
     info = tool_table(spec.declared_services).get(tool)
     if info is None:
         return None
-    schema = info.args_model.model_json_schema()
+    schema = info.schema()["function"]["parameters"]  # the router's, made once per tool
     props: dict[str, dict[str, object]] = schema.get("properties", {})
     values = _values(spec, when)
     base = _base_args(spec, tool, props, schema.get("required", []), values)
