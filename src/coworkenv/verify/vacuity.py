@@ -54,7 +54,7 @@ def vacuous_findings(spec: TaskSpec, initial: Environment | None = None) -> list
 
 
 def _holds_at_start(check: CheckModel, env: Environment, log: EpisodeLog) -> bool:
-    if isinstance(check, StateCheck):
-        return check.judge(env.workspace)[0]
+    if isinstance(check, StateCheck):  # the environment judged its checks on the initial records when it was made
+        return env.tracker.result(check)[0]
     assert isinstance(check, EpisodeCheck)
     return check.judge(log)[0]
