@@ -157,3 +157,16 @@ def test_likeness_with_words_split_once_is_the_likeness_a_scan_gives() -> None:
         if spec.stages:
             views = stage_views(spec)
             assert _fixtures(views[0]) is _fixtures(views[-1])
+
+
+def test_a_loose_literal_is_found_within_one_key_never_across_two() -> None:
+    """The keys are searched joined by a line break: a literal that holds one (in a name that has one) is found
+    in that key, and one that would span the end of one key and the start of the next is no match."""
+    first = {"id": "c-1", "email": "ann@corp.com", "name": "Ann Abcd"}
+    second = {"id": "c-2", "email": "lee@corp.com", "name": "Lee\nZwyx"}
+    fixtures = _Fixtures({"contacts": {"contacts": [first, second]}})
+    assert fixtures.subject("{'name': 'abcd\nc-2'}") is None  # the end of Ann's name, a break, Lee's id
+    found = fixtures.subject("{'name': 'ee\nzw'}")
+    assert found is not None and found[1] is second
+    found = fixtures.subject("{'email': 'ann@corp', 'name': 'ee\nzw'}")
+    assert found is not None and found[1] is first, "the first record holding any of the literals"

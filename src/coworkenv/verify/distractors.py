@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_right
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import accumulate
 from typing import TypeGuard, overload
 
 from coworkenv.spec.events import Record
@@ -214,10 +216,20 @@ class _Fixtures:
             best = min(score, key=lambda i: (-score[i], i))
             return self.entries[best]
         quoted = [q.lower() for q in re.findall(r"'([^']{4,})'", text.replace("\\'", ""))]
-        for (records, rec), keys in zip(self.entries, self.keys, strict=True):
-            if any(q in k for q in quoted for k in keys):
-                return records, rec
-        return None
+        first = min((self._first_holding(q) for q in quoted), default=None)
+        return None if first is None or first == len(self.entries) else self.entries[first]
+
+    def _first_holding(self, part: str) -> int:
+        """The first entry whose id, email or name contains ``part`` (the number of entries if none does): found in
+        the keys joined into one text, at the first place ``part`` lies within a single key."""
+        text, starts = self.keys
+        at = text.find(part)
+        while at != -1:
+            k = bisect_right(starts, at) - 1
+            if at + len(part) < starts[k + 1]:  # the next key starts one separator after this one ends
+                return k // len(_KEYS)
+            at = text.find(part, at + 1)
+        return len(self.entries)
 
     def likeness(self, a: Record, b: Record) -> float:
         """How alike two records of a collection are: equal fields, and half a point per word they share."""
@@ -232,9 +244,12 @@ class _Fixtures:
         return hit
 
     @cached_property
-    def keys(self) -> list[list[str]]:
-        """Each entry's id, email and name, lowercased: only a loose check (no value quoted whole) reads them."""
-        return [[str(rec.get(k, "")).lower() for k in _KEYS] for _, rec in self.entries]
+    def keys(self) -> tuple[str, list[int]]:
+        """Each entry's id, email and name, lowercased, joined by a separator, and where each starts (with where one
+        after the last would start): only a loose check (no value quoted whole) reads them."""
+        keys = [str(rec.get(k, "")).lower() for _, rec in self.entries for k in _KEYS]
+        starts = [0, *accumulate(len(k) + 1 for k in keys)]
+        return "\n".join(keys), starts
 
 
 _CACHE: OrderedDict[int, _Fixtures] = OrderedDict()
