@@ -2,7 +2,8 @@
 
 Builds one bank in a single process and reports what the manifest says (jobs, admitted,
 first-try and final yield, rejections) with admitted environments per CPU-second of this
-process (CPU time, not wall time: the machine is shared, so wall time measures the neighbours).
+process (CPU time, not wall time: the machine is shared, so wall time measures the neighbours), and the
+load average the run saw (a loaded machine's cores run slower per CPU-second, so compare runs side by side).
 Run it on two checkouts to compare them:
 
     python benchmarks/bank_yield.py [--n 320] [--seed 0] [--blueprints a,b] [--generator composed] [--workspace small]
@@ -11,6 +12,7 @@ Run it on two checkouts to compare them:
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -34,6 +36,7 @@ def main() -> None:
     )
     args = ap.parse_args()
     names = [b for b in args.blueprints.split(",") if b] or None
+    load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         cpu = time.process_time()
         out = Path(args.keep or Path(tmp) / "bank")
@@ -50,6 +53,7 @@ def main() -> None:
     table.add_row("yield (first try)", f"{manifest['yield']:.3f} ({first_try / jobs:.3f})" if jobs else "n/a")
     table.add_row("CPU seconds", f"{cpu:.1f}")
     table.add_row("admitted per CPU-second", f"{admitted / cpu:.2f}")
+    table.add_row("load average (start / end)", f"{load:.2f} / {os.getloadavg()[0]:.2f}")
     table.add_row("train / held-out", f"{manifest['split']['train']} / {manifest['split']['heldout']}")
     for name, row in sorted(manifest["per_blueprint"].items()):
         table.add_row(f"  {name} ({row['split']})", f"{row['admitted']} of {row['jobs']}")

@@ -57,7 +57,7 @@ def _collected_after() -> Iterator[None]:
 
     A job allocates hundreds of thousands of objects (a realistic workspace's records, forked for each probe run)
     and keeps few: collecting while it runs promoted them to the old generation, whose passes over every cached
-    workspace took a fifth of a bank's time. Collecting the young generations once the job is done frees the
+    workspace took 17-22 % of a bank's CPU time. Collecting the young generations once the job is done frees the
     same garbage (its episodes' cycles) and leaves the old generation to what outlives jobs."""
     if not gc.isenabled():  # the caller's choice: leave collection to it
         yield
