@@ -51,6 +51,10 @@ def run_named(config: BankConfig, index: int) -> Entry:
         raise JobFailed(f"job {index} (seed {config.seed}) failed: {type(exc).__name__}: {exc}") from exc
 
 
+FULL_COLLECTION_JOBS = 500
+"""Jobs between two collections of the old generation too (where cached records a job evicted lie in cycles)."""
+
+
 @contextmanager
 def _collected_after() -> Iterator[None]:
     """A job run with the cyclic garbage collector paused, its garbage collected when it ends.
@@ -58,7 +62,8 @@ def _collected_after() -> Iterator[None]:
     A job allocates hundreds of thousands of objects (a realistic workspace's records, forked for each probe run)
     and keeps few: collecting while it runs promoted them to the old generation, whose passes over every cached
     workspace took 17-22 % of a bank's CPU time. Collecting the young generations once the job is done frees the
-    same garbage (its episodes' cycles) and leaves the old generation to what outlives jobs."""
+    same garbage (its episodes' cycles); the old generation, which then holds what outlives jobs, is collected
+    every :data:`FULL_COLLECTION_JOBS` jobs (counted by the collector: each young collection adds one)."""
     if not gc.isenabled():  # the caller's choice: leave collection to it
         yield
         return
@@ -66,7 +71,7 @@ def _collected_after() -> Iterator[None]:
     try:
         yield
     finally:
-        gc.collect(1)
+        gc.collect(2 if gc.get_count()[2] >= FULL_COLLECTION_JOBS else 1)
         gc.enable()
 
 
