@@ -119,17 +119,40 @@ def _exposures(traj: Trajectory, report: dict[str, Any]) -> list[Violation]:
 def rescore_all(trajs: list[Trajectory], reports: dict[str, dict[str, Any]], judge: Judge | None) -> dict[str, Any]:
     """Rescore, in place, every trajectory of an imported task; what the metrics should say about the scoring."""
     unscored: set[str] = set()
-    imported = 0
+    imported = []
     for traj in trajs:
         report = reports.get(traj.spec_id)
-        if report is None or traj.grade is None:
+        if report is None:
+            continue
+        imported.append(traj)
+        if traj.grade is None:
             continue
         done = rescore(traj, report, judge)
         traj.grade = done.grade
         unscored.update(f"{traj.spec_id}.{n}" for n in done.unscored)
-        imported += 1
     return {
-        "imported_episodes": imported,
+        "imported_episodes": sum(t.grade is not None for t in imported),
         "label": f"judged by {judge.model}" if judge is not None else "rule-based",
         "unscored_components": sorted(unscored),
+        **headline(imported),
+    }
+
+
+def headline(trajs: list[Trajectory]) -> dict[str, float]:
+    """Claw-Eval's figures over the trials of the imported tasks, in percent: ``average`` (the mean over tasks of
+    the mean trial score) and ``pass^N`` (the share of tasks that pass in all N trials: Claw-Eval's Pass^3 with
+    ``--trials 3``). An episode without a grade scores 0 and fails, as a trial with no grading result does."""
+    by_task: dict[str, list[Grade | None]] = {}
+    for traj in trajs:
+        by_task.setdefault(traj.spec_id, []).append(traj.grade)
+    if not by_task:
+        return {}
+    trials = min(len(g) for g in by_task.values())
+    means = [sum(g.score for g in gs if g is not None) / len(gs) for gs in by_task.values()]
+    all_pass = [all(g is not None and g.passed for g in gs) for gs in by_task.values()]
+    return {
+        "tasks": len(by_task),
+        "trials": trials,
+        "average": round(100.0 * sum(means) / len(means), 2),
+        f"pass^{trials}": round(100.0 * sum(all_pass) / len(all_pass), 2),
     }

@@ -268,8 +268,8 @@ class TaskSpec(_Model):
 
     @property
     def is_multi_turn(self) -> bool:
-        """Needs more than one user turn: a clarification, a confirmation or a follow-up."""
+        """Needs more than one user turn: a clarification, a confirmation, a follow-up or a persona's replies."""
         u = self.user
-        if self.stages:
+        if self.stages or u.persona_turns is not None:
             return True
         return bool(u.hidden_facts or u.follow_ups or any(isinstance(s, ConfirmStep) for s in self.reference))
