@@ -176,6 +176,7 @@ def _grpo_inputs(
     from coworkenv.agents.tool_menu import narrow_tools
     from coworkenv.bank.sources import load_specs
     from coworkenv.data.rl import checked_schemes
+    from coworkenv.spec.models import refuse_evaluation_only
 
     if eval_samples and split == "all":
         console.print("[red]--eval-samples needs a bank and its held-out split[/red]")
@@ -189,16 +190,10 @@ def _grpo_inputs(
         )
         specs = [narrow_tools(s, tools) for s in load_specs(bank, None if split == "all" else split)]
         heldout = [narrow_tools(s, tools) for s in load_specs(bank, "heldout")] if eval_samples else []
+        refuse_evaluation_only(specs, str(bank))
     except ValueError as exc:
         console.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from None
-    imported = [s.id for s in specs if s.provenance.evaluation_only]
-    if imported:
-        console.print(
-            f"[red]{bank}: {len(imported)} evaluation-only environment(s) (imported tasks, e.g. {imported[0]}) "
-            "cannot be trained on; run them with `coworkenv eval`[/red]"
-        )
-        raise typer.Exit(2)
     return settings, specs, heldout
 
 
