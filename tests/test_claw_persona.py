@@ -123,6 +123,10 @@ def requests(server: ScriptedServer, model: str) -> list[dict[str, Any]]:
     return [b for b in server.requests if b["model"] == model]
 
 
+def judged(server: ScriptedServer, component: str = "") -> list[dict[str, Any]]:
+    return [b for b in requests(server, "judge") if f"Component: {component}" in b["messages"][-1]["content"]]
+
+
 def test_an_agent_that_asks_is_told_passes_three_trials_and_scores_the_same_run_after_run(
     bank: Path, server: ScriptedServer, tmp_path: Path
 ) -> None:
@@ -142,6 +146,10 @@ def test_an_agent_that_asks_is_told_passes_three_trials_and_scores_the_same_run_
     assert "Ask for what is missing." in asked[0]["messages"][0]["content"]  # Claw-Eval's system prompt suffix
     assert all(t["function"]["name"] != "web_fetch" for t in asked[0]["tools"])  # needs the live web: not offered
     assert len(requests(server, "persona")) == 9  # two answers and one [DONE] per trial
+    prompts = {"clarification" in b["messages"][-1]["content"]: b["messages"][-1]["content"] for b in judged(server)}
+    assert len(judged(server)) == 2  # three alike trials: one judgment per component
+    assert QUESTIONS[1] in prompts[True] and "Here is the weekday rota" not in prompts[True]  # up to the last reply
+    assert "Here is the weekday rota" in prompts[False]
     claw = metrics["claw_eval"]
     assert claw["label"] == "judged by judge" and claw["unscored_components"] == []
     assert (claw["tasks"], claw["trials"], claw["average"], claw["pass^3"]) == (1, 3, 100.0, 100.0)
@@ -181,13 +189,15 @@ def test_an_agent_that_never_asks_scores_lower_than_one_that_does(
     bank: Path, server: ScriptedServer, tmp_path: Path
 ) -> None:
     url = server.base_url
-    scores = {}
+    scores, asked = {}, {}
     for model in ("asker", "guesser"):
+        server.requests.clear()
         result, _ = run(bank, tmp_path / model, model, f"openai:persona@{url}", url)
         assert result.exit_code == 0, result.output
         (traj,) = trajectories(tmp_path / model)
-        scores[model] = traj["grade"]["score"]
+        scores[model], asked[model] = traj["grade"]["score"], len(judged(server, "clarification_quality"))
     assert scores == {"asker": 1.0, "guesser": 0.2}  # both judged components 0: robustness alone
+    assert asked == {"asker": 1, "guesser": 0}  # the persona never replied: no clarification to judge, as Claw-Eval
 
 
 @pytest.mark.parametrize("model", ["mute", "babbling"])

@@ -15,12 +15,13 @@ share of calls that ran (at most 0.5); 1.0 without failures.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from coworkenv.grading.score import PASS_THRESHOLD, combine
-from coworkenv.interop.claw_judge import Judge, _text
+from coworkenv.interop.claw_judge import Judge, _text, conversation
 from coworkenv.trajectory import Grade, ToolCallRecord, Trajectory, Violation
 
 REPORT = "claw_eval_import.jsonl"
@@ -81,8 +82,7 @@ def rescore(traj: Trajectory, report: dict[str, Any], judge: Judge | None) -> Re
     task = next((_text(m.get("content")) for m in traj.messages if m.get("role") == "user"), "")
     unscored = [] if judge is not None else [j["name"] for j in judged]
     for j in judged:
-        value = None if judge is None else judge.score(traj, task, j, str(report.get("judge_rubric") or ""))
-        parts.append((float(j["weight"]), value))
+        parts.append((float(j["weight"]), None if judge is None else _judged(traj, task, j, report, judge)))
     weight = sum(w for w, v in parts if v is not None)
     completion = round(sum(w * v for w, v in parts if v is not None) / weight, 6) if weight else 0.0
     robustness = claw_robustness(traj.calls)
@@ -100,6 +100,20 @@ def rescore(traj: Trajectory, report: dict[str, Any], judge: Judge | None) -> Re
         "violations": violations,
     }
     return Rescored(grade.model_copy(update=update), unscored)
+
+
+def _judged(
+    traj: Trajectory, task: str, component: dict[str, object], report: Mapping[str, object], judge: Judge
+) -> float:
+    """A judged component's score. Of a multi-turn task, a clarification component is judged on the conversation
+    up to the user's last reply, and is 0 without asking the judge when the user never replied, as Claw-Eval's
+    multi-turn graders score it."""
+    phase = "all"
+    if report.get("multi_turn") and str(component["name"]).startswith("clarification"):
+        phase = "clarification"
+        if not conversation(traj, phase):
+            return 0.0
+    return judge.score(traj, task, component, str(report.get("judge_rubric") or ""), phase)
 
 
 def _exposures(traj: Trajectory, report: dict[str, Any]) -> list[Violation]:
