@@ -105,7 +105,8 @@ MAX_REPLY = 2000
 
 
 class UserEndpointError(RuntimeError):
-    """The persona's endpoint could not be reached: names the ``--user`` spec so the run can say which."""
+    """The persona's endpoint failed (unreachable, or an error after the client's retries): names the ``--user``
+    spec, so the run can say which."""
 
 
 class PersonaUser(ScriptedUser):
@@ -166,7 +167,8 @@ def usable(text: str) -> str | None:
 
 
 class LLMUserEnvironment(Environment):
-    """An Environment whose user replies are phrased by an LLM (see :class:`LLMUser`)."""
+    """An Environment whose user is an LLM: phrasing the script (:class:`LLMUser`), or playing the spec's persona
+    in full when it has ``persona_turns`` (:class:`PersonaUser`)."""
 
     def __init__(
         self,
