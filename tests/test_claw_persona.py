@@ -92,6 +92,7 @@ def bank(tmp_path_factory: pytest.TempPathFactory) -> Path:
     task_folder(root / "tasks")
     result = CliRunner().invoke(app, ["import", "claw-eval", str(root / "tasks"), "--out", str(root / "specs")])
     assert result.exit_code == 0, result.output
+    assert "--split all --user openai:<model>@<url> (1 multi-turn" in " ".join(result.output.split())
     return root / "specs"
 
 
@@ -222,6 +223,12 @@ def test_the_scripted_user_is_refused_before_any_episode(bank: Path, server: Scr
         text = " ".join(result.output.split())
         assert result.exit_code == 2 and f"{SPEC}: user.persona_turns" in text, result.output
         assert "--user openai:<model>@<url>" in text
+    for user, extra, message in (
+        ("anthropic:persona", (), "unknown user simulator 'anthropic:persona'"),
+        (f"openai:persona@{url}", ("--env-server", "http://127.0.0.1:1"), "--env-server runs the server's scripted"),
+    ):
+        result, _ = run(bank, tmp_path / "s", "asker", user, url, *extra)
+        assert result.exit_code == 2 and message in " ".join(result.output.split()), result.output
     assert server.requests == [] and not (tmp_path / "s" / "trajectories.jsonl").exists()
     result = CliRunner().invoke(app, ["rollout", "--bank", str(bank), "--policy", "oracle", "--out", str(tmp_path)])
     assert result.exit_code == 2 and "--user openai:<model>@<url>" in " ".join(result.output.split())
