@@ -243,3 +243,15 @@ def test_a_dead_user_endpoint_fails_the_run_naming_it(bank: Path, server: Script
     assert result.exit_code == 1 and f"--user openai:persona@{dead}" in text, result.output
     assert re.search(r"APIConnectionError|Connection", text)
     assert not (tmp_path / "d" / "metrics.json").exists()
+
+
+def test_run_plays_one_episode_with_the_persona_and_refuses_the_scripted_user(
+    bank: Path, server: ScriptedServer
+) -> None:
+    url, spec = server.base_url, str(bank / f"{SPEC}.yaml")
+    result = CliRunner().invoke(app, ["run", spec, "--policy", f"openai:asker@{url}", "--json"])
+    assert result.exit_code == 2 and "--user openai:<model>@<url>" in " ".join(result.output.split())
+    args = ["run", spec, "--policy", f"openai:asker@{url}", "--user", f"openai:persona@{url}", "--json"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert user_turns(json.loads(result.output)) == [HOURS, STAFF]
