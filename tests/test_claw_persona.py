@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import socket
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,8 @@ pytest.importorskip("openai", reason="the policy, the persona and the judge spea
 QUESTIONS = ("What are the opening hours of the clinic?", "How many staff are there?")
 HOURS, STAFF = "We open 8 to 18 on weekdays.", "Three vets and two nurses."
 SPEC = "claw_eval_c90en_front_desk"
+MIRROR = Path("/work/.mirror/claw-eval+claw-eval/repo")
+UPSTREAM = "C19en_ab_testing_sample_size"
 
 
 def _said(body: dict[str, Any], role: str) -> list[str]:
@@ -48,7 +51,11 @@ def agent(body: dict[str, Any]) -> Scripted:
 
 def persona(body: dict[str, Any]) -> Scripted:
     """The user: answers the question it is asked from the persona's details, [DONE] otherwise; ``mute`` and
-    ``babbling`` say nothing usable; ``flaky`` leaves at once in the third trial (environment seed 2)."""
+    ``babbling`` say nothing usable; ``flaky`` leaves at once in the third trial (environment seed 2);
+    ``upstream`` plays an upstream task's persona: one answer, then [DONE]."""
+    if body["model"] == "upstream":
+        answered = "[User]: About 3 percent." in body["messages"][-1]["content"]
+        return Scripted("[DONE]" if answered else "About 3 percent.")
     assert "## Your persona" in body["messages"][0]["content"] and "clinic_hours" in body["messages"][0]["content"]
     if body["model"] == "mute":
         return Scripted("   ")
@@ -67,9 +74,12 @@ def persona(body: dict[str, Any]) -> Scripted:
 
 
 def judge(body: dict[str, Any]) -> Scripted:
-    """The judge: clarification is full marks when both MUST_ASK questions were asked, content when the answer
-    holds the persona's hours and staff."""
+    """The judge: half marks for every component of the upstream task; for the fixture task, clarification is
+    full marks when both MUST_ASK questions were asked, content when the answer holds the persona's hours and
+    staff."""
     prompt = body["messages"][-1]["content"]
+    if "What is your baseline?" in prompt:
+        return Scripted('{"score": 0.5}')
     spoken = " ".join(x for x in prompt.splitlines() if x.startswith("[ASSISTANT]:")).lower()
     if "Component: clarification_quality" in prompt:
         ok = all(q.lower() in spoken for q in QUESTIONS)
@@ -81,6 +91,9 @@ def judge(body: dict[str, Any]) -> Scripted:
 def roles(body: dict[str, Any]) -> Scripted:
     if body["model"] == "judge":
         return judge(body)
+    if body["model"] == "upstream-agent":
+        asked = any("baseline" in x for x in _said(body, "assistant"))
+        return Scripted("Use a 3 percent baseline: about 8,000 users per arm." if asked else "What is your baseline?")
     if body["model"] in ("asker", "guesser", "chatty"):
         return agent(body)
     return persona(body)
@@ -255,3 +268,26 @@ def test_run_plays_one_episode_with_the_persona_and_refuses_the_scripted_user(
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     assert user_turns(json.loads(result.output)) == [HOURS, STAFF]
+
+
+@pytest.mark.skipif(not MIRROR.is_dir(), reason="the upstream Claw-Eval mirror is not on this machine")
+def test_an_upstream_multi_turn_task_runs_end_to_end(server: ScriptedServer, tmp_path: Path) -> None:
+    git = ["git", "-C", str(MIRROR)]
+    names = subprocess.run([*git, "ls-tree", "-r", "--name-only", "HEAD", f"tasks/{UPSTREAM}"], capture_output=True)
+    for name in names.stdout.decode().splitlines():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(subprocess.run([*git, "show", f"HEAD:{name}"], capture_output=True).stdout)
+    result = CliRunner().invoke(app, ["import", "claw-eval", str(tmp_path / "tasks"), "--out", str(tmp_path / "specs")])
+    assert result.exit_code == 0, result.output
+    server.requests.clear()
+    url = server.base_url
+    result, metrics = run(tmp_path / "specs", tmp_path / "ev", "upstream-agent", f"openai:upstream@{url}", url)
+    assert result.exit_code == 0, result.output
+    (traj,) = trajectories(tmp_path / "ev")
+    assert user_turns(traj) == ["About 3 percent."] and traj["done_reason"] == "user_done"
+    system = requests(server, "upstream-agent")[0]["messages"][0]["content"]
+    assert "proactively ask for missing key information" in system  # the task's system_prompt_suffix
+    assert "## Core Identity" in requests(server, "upstream")[0]["messages"][0]["content"]
+    assert len(judged(server)) == 4  # clarification, trajectory, numerical accuracy, content: all judged at 0.5
+    assert traj["grade"]["completion"] == 0.5 and traj["grade"]["score"] == 0.6
+    assert metrics["claw_eval"]["average"] == 60.0 and metrics["claw_eval"]["pass^1"] == 0.0
