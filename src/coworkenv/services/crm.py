@@ -83,9 +83,7 @@ class Crm(Service):
     description = "the customer relationship manager: accounts, deals and activities"
     records = {"accounts": Account, "deals": Deal, "activities": Activity, "contacts": AccountContact}
     id_prefix = {"accounts": "acc", "deals": "deal", "activities": "act", "contacts": "ctc"}
-    damage: ClassVar[dict[str, Damage]] = {
-        "deals": Damage("crm_update_deal", "deal_id", "stage", "lost", {"stage": "lost"})
-    }
+    damage: ClassVar[dict[str, Damage]] = {"deals": Damage.setting("crm_update_deal", "deal_id", "stage", "lost")}
 
     @tool("read")
     def search_accounts(

@@ -66,14 +66,8 @@ class Drive(Service):
     records = {"folders": Folder, "files": File, "permissions": Permission}
     id_prefix = {"folders": "fld", "files": "file", "permissions": "perm"}
     damage: ClassVar[dict[str, Damage]] = {
-        "permissions": Damage(
-            "drive_share",
-            "item_id",
-            "role",
-            "editor",
-            {"role": "editor"},
-            (),
-            (("item_id", "item_id"), ("person", "person")),
+        "permissions": Damage.setting(
+            "drive_share", "item_id", "role", "editor", (("item_id", "item_id"), ("person", "person"))
         )
     }
 

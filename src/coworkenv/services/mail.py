@@ -50,9 +50,7 @@ class Mail(Service):
     description = "the user's mailbox"
     records = {"messages": Message}
     id_prefix = {"messages": "msg"}
-    damage: ClassVar[dict[str, Damage]] = {
-        "messages": Damage("mail_move", "message_id", "folder", "trash", {"folder": "trash"})
-    }
+    damage: ClassVar[dict[str, Damage]] = {"messages": Damage.setting("mail_move", "message_id", "folder", "trash")}
 
     @tool("read")
     def search(

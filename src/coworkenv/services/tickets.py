@@ -71,9 +71,7 @@ class Tickets(Service):
     description = "the issue tracker and on-call schedule"
     records = {"tickets": Ticket, "oncall": OncallShift}
     id_prefix = {"tickets": "tkt", "oncall": "shift"}
-    damage: ClassVar[dict[str, Damage]] = {
-        "tickets": Damage("tickets_update", "ticket_id", "status", "closed", {"status": "closed"})
-    }
+    damage: ClassVar[dict[str, Damage]] = {"tickets": Damage.setting("tickets_update", "ticket_id", "status", "closed")}
 
     @tool("read")
     def search(
