@@ -294,8 +294,9 @@ class WorkerCalls:
         return await _unless_disconnected(self.request, self.store.run(sid, kind, method, *args))
 
 
-def _worker_calls(request: Request) -> WorkerCalls:
-    """The dependency that gives each request its :class:`WorkerCalls`, on its app's store."""
+async def _worker_calls(request: Request) -> WorkerCalls:
+    """The dependency that gives each request its :class:`WorkerCalls`, on its app's store (async: a plain function
+    would cost each request a hop to a thread)."""
     return WorkerCalls(request.app.state.store, request)
 
 
