@@ -163,15 +163,8 @@ class AddDecision(Step):
         decision = chain.world.rng.choice(DECISIONS)
         chain.facts["decision"] = stated("decision", decision)
         args = {"document_id": document.ref, "text": "Decision: ${facts.decision}"}
-        _edit(
-            chain,
-            document,
-            "documents_append",
-            args,
-            "decision_added",
-            decision,
-            field("content").count(decision).eq(1),
-        )
+        once = field("content").count(decision).eq(1)
+        _edit(chain, document, "documents_append", args, "decision_added", decision, once)
         chain.clause(
             "add a line to it recording that the {decision}",
             "append the decision that the {decision}",
