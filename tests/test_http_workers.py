@@ -19,11 +19,14 @@ import pytest
 pytest.importorskip("fastapi", reason="needs the serve extra")
 pytest.importorskip("uvicorn", reason="needs the serve extra")
 
+from coworkenv.interop import sessions
 from coworkenv.interop.catalog import Catalog
 from coworkenv.interop.client import EnvClient, RemoteError
 from coworkenv.interop.env import Env
 from coworkenv.interop.http_server import create_app, running
 from coworkenv.interop.sessions import Limits, SessionStore
+from coworkenv.interop.workers import Worker
+from coworkenv.spec.models import TaskSpec
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 ENV = "external_quote_confirmation"
@@ -170,18 +173,32 @@ def test_a_client_that_disconnects_mid_call_on_a_per_tool_endpoint_frees_its_slo
         assert len(app.state.store) == 1
 
 
-def test_a_client_that_disconnects_while_its_session_opens_leaves_no_worker_behind() -> None:
+OPENS = [("/sessions", f'{{"env_id": "{ENV}"}}'.encode()), (f"/environments/{ENV}/reset", None)]
+
+
+@pytest.mark.parametrize(("path", "body"), OPENS, ids=["session", "standing_session"])
+def test_a_client_that_disconnects_while_its_session_opens_leaves_no_worker_behind(
+    path: str, body: bytes | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[Worker] = []
+
+    class Recorded(Worker):  # the real worker, remembered: the test must see how the late one ended
+        def __init__(self, spec: TaskSpec, seed: int, max_turns: int | None) -> None:
+            super().__init__(spec, seed, max_turns)
+            started.append(self)
+
+    monkeypatch.setattr(sessions, "Worker", Recorded)
     app = create_app(CATALOG, Limits(max_sessions=1, step_timeout=60))
     with running(app) as base:
         forkserver = multiprocessing.forkserver._forkserver._forkserver_pid  # type: ignore[attr-defined]
         os.kill(forkserver, signal.SIGSTOP)  # no worker can be forked: the open waits
         try:
-            _hang_up_during(base, "/sessions", body=f'{{"env_id": "{ENV}"}}'.encode())
+            _hang_up_during(base, path, body=body)
         finally:
             os.kill(forkserver, signal.SIGCONT)
-        _wait_until_no_sessions(app.state.store)
-        deadline = time.monotonic() + 10
-        while multiprocessing.active_children() and time.monotonic() < deadline:
+        deadline = time.monotonic() + 10  # the open goes on in its thread: its worker comes up late
+        while not (started and started[0].process.exitcode is not None) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert len(app.state.store) == 0 and not multiprocessing.active_children(), "the late worker was ended"
+        assert [w.process.exitcode for w in started] == [-signal.SIGKILL], "killed once up, not left to run"
+        assert len(app.state.store) == 0 and app.state.store.starting == 0 and not multiprocessing.active_children()
         assert EnvClient(base).make(ENV).step("hi").step == 1, "the slot is free"
