@@ -16,6 +16,8 @@ import pytest
 
 pytest.importorskip("openai", reason="the LLM generator needs the openai extra")
 
+from coworkenv.bank.llm import loop
+from coworkenv.bank.llm.audit import read_audit
 from coworkenv.bank.llm.client import LLMClient
 from coworkenv.bank.llm.prompts import WORKSPACE_RULES
 from coworkenv.bank.llm.workspace import with_background
@@ -102,3 +104,20 @@ def test_a_leak_is_still_caught_with_background() -> None:
     assert _count(spec) > 2 * len(data["services"]["contacts"]["contacts"])
     verification = verify(spec)
     assert not verification.admitted and "leaked_fact" in verification.kinds
+
+
+def test_records_no_workspace_fits_are_a_finding_not_the_end_of_the_bank(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def cornered(spec: TaskSpec, seed: int, workspace: str) -> TaskSpec:
+        if spec.title == example(REPLIES[0])["title"]:
+            raise KeyError("parent_id")
+        return with_background(spec, seed, workspace)
+
+    monkeypatch.setattr(loop, "with_background", cornered)
+    with ScriptedServer(_script()) as server:
+        client = LLMClient(f"openai:scripted@{server.base_url}", backoff_base=0.01)
+        m = synthesize_bank(tmp_path, 2, capabilities=CAPS, max_rounds=0, llm=client)
+    assert (m["admitted"], m["rejected"]) == (2, 1) and m["final_rejections"] == {"schema": 1}
+    audit = read_audit(tmp_path, 0)
+    assert "no realistic workspace fits the records: KeyError" in audit["rounds"][0]["findings"][0]

@@ -73,9 +73,17 @@ def _judge(text: str, brief: Brief, model: str) -> tuple[TaskSpec | None, Verifi
             for p in exc.problems[:20]
         ]
         return None, Verification(admitted=False, findings=findings)
-    spec = with_background(spec, derive(brief.seed, "background"), brief.workspace)
+    try:
+        spec = with_background(spec, derive(brief.seed, "background"), brief.workspace)
+    except Exception as exc:  # model records reach corners no blueprint's did
+        return spec, _unrunnable(f"no realistic workspace fits the records: {type(exc).__name__}: {exc}")
     spec = spec.model_copy(update={"id": "llm-" + content_id(spec)})
     return spec, _verify(spec)
+
+
+def _unrunnable(evidence: str) -> Verification:
+    hint = "use only the services, collections, fields and tools of the catalogue"
+    return Verification(admitted=False, findings=[Finding(kind="schema", where="spec", evidence=evidence, hint=hint)])
 
 
 def _verify(spec: TaskSpec) -> Verification:
@@ -83,13 +91,7 @@ def _verify(spec: TaskSpec) -> Verification:
     try:
         return verify(spec)
     except Exception as exc:  # model output reaches corners no hand-written spec did
-        finding = Finding(
-            kind="schema",
-            where="spec",
-            evidence=f"the spec cannot be run: {type(exc).__name__}: {exc}",
-            hint="use only the services, collections, fields and tools of the catalogue",
-        )
-        return Verification(admitted=False, findings=[finding])
+        return _unrunnable(f"the spec cannot be run: {type(exc).__name__}: {exc}")
 
 
 def _programmatic(
