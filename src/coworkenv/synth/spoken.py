@@ -45,7 +45,6 @@ _STAGE: Shape = {
 }
 VISIBLE: Shape = {
     "context": TEXT,
-    "services": EVERY,
     "user": _REQUEST,
     "rules": {"description": TEXT},
     "events": _EVENTS,
@@ -53,8 +52,8 @@ VISIBLE: Shape = {
     "reference": _REFERENCE,
     "stages": _STAGE,
 }
-"""Where a spec holds text the agent reads: the fixtures, the user's words, rules, notices, errors, the teacher's
-words (a list's items share their shape)."""
+"""Where a spec holds text the agent reads besides its fixtures (every text of which it may read): the user's
+words, rules, notices, errors, the teacher's words (a list's items share their shape)."""
 
 
 def spoken(spec: TaskSpec) -> TaskSpec:
@@ -63,9 +62,13 @@ def spoken(spec: TaskSpec) -> TaskSpec:
     if spec.interface is None:
         return spec
     render = TextRendering(spec.interface)
-    data = spec_to_data(spec)
-    changed = _render(data, VISIBLE, render)
-    return spec if changed is data else TaskSpec.model_validate(changed)
+    services = _render(spec.services, EVERY, render)  # already plain data: most of a spec, walked without a dump
+    data = spec.model_dump(mode="json", exclude_none=True, exclude={"services", "declared_services", "interface"})
+    rendered = _render(data, VISIBLE, render)
+    if services is spec.services and rendered is data:
+        return spec
+    assert isinstance(rendered, dict)
+    return TaskSpec.model_validate({**spec_to_data(spec), **rendered, "services": services})
 
 
 def _render(value: object, shape: str | Shape, render: Callable[[str], str]) -> object:
