@@ -23,7 +23,7 @@ from coworkenv.runtime.workspace import Workspace
 from coworkenv.services.arguments import Arguments, compiled
 from coworkenv.services.base import ToolError, ToolInfo
 from coworkenv.services.registry import Declared, service_tools, tool_table
-from coworkenv.spec.interface import Interface
+from coworkenv.spec.interface import Interface, TextRendering
 from coworkenv.spec.models import TaskSpec
 
 _RESULT_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
@@ -242,8 +242,9 @@ class ToolRouter:
             return CallResult(False, error=f"service {info.service!r} is not available", args=args, info=info)
         try:
             result = getattr(service, info.method)(**kwargs)
-        except ToolError as exc:
-            return CallResult(False, error=str(exc), args=args, info=info)
+        except ToolError as exc:  # its message may name another tool: by the name the agent knows it by
+            error = str(exc) if self.interface is None else TextRendering(self.interface)(str(exc))
+            return CallResult(False, error=error, args=args, info=info)
         except Exception as exc:  # a bug in a tool must not end the episode
             error = f"internal error in {self.shown_name(info)}: {type(exc).__name__}"
             return CallResult(False, error=error, args=args, info=info)

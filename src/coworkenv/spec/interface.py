@@ -3,11 +3,15 @@
 An interface is a rendering over the tools' own operations. The runtime turns what the agent sends back into the
 canonical tool and arguments before anything else sees the call, and renders each result on its way out; the
 checks, rules, events, faults, the reference and the grade name canonical tools and never see the rendering.
-``None`` (a spec without one) shows every tool as its service defines it.
+Text the agent reads that names a tool (:class:`TextRendering`) is rendered too: a synthesized spec's once its
+interface is drawn, a service's error message on its way out. ``None`` (a spec without one) shows every tool
+as its service defines it.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
@@ -80,6 +84,20 @@ class Interface(SpecModel):
             args = {shown.args.get(k, k): v for k, v in args.items()}
         return shown.name or tool, args
 
+    def canonical_call(self, name: str, args: object) -> tuple[str, object] | None:
+        """A call as the agent makes it under this interface (``name`` shown), under the canonical tool and argument
+        names; None for a tool the interface shows under another name, which the agent cannot call by this one."""
+        tool = next((t for t, r in self.tools.items() if r.name == name), name)
+        shown = self.tools.get(tool)
+        if shown is None:
+            return tool, args
+        if tool == name and shown.name is not None:
+            return None
+        if isinstance(args, dict) and shown.args:
+            back = {v: k for k, v in shown.args.items()}
+            args = {back.get(k, k): v for k, v in args.items()}
+        return tool, args
+
     def render_result(self, tool: str, value: object) -> object:
         """A result of ``tool`` as the agent reads it: its result keys renamed, fields in the interface's order."""
         shown = self.tools.get(tool)
@@ -93,6 +111,48 @@ class Interface(SpecModel):
         if shown is None or not shown.results or not isinstance(value, dict):
             return value
         return _renamed(value, {v: k for k, v in shown.results.items()})
+
+
+class TextRendering:
+    """Text that names tools, as the agent reads it under an interface: a tool by its shown name, and a call
+    spelled out as ``<tool> with {...}`` (an instruction planted in a record, a rule quoting a call) with its
+    JSON arguments under their shown names. Built once per interface, for the many texts of one spec."""
+
+    def __init__(self, interface: Interface) -> None:
+        self.interface = interface
+        names = sorted((t for t, r in interface.tools.items() if r.name or r.args), key=len, reverse=True)
+        self._pattern = re.compile(rf"(?<![\w-])({'|'.join(map(re.escape, names))})(?![\w-])") if names else None
+        self._mark = "_" if all("_" in n for n in names) else ""
+        """A character every name holds: most texts (prose, values) lack it, and searching for it is cheap."""
+
+    def __call__(self, text: str) -> str:
+        if self._pattern is None or self._mark not in text or self._pattern.search(text) is None:
+            return text
+        out: list[str] = []
+        pos = 0
+        for m in self._pattern.finditer(text):
+            if m.start() < pos:  # inside the arguments of the call before
+                continue
+            tool = m.group(1)
+            out += [text[pos : m.start()], self.interface.tool_name(tool)]
+            pos = m.end()
+            called = _WITH.match(text, pos)
+            if called is None:
+                continue
+            try:
+                args, end = _DECODER.raw_decode(text, called.end())
+            except ValueError:
+                continue
+            shown = self.interface.render_call(tool, args)[1]
+            if isinstance(args, dict) and shown != args:
+                out += [text[pos : called.end()], json.dumps(shown)]
+                pos = end
+        rendered = "".join([*out, text[pos:]])
+        return text if rendered == text else rendered
+
+
+_WITH = re.compile(r"\s+with\s+(?=\{)")
+_DECODER = json.JSONDecoder()
 
 
 def _renamed(value: dict[str, object], renames: Mapping[str, str]) -> dict[str, object]:

@@ -21,6 +21,7 @@ from coworkenv.synth.domain_chains import DOMAIN_WORKFLOWS
 from coworkenv.synth.draft import finalize
 from coworkenv.synth.interfaces import draw_interface
 from coworkenv.synth.modifiers import MODIFIERS, Modifier
+from coworkenv.synth.spoken import spoken
 from coworkenv.synth.world import World
 
 MODIFIER_DRAW = {
@@ -111,7 +112,8 @@ def compose(recipe: Recipe) -> TaskSpec:
     interface = draw_interface(spec, derive(recipe.seed, "interface"), recipe.interfaces)
     if interface is None:
         return spec
-    shown = spec.model_copy(update={"interface": interface})
+    # the text written above names the canonical tools; the agent knows them by the interface's names
+    shown = spoken(spec.model_copy(update={"interface": interface}))
     return shown.model_copy(update={"id": content_id(shown)})
 
 
