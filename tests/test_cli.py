@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -107,6 +110,21 @@ def test_version() -> None:
 
     result = runner.invoke(app, ["--version"])
     assert result.exit_code == 0 and result.output.strip() == f"coworkenv {__version__}"
+
+
+def test_python_m_coworkenv_is_the_command_line() -> None:
+    """`python -m coworkenv` runs the same app as the `coworkenv` script, in a process of its own."""
+    src = str(Path(__file__).parent.parent / "src")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
+    shown = subprocess.run(
+        [sys.executable, "-m", "coworkenv", "--help"], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "Usage: coworkenv" in shown.stdout and all(name in shown.stdout for name in ("synth", "rollout", "eval"))
+    wrong = subprocess.run(
+        [sys.executable, "-m", "coworkenv", "no-such-command"], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert wrong.returncode == 2 and "no-such-command" in wrong.stderr
 
 
 def _oracle_run(tmp_path: Path) -> Path:
