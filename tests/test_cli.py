@@ -202,6 +202,10 @@ def test_eval_without_matplotlib_saves_metrics_and_skips_the_report(tmp_path: Pa
     result = runner.invoke(app, ["eval", "--model", "oracle", "--bank", bank, "--split", "all", "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert (out / "metrics.json").exists() and "matplotlib is not installed" in _flat(result.output)
+    assert "pip install 'coworkenv[report]'" in _flat(result.output)  # the extra's name survives Rich's markup
+    again = runner.invoke(app, ["report", str(out)])  # the command whose whole work is the report fails
+    assert again.exit_code == 2 and "pip install 'coworkenv[report]'" in _flat(again.output)
+    assert not (out / "report.html").exists()
 
 
 def test_every_local_backend_gets_the_sampling_flags() -> None:
