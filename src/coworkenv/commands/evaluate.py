@@ -44,14 +44,18 @@ def short(label: str, width: int = 28) -> str:
     return label if len(label) <= width else label[: width - 1] + "…"
 
 
+REPORT_EXTRA = "pip install 'coworkenv\\[report]'"
+"""How to get the report's plotting library (matplotlib), which the core install lacks; escaped for Rich."""
+
+
 def _print_report(console: Console, out: Path) -> None:
-    """Render the HTML report; the plots need matplotlib, which the core install lacks."""
+    """Render the HTML report; without the plotting library the run's metrics stand alone."""
     from coworkenv.eval.report import write_report
 
     try:
         console.print(f"report: {write_report(out)}")
     except ImportError as exc:
-        console.print(f"[yellow]no report.html ({exc.name} is not installed: pip install coworkenv[report])[/yellow]")
+        console.print(f"[yellow]no report.html ({exc.name} is not installed: {REPORT_EXTRA})[/yellow]")
 
 
 @contextmanager
@@ -282,4 +286,9 @@ def report_cmd(
     if not data.evals and not data.trainings:
         Console().print(f"[red]{run} holds no evaluation (metrics.json) or training (train_summary.json)[/red]")
         raise typer.Exit(2)
-    typer.echo(str(write_report(run, title)))
+    try:
+        page = write_report(run, title)
+    except ImportError as exc:
+        Console().print(f"[red]the report needs {exc.name}: {REPORT_EXTRA}[/red]")
+        raise typer.Exit(2) from None
+    typer.echo(str(page))
