@@ -11,6 +11,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from coworkenv.expr import Compiled, ExprError, compile_template
+from coworkenv.runtime.ids import IdMap, spec_ids
 from coworkenv.runtime.turn import AssistantTurn, ToolCall
 from coworkenv.spec.models import AnswerStep, AskStep, CallStep, ConfirmStep, ReferenceStep, TaskSpec
 from coworkenv.spec.stages import current_stage, stage_count, stage_view
@@ -87,8 +88,12 @@ class OracleRun:
         self.pending: tuple[CallStep, ToolCall] | None = None
         self.retries = 0
         self.calls = 0
+        self.ids = _ids(spec)
+        self._read = 0  # how many of the episode's messages the id map has read
 
     def act(self, messages: list[dict[str, object]], tools: list[dict[str, object]]) -> AssistantTurn:
+        if self.ids is not None:
+            self._learn(messages)
         if self.pending is not None:
             retry = self._absorb_result(messages)
             if retry is not None:
@@ -100,7 +105,23 @@ class OracleRun:
         try:
             return self._emit(step)
         except ExprError as exc:
-            return turn(f"I could not complete the task: {exc}.")
+            return turn(self._shown(f"I could not complete the task: {exc}."))
+
+    def _learn(self, messages: list[dict[str, object]]) -> None:
+        """Read the ids in the messages not read yet (the created ones among them), from the start after a view
+        that started over."""
+        assert self.ids is not None
+        if len(messages) < self._read:
+            self._read = 0
+        for message in messages[self._read :]:
+            content = message.get("content")
+            if isinstance(content, str) and message.get("role") != "assistant":
+                self.ids.read(content)
+        self._read = len(messages)
+
+    def _shown(self, text: str) -> str:
+        """What the oracle says, its ids (worked out on canonical values) as the interface shows them."""
+        return text if self.ids is None else self.ids.out(text)
 
     def _emit(self, step: ReferenceStep) -> AssistantTurn:
         if isinstance(step, CallStep):
@@ -108,19 +129,21 @@ class OracleRun:
             name, args = step.call, compiled(step.args)(self.ctx)
             if self.spec.interface is not None:  # the call as the agent makes it: the names the interface shows
                 name, args = self.spec.interface.render_call(name, args)
+            if self.ids is not None:
+                args = self.ids.map_value(args, self.ids.out)
             call = tool_call(f"{self.call_prefix}{self.calls}", name, args)
             self.pending = (step, call)
             self.retries = 0
-            return turn(compiled(step.say)(self.ctx) if step.say else None, [call])
+            return turn(self._shown(compiled(step.say)(self.ctx)) if step.say else None, [call])
         if isinstance(step, AskStep):
             fact = next((f for f in self.spec.user.hidden_facts if f.slot == step.ask), None)
             if fact is not None:
                 self.ctx["facts"][fact.slot] = fact.value
-            return turn(ask_text(self.spec, step.ask, step.question))
+            return turn(self._shown(ask_text(self.spec, step.ask, step.question)))
         if isinstance(step, ConfirmStep):
-            return turn(confirm_text(compiled(step.confirm)(self.ctx)))
+            return turn(self._shown(confirm_text(compiled(step.confirm)(self.ctx))))
         assert isinstance(step, AnswerStep)
-        return turn(compiled(step.answer)(self.ctx))
+        return turn(self._shown(compiled(step.answer)(self.ctx)))
 
     def _absorb_result(self, messages: list[dict[str, object]]) -> AssistantTurn | None:
         """Bind the pending call's result; return a retry turn after a transient error."""
@@ -143,6 +166,8 @@ class OracleRun:
             return turn("That failed with a temporary error; trying again.", [retry])
         self.pending = None
         if step.save_as and content is not None:
+            if self.ids is not None:  # the reference works on canonical ids, as on canonical keys
+                content = self.ids.read(content)
             try:
                 value = json.loads(content)
             except json.JSONDecodeError:
@@ -151,6 +176,15 @@ class OracleRun:
                 value = self.spec.interface.canonical_result(step.call, value)
             self.ctx[step.save_as] = value
         return None
+
+
+def _ids(spec: TaskSpec) -> IdMap | None:
+    """The oracle's map of the ids it is shown: the spec's at reset, and those it reads that were made since."""
+    ids = spec_ids(spec)
+    if ids is None:
+        return None
+    assert spec.interface is not None and spec.interface.ids is not None
+    return IdMap(spec.interface.ids, ids)
 
 
 class StagedRun:

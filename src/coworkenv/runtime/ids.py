@@ -1,0 +1,174 @@
+"""An interface's id style laid over one environment's ids, in every text that goes out and comes in.
+
+Out (tool results, mail and document bodies, user turns, the prompt, notices) each id of the environment is
+shown in the style; in (tool-call arguments, messages to the user, the final answer) each shown id is read back,
+before routing and grading, so checks, rules, events, faults, the reference and the grade name canonical ids.
+Only ids of this environment are mapped: the workspace's keys at reset and the ids created since (read from the
+workspace's change log), so text that merely looks like an id is left alone.
+
+A canonical id the interface never showed, sent by the agent, is no id of the shown world: it comes in marked
+(:data:`MASK` after its prefix) so no record, search or check takes it for the id, and goes out again as the
+agent wrote it ("no tickets record with id 'tkt-104'"), as a real API answers an id it does not know.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Set
+from dataclasses import dataclass
+
+from coworkenv.runtime.interface import InterfaceError
+from coworkenv.runtime.workspace import Workspace, prepared_state
+from coworkenv.services.registry import Declared, service_class
+from coworkenv.spec.interface import CANONICAL_ID, IdStyle
+from coworkenv.spec.models import Mutation, TaskSpec
+
+MASK = "\ue000"
+"""Marks a canonical id the agent sent under a style that shows it otherwise (a private-use character)."""
+TOKEN = re.compile(
+    r"(?<![A-Za-z0-9_@.\-])([A-Za-z]+)(" + MASK + r"?)([-_]?)([0-9]+)(?![A-Za-z0-9_@" + MASK + r"]|[-.][A-Za-z0-9])"
+)
+"""A word that may be an id in some style: letters, an optional separator, digits, standing on its own."""
+
+
+@dataclass(frozen=True)
+class SpecIds:
+    """What an id map of a spec starts from: the ids of its records at reset, the prefixes its records have or
+    its services make, and where its style shows two of them alike."""
+
+    initial: frozenset[str]
+    prefixes: frozenset[str]
+    problems: tuple[str, ...]
+
+
+class IdMap:
+    """The id style of one environment (or, for a policy that reads like the agent, of what it has been shown)."""
+
+    def __init__(self, style: IdStyle, ids: SpecIds, workspace: Workspace | None = None) -> None:
+        self.style = style
+        self.initial = ids.initial
+        self.prefixes = ids.prefixes
+        self.workspace = workspace
+        self.learned: set[str] = set()
+        """Without a workspace: the ids made since the reset that :meth:`read` met."""
+
+    def _made(self) -> Set[str]:
+        """The ids made since the reset: read from the workspace's change log at each use (a restored snapshot
+        brings its own), or learned from what was read."""
+        return self.learned if self.workspace is None else {rid for _, _, rid in self.workspace.changes}
+
+    def known(self, rid: str, made: Set[str] = frozenset()) -> bool:
+        """Whether ``rid`` names a record of this environment (now or earlier in the episode)."""
+        return rid in self.initial or rid in made
+
+    def out(self, text: str) -> str:
+        """``text`` as the agent reads it: each id of the environment in its shown form."""
+        made = self._made()
+        return TOKEN.sub(lambda m: self._shown(m, made), text)
+
+    def _shown(self, m: re.Match[str], made: Set[str]) -> str:
+        if m[2]:  # a canonical id the agent sent: given back as it wrote it
+            return m[1] + m[3] + m[4]
+        rid = m[0]
+        return self.style.render(rid) if m[3] == "-" and self.known(rid, made) and CANONICAL_ID.fullmatch(rid) else rid
+
+    def into(self, text: str) -> str:
+        """``text`` the agent wrote, as the environment reads it: shown ids canonical, canonical ones marked."""
+        made = self._made()
+        return TOKEN.sub(lambda m: self._canonical(m, made), text)
+
+    def _canonical(self, m: re.Match[str], made: Set[str]) -> str:
+        word = m[0]
+        if m[2]:
+            return word
+        rid = self.style.parse(word)
+        if rid is not None and self.known(rid, made):
+            return rid
+        if m[3] == "-" and self.known(word, made) and self.style.render(word) != word:
+            return m[1] + MASK + m[3] + m[4]
+        return word
+
+    def read(self, text: str) -> str:
+        """``text`` the environment showed, read back canonical by a policy (the oracle), learning the ids it names
+        that the environment created: a shown id of a prefix this environment's records have."""
+        return TOKEN.sub(self._learned, text)
+
+    def _learned(self, m: re.Match[str]) -> str:
+        rid = self.style.parse(m[0])
+        if rid is None:
+            return m[0]
+        if not self.known(rid, self.learned):
+            if rid.split("-", 1)[0] not in self.prefixes:
+                return m[0]
+            self.learned.add(rid)
+        return rid
+
+    def map_value(self, value: object, text: Callable[[str], str]) -> object:
+        """``value`` (tool-call arguments) with ``text`` applied to every string in it, keys kept."""
+        if isinstance(value, str):
+            return text(value)
+        if isinstance(value, dict):
+            return {k: self.map_value(v, text) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.map_value(v, text) for v in value]
+        return value
+
+
+def spec_ids(spec: TaskSpec) -> SpecIds | None:
+    """The ids of ``spec`` under its id style (None without one), worked out once per spec."""
+    style = spec.interface.ids if spec.interface is not None else None
+    if style is None:
+        return None
+    hit = _SPEC_IDS.get(id(spec))
+    if hit is not None and hit[0] is spec:
+        return hit[1]
+    state = prepared_state(spec.services, spec.declared_services)
+    initial = frozenset(rid for colls in state.values() for recs in colls.values() for rid in recs)
+    inserted = {str(m.record["id"]) for m in _mutations(spec) if m.op == "insert" and m.record and "id" in m.record}
+    made = {p for name in spec.services for p in creatable_prefixes(name, spec.declared_services)}
+    prefixes = made | {m[1] for rid in initial | inserted if (m := CANONICAL_ID.fullmatch(rid))}
+    # one id of each prefix stands for those the services will make: a clash of its form is a clash of all
+    problems = tuple(id_problems(style, initial | inserted | {f"{p}-1" for p in made}))
+    ids = SpecIds(initial, frozenset(prefixes), problems)
+    if len(_SPEC_IDS) >= 256:
+        _SPEC_IDS.clear()
+    _SPEC_IDS[id(spec)] = (spec, ids)  # the spec is held: its id cannot be reused while it is here
+    return ids
+
+
+_SPEC_IDS: dict[int, tuple[TaskSpec, SpecIds]] = {}
+
+
+def _mutations(spec: TaskSpec) -> list[Mutation]:
+    """Every change the spec makes to the workspace on its own: its events' and its stages'."""
+    stages = spec.stages or []
+    events = [*spec.events, *(e for s in stages for e in s.events or [])]
+    return [*(m for e in events for m in e.mutations), *(m for s in stages for m in s.mutations)]
+
+
+def creatable_prefixes(service: str, declared: Declared) -> list[str]:
+    """The prefixes of the ids ``service`` makes, one per collection."""
+    cls = service_class(service, declared)
+    return [cls.id_prefix.get(c, c[:3]) for c in cls.records]
+
+
+def id_problems(style: IdStyle, ids: Iterable[str]) -> list[str]:
+    """Where ``style`` is not an exact bijection over ``ids``: an id whose shown form reads back as another."""
+    out = []
+    for rid in sorted(ids):
+        back = style.parse(style.render(rid))
+        if back is not None and back != rid:
+            out.append(f"interface.ids: {rid!r} and {back!r} are both shown as {style.render(rid)!r}")
+    return out
+
+
+def environment_ids(spec: TaskSpec, workspace: Workspace) -> IdMap | None:
+    """The id map of an environment of ``spec`` (None without an id style); raises :class:`InterfaceError` where
+    the style shows two of its ids alike."""
+    ids = spec_ids(spec)
+    if ids is None:
+        return None
+    if ids.problems:
+        raise InterfaceError("; ".join(ids.problems))
+    assert spec.interface is not None and spec.interface.ids is not None
+    return IdMap(spec.interface.ids, ids, workspace)
