@@ -29,6 +29,38 @@ TOKEN = re.compile(
     r"(?<![A-Za-z0-9_@.\-])([A-Za-z]+)(" + MASK + r"?)([-_]?)([0-9]+)(?![A-Za-z0-9_@" + MASK + r"]|[-.][A-Za-z0-9])"
 )
 """A word that may be an id in some style: letters, an optional separator, digits, standing on its own."""
+CANONICAL_HINT = re.compile("-(?<=[a-z" + MASK + "]-)[0-9]")
+"""Where a canonical id (or a marked one) may end its letters: found at C speed, so a text without one costs
+next to nothing and one with some is read only around them (a scan of every word would cost more than a step)."""
+_HINTS = {
+    "-": re.compile("-(?<=[A-Za-z" + MASK + "]-)[0-9]"),
+    "_": re.compile("[-_](?<=[A-Za-z" + MASK + "][-_])[0-9]"),
+    "": re.compile("[-0-9](?<=[A-Za-z" + MASK + "][-0-9])"),
+}
+"""Per separator of a style: where a shown or a canonical id may end its letters."""
+_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _sub(text: str, hint: re.Pattern[str], fn: Callable[[re.Match[str]], str]) -> str:
+    """``text`` with each :data:`TOKEN` around a ``hint`` replaced by ``fn`` of it."""
+    parts: list[str] = []
+    last = 0
+    for h in hint.finditer(text):
+        i = h.start()
+        if i < last:
+            continue
+        j = i - 1 if i and text[i - 1] == MASK else i
+        while j and text[j - 1] in _LETTERS:
+            j -= 1
+        m = TOKEN.match(text, j)
+        if m is None or m.end() <= i:
+            continue
+        parts += (text[last : m.start()], fn(m))
+        last = m.end()
+    if not parts:
+        return text
+    parts.append(text[last:])
+    return "".join(parts)
 
 
 @dataclass(frozen=True)
@@ -50,6 +82,7 @@ class IdMap:
         self.prefixes = ids.prefixes
         self.workspace = workspace
         self.learned: set[str] = set()
+        self.hint = _HINTS[style.separator]
         """Without a workspace: the ids made since the reset that :meth:`read` met."""
 
     def _made(self) -> Set[str]:
@@ -63,8 +96,10 @@ class IdMap:
 
     def out(self, text: str) -> str:
         """``text`` as the agent reads it: each id of the environment in its shown form."""
+        if CANONICAL_HINT.search(text) is None:
+            return text
         made = self._made()
-        return TOKEN.sub(lambda m: self._shown(m, made), text)
+        return _sub(text, CANONICAL_HINT, lambda m: self._shown(m, made))
 
     def _shown(self, m: re.Match[str], made: Set[str]) -> str:
         if m[2]:  # a canonical id the agent sent: given back as it wrote it
@@ -75,7 +110,7 @@ class IdMap:
     def into(self, text: str) -> str:
         """``text`` the agent wrote, as the environment reads it: shown ids canonical, canonical ones marked."""
         made = self._made()
-        return TOKEN.sub(lambda m: self._canonical(m, made), text)
+        return _sub(text, self.hint, lambda m: self._canonical(m, made))
 
     def _canonical(self, m: re.Match[str], made: Set[str]) -> str:
         word = m[0]
@@ -91,7 +126,7 @@ class IdMap:
     def read(self, text: str) -> str:
         """``text`` the environment showed, read back canonical by a policy (the oracle), learning the ids it names
         that the environment created: a shown id of a prefix this environment's records have."""
-        return TOKEN.sub(self._learned, text)
+        return _sub(text, self.hint, self._learned)
 
     def _learned(self, m: re.Match[str]) -> str:
         rid = self.style.parse(m[0])
