@@ -23,8 +23,9 @@ from coworkenv.services.registry import Declared, service_class
 from coworkenv.spec.interface import CANONICAL_ID, IdStyle
 from coworkenv.spec.models import Mutation, TaskSpec
 
-MASK = "\ue000"
-"""Marks a canonical id the agent sent under a style that shows it otherwise (a private-use character)."""
+MASK = "\u2e2e"
+"""Marks a canonical id the agent sent under a style that shows it otherwise: the reversed question mark, which
+no workplace text holds and ``repr`` keeps as it is (a service's error quotes the id it was given)."""
 TOKEN = re.compile(
     r"(?<![A-Za-z0-9_@.\-])([A-Za-z]+)(" + MASK + r"?)([-_]?)([0-9]+)(?![A-Za-z0-9_@" + MASK + r"]|[-.][A-Za-z0-9])"
 )
