@@ -330,6 +330,10 @@ def test_a_style_that_shows_two_ids_alike_is_refused() -> None:
         InterfaceError, match=re.escape("interface.ids: 'TKT-104' and 'tkt-104' are both shown as 'TKT-104'")
     ):
         Environment(styled(STYLES["upper"], data))
+    report = verify(styled(STYLES["upper"], data))  # the verifier names it instead of failing on it
+    assert [(f.where, f.evidence) for f in report.findings] == [
+        ("interface.ids", "'TKT-104' and 'tkt-104' are both shown as 'TKT-104'")
+    ]
     assert draw_ids(styled(None, data), random.Random(0), ("upper",)) is None  # synthesis never draws it
 
 
