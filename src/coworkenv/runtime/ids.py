@@ -14,12 +14,12 @@ agent wrote it ("no tickets record with id 'tkt-104'"), as a real API answers an
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Set
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 
 from coworkenv.runtime.interface import InterfaceError
 from coworkenv.runtime.workspace import Workspace, prepared_state
-from coworkenv.services.registry import Declared, service_class
+from coworkenv.services.registry import service_class
 from coworkenv.spec.interface import CANONICAL_ID, IdStyle
 from coworkenv.spec.models import Mutation, TaskSpec
 
@@ -67,11 +67,16 @@ def _sub(text: str, hint: re.Pattern[str], fn: Callable[[re.Match[str]], str]) -
 @dataclass(frozen=True)
 class SpecIds:
     """What an id map of a spec starts from: the ids of its records at reset, the prefixes its records have or
-    its services make, and where its style shows two of them alike."""
+    its services make (with the collections whose ids they start), and where its style shows two of them alike."""
 
     initial: frozenset[str]
     prefixes: frozenset[str]
     problems: tuple[str, ...]
+    collections: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    shown: dict[str, str] = field(default_factory=dict)
+    """Each id at reset the style shows otherwise -> its shown form, worked out once (a step looks them up)."""
+    back: dict[str, str] = field(default_factory=dict)
+    """The inverse of ``shown``."""
 
 
 class IdMap:
@@ -81,46 +86,60 @@ class IdMap:
         self.style = style
         self.initial = ids.initial
         self.prefixes = ids.prefixes
+        self.collections = ids.collections
+        self.shown = ids.shown
+        self.back = ids.back
         self.workspace = workspace
-        self.learned: set[str] = set()
         self.hint = _HINTS[style.separator]
+        self.learned: set[str] = set()
         """Without a workspace: the ids made since the reset that :meth:`read` met."""
 
-    def _made(self) -> Set[str]:
-        """The ids made since the reset: read from the workspace's change log at each use (a restored snapshot
-        brings its own), or learned from what was read."""
-        return self.learned if self.workspace is None else {rid for _, _, rid in self.workspace.changes}
-
-    def known(self, rid: str, made: Set[str] = frozenset()) -> bool:
-        """Whether ``rid`` names a record of this environment (now or earlier in the episode)."""
-        return rid in self.initial or rid in made
+    def known(self, rid: str) -> bool:
+        """Whether ``rid`` names a record of this environment, at reset or made since (looked up in the workspace
+        itself, which a reset or a restored snapshot puts back: the map keeps no state of the episode)."""
+        if rid in self.initial:
+            return True
+        ws = self.workspace
+        if ws is None:
+            return rid in self.learned
+        prefix = rid.split("-", 1)[0]
+        if prefix not in self.prefixes:
+            return False
+        if any(rid in ws.records(service, collection) for service, collection in self.collections.get(prefix, ())):
+            return True
+        return any(made == rid for _, _, made in ws.changes)  # made and deleted since, or made under another prefix
 
     def out(self, text: str) -> str:
         """``text`` as the agent reads it: each id of the environment in its shown form."""
-        if CANONICAL_HINT.search(text) is None:
-            return text
-        made = self._made()
-        return _sub(text, CANONICAL_HINT, lambda m: self._shown(m, made))
+        return _sub(text, CANONICAL_HINT, self._shown)
 
-    def _shown(self, m: re.Match[str], made: Set[str]) -> str:
+    def _shown(self, m: re.Match[str]) -> str:
         if m[2]:  # a canonical id the agent sent: given back as it wrote it
             return m[1] + m[3] + m[4]
         rid = m[0]
-        return self.style.render(rid) if m[3] == "-" and self.known(rid, made) and CANONICAL_ID.fullmatch(rid) else rid
+        shown = self.shown.get(rid)
+        if shown is not None:
+            return shown
+        return self.style.render(rid) if m[3] == "-" and CANONICAL_ID.fullmatch(rid) and self.known(rid) else rid
 
     def into(self, text: str) -> str:
         """``text`` the agent wrote, as the environment reads it: shown ids canonical, canonical ones marked."""
-        made = self._made()
-        return _sub(text, self.hint, lambda m: self._canonical(m, made))
+        rid = self.back.get(text)  # an argument that is one id, the usual case
+        return rid if rid is not None else _sub(text, self.hint, self._canonical)
 
-    def _canonical(self, m: re.Match[str], made: Set[str]) -> str:
+    def _canonical(self, m: re.Match[str]) -> str:
         word = m[0]
+        rid = self.back.get(word)
+        if rid is not None:
+            return rid
         if m[2]:
             return word
+        if word in self.shown:
+            return m[1] + MASK + m[3] + m[4]
         rid = self.style.parse(word)
-        if rid is not None and self.known(rid, made):
+        if rid is not None and self.known(rid):
             return rid
-        if m[3] == "-" and self.known(word, made) and self.style.render(word) != word:
+        if m[3] == "-" and self.known(word) and self.style.render(word) != word:
             return m[1] + MASK + m[3] + m[4]
         return word
 
@@ -133,7 +152,7 @@ class IdMap:
         rid = self.style.parse(m[0])
         if rid is None:
             return m[0]
-        if not self.known(rid, self.learned):
+        if not self.known(rid):
             if rid.split("-", 1)[0] not in self.prefixes:
                 return m[0]
             self.learned.add(rid)
@@ -161,11 +180,18 @@ def spec_ids(spec: TaskSpec) -> SpecIds | None:
     state = prepared_state(spec.services, spec.declared_services)
     initial = frozenset(rid for colls in state.values() for recs in colls.values() for rid in recs)
     inserted = {str(m.record["id"]) for m in _mutations(spec) if m.op == "insert" and m.record and "id" in m.record}
-    made = {p for name in spec.services for p in creatable_prefixes(name, spec.declared_services)}
+    collections: dict[str, list[tuple[str, str]]] = {}
+    for name in spec.services:
+        cls = service_class(name, spec.declared_services)
+        for collection in cls.records:
+            collections.setdefault(cls.id_prefix.get(collection, collection[:3]), []).append((name, collection))
+    made = set(collections)
     prefixes = made | {m[1] for rid in initial | inserted if (m := CANONICAL_ID.fullmatch(rid))}
     # one id of each prefix stands for those the services will make: a clash of its form is a clash of all
     problems = tuple(id_problems(style, initial | inserted | {f"{p}-1" for p in made}))
-    ids = SpecIds(initial, frozenset(prefixes), problems)
+    shown = {rid: form for rid in initial if (form := style.render(rid)) != rid}
+    by_prefix = {p: tuple(c) for p, c in collections.items()}
+    ids = SpecIds(initial, frozenset(prefixes), problems, by_prefix, shown, {v: k for k, v in shown.items()})
     if len(_SPEC_IDS) >= 256:
         _SPEC_IDS.clear()
     _SPEC_IDS[id(spec)] = (spec, ids)  # the spec is held: its id cannot be reused while it is here
@@ -180,12 +206,6 @@ def _mutations(spec: TaskSpec) -> list[Mutation]:
     stages = spec.stages or []
     events = [*spec.events, *(e for s in stages for e in s.events or [])]
     return [*(m for e in events for m in e.mutations), *(m for s in stages for m in s.mutations)]
-
-
-def creatable_prefixes(service: str, declared: Declared) -> list[str]:
-    """The prefixes of the ids ``service`` makes, one per collection."""
-    cls = service_class(service, declared)
-    return [cls.id_prefix.get(c, c[:3]) for c in cls.records]
 
 
 def id_problems(style: IdStyle, ids: Iterable[str]) -> list[str]:
