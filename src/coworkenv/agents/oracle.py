@@ -88,11 +88,12 @@ class OracleRun:
         self.pending: tuple[CallStep, ToolCall] | None = None
         self.retries = 0
         self.calls = 0
-        self.ids = _ids(spec)
-        self._read = 0  # how many of the episode's messages the id map has read
+        self.spec_ids = spec_ids(spec)  # the interface's id style over the spec's ids (None: ids as they are)
+        self.learned: set[str] = set()  # the ids made during the episode that the oracle has read
+        self._read = 0  # how many of the episode's messages it has read them in
 
     def act(self, messages: list[dict[str, object]], tools: list[dict[str, object]]) -> AssistantTurn:
-        if self.ids is not None:
+        if self.spec_ids is not None:
             self._learn(messages)
         if self.pending is not None:
             retry = self._absorb_result(messages)
@@ -107,21 +108,32 @@ class OracleRun:
         except ExprError as exc:
             return turn(self._shown(f"I could not complete the task: {exc}."))
 
+    @property
+    def ids(self) -> IdMap | None:
+        """The ids the oracle has been shown, as a map (made per use: its state is the oracle's own fields)."""
+        ids = self.spec_ids
+        if ids is None:
+            return None
+        assert self.spec.interface is not None and self.spec.interface.ids is not None
+        return IdMap(self.spec.interface.ids, ids, learned=self.learned)
+
     def _learn(self, messages: list[dict[str, object]]) -> None:
         """Read the ids in the messages not read yet (the created ones among them), from the start after a view
         that started over."""
-        assert self.ids is not None
+        ids = self.ids
+        assert ids is not None
         if len(messages) < self._read:
             self._read = 0
         for message in messages[self._read :]:
             content = message.get("content")
             if isinstance(content, str) and message.get("role") != "assistant":
-                self.ids.read(content)
+                ids.read(content)
         self._read = len(messages)
 
     def _shown(self, text: str) -> str:
         """What the oracle says, its ids (worked out on canonical values) as the interface shows them."""
-        return text if self.ids is None else self.ids.out(text)
+        ids = self.ids
+        return text if ids is None else ids.out(text)
 
     def _emit(self, step: ReferenceStep) -> AssistantTurn:
         if isinstance(step, CallStep):
@@ -129,8 +141,9 @@ class OracleRun:
             name, args = step.call, compiled(step.args)(self.ctx)
             if self.spec.interface is not None:  # the call as the agent makes it: the names the interface shows
                 name, args = self.spec.interface.render_call(name, args)
-            if self.ids is not None:
-                args = self.ids.map_value(args, self.ids.out)
+            ids = self.ids
+            if ids is not None:
+                args = ids.map_value(args, ids.out)
             call = tool_call(f"{self.call_prefix}{self.calls}", name, args)
             self.pending = (step, call)
             self.retries = 0
@@ -166,8 +179,9 @@ class OracleRun:
             return turn("That failed with a temporary error; trying again.", [retry])
         self.pending = None
         if step.save_as and content is not None:
-            if self.ids is not None:  # the reference works on canonical ids, as on canonical keys
-                content = self.ids.read(content)
+            ids = self.ids
+            if ids is not None:  # the reference works on canonical ids, as on canonical keys
+                content = ids.read(content)
             try:
                 value = json.loads(content)
             except json.JSONDecodeError:
@@ -176,15 +190,6 @@ class OracleRun:
                 value = self.spec.interface.canonical_result(step.call, value)
             self.ctx[step.save_as] = value
         return None
-
-
-def _ids(spec: TaskSpec) -> IdMap | None:
-    """The oracle's map of the ids it is shown: the spec's at reset, and those it reads that were made since."""
-    ids = spec_ids(spec)
-    if ids is None:
-        return None
-    assert spec.interface is not None and spec.interface.ids is not None
-    return IdMap(spec.interface.ids, ids)
 
 
 class StagedRun:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from coworkenv.runtime.interface import InterfaceError
 from coworkenv.runtime.workspace import Workspace, prepared_state
@@ -82,7 +82,9 @@ class SpecIds:
 class IdMap:
     """The id style of one environment (or, for a policy that reads like the agent, of what it has been shown)."""
 
-    def __init__(self, style: IdStyle, ids: SpecIds, workspace: Workspace | None = None) -> None:
+    def __init__(
+        self, style: IdStyle, ids: SpecIds, workspace: Workspace | None = None, learned: set[str] | None = None
+    ) -> None:
         self.style = style
         self.initial = ids.initial
         self.prefixes = ids.prefixes
@@ -91,8 +93,9 @@ class IdMap:
         self.back = ids.back
         self.workspace = workspace
         self.hint = _HINTS[style.separator]
-        self.learned: set[str] = set()
-        """Without a workspace: the ids made since the reset that :meth:`read` met."""
+        self.learned = set() if learned is None else learned
+        """Without a workspace: the ids made since the reset that :meth:`read` met (the caller's set, kept with
+        its own state)."""
 
     def known(self, rid: str) -> bool:
         """Whether ``rid`` names a record of this environment, at reset or made since (looked up in the workspace
@@ -170,28 +173,18 @@ class IdMap:
 
 
 def spec_ids(spec: TaskSpec) -> SpecIds | None:
-    """The ids of ``spec`` under its id style (None without one), worked out once per spec."""
+    """The ids of ``spec`` under its id style (None without one), worked out once per spec; what comes of its
+    records alone once per style and records (the verifier's probes are copies of a spec that share both)."""
     style = spec.interface.ids if spec.interface is not None else None
     if style is None:
         return None
     hit = _SPEC_IDS.get(id(spec))
     if hit is not None and hit[0] is spec:
         return hit[1]
-    state = prepared_state(spec.services, spec.declared_services)
-    initial = frozenset(rid for colls in state.values() for recs in colls.values() for rid in recs)
+    base = _records_ids(spec, style)
     inserted = {str(m.record["id"]) for m in _mutations(spec) if m.op == "insert" and m.record and "id" in m.record}
-    collections: dict[str, list[tuple[str, str]]] = {}
-    for name in spec.services:
-        cls = service_class(name, spec.declared_services)
-        for collection in cls.records:
-            collections.setdefault(cls.id_prefix.get(collection, collection[:3]), []).append((name, collection))
-    made = set(collections)
-    prefixes = made | {m[1] for rid in initial | inserted if (m := CANONICAL_ID.fullmatch(rid))}
-    # one id of each prefix stands for those the services will make: a clash of its form is a clash of all
-    problems = tuple(id_problems(style, initial | inserted | {f"{p}-1" for p in made}))
-    shown = {rid: form for rid in initial if (form := style.render(rid)) != rid}
-    by_prefix = {p: tuple(c) for p, c in collections.items()}
-    ids = SpecIds(initial, frozenset(prefixes), problems, by_prefix, shown, {v: k for k, v in shown.items()})
+    more = {m[1] for rid in inserted if (m := CANONICAL_ID.fullmatch(rid))}
+    ids = replace(base, prefixes=base.prefixes | more, problems=base.problems + tuple(id_problems(style, inserted)))
     if len(_SPEC_IDS) >= 256:
         _SPEC_IDS.clear()
     _SPEC_IDS[id(spec)] = (spec, ids)  # the spec is held: its id cannot be reused while it is here
@@ -199,6 +192,34 @@ def spec_ids(spec: TaskSpec) -> SpecIds | None:
 
 
 _SPEC_IDS: dict[int, tuple[TaskSpec, SpecIds]] = {}
+
+
+def _records_ids(spec: TaskSpec, style: IdStyle) -> SpecIds:
+    """What of :func:`spec_ids` comes of the spec's services and records alone."""
+    key = (id(style), id(spec.services), id(spec.declared_services))
+    hit = _RECORDS_IDS.get(key)
+    if hit is not None and hit[0] is style and hit[1] is spec.services and hit[2] is spec.declared_services:
+        return hit[3]
+    state = prepared_state(spec.services, spec.declared_services)
+    initial = frozenset(rid for colls in state.values() for recs in colls.values() for rid in recs)
+    collections: dict[str, list[tuple[str, str]]] = {}
+    for name in spec.services:
+        cls = service_class(name, spec.declared_services)
+        for collection in cls.records:
+            collections.setdefault(cls.id_prefix.get(collection, collection[:3]), []).append((name, collection))
+    prefixes = set(collections) | {m[1] for rid in initial if (m := CANONICAL_ID.fullmatch(rid))}
+    # one id of each prefix stands for those the services will make: a clash of its form is a clash of all
+    problems = tuple(id_problems(style, initial | {f"{p}-1" for p in collections}))
+    shown = {rid: form for rid in initial if (form := style.render(rid)) != rid}
+    by_prefix = {p: tuple(c) for p, c in collections.items()}
+    ids = SpecIds(initial, frozenset(prefixes), problems, by_prefix, shown, {v: k for k, v in shown.items()})
+    if len(_RECORDS_IDS) >= 64:
+        _RECORDS_IDS.clear()
+    _RECORDS_IDS[key] = (style, spec.services, spec.declared_services, ids)  # held: their ids are not reused
+    return ids
+
+
+_RECORDS_IDS: dict[tuple[int, int, int], tuple[IdStyle, object, object, SpecIds]] = {}
 
 
 def _mutations(spec: TaskSpec) -> list[Mutation]:
