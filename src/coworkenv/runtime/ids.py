@@ -121,9 +121,12 @@ class IdMap:
             return m[1] + m[3] + m[4]
         rid = m[0]
         shown = self.shown.get(rid)
-        if shown is not None:
+        if shown is not None:  # an id at reset
             return shown
-        return self.style.render(rid) if m[3] == "-" and CANONICAL_ID.fullmatch(rid) and self.known(rid) else rid
+        number = m[4]
+        if m[3] != "-" or not m[1].islower() or (number[0] == "0" and number != "0") or not self.known(rid):
+            return rid  # not of the form the services make (CANONICAL_ID), or no id of this environment
+        return self.style.shown(m[1], number)
 
     def into(self, text: str) -> str:
         """``text`` the agent wrote, as the environment reads it: shown ids canonical, canonical ones marked."""
