@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from functools import cached_property
+from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
@@ -87,11 +87,6 @@ class IdStyle(SpecModel):
     def _renamed_none(self) -> bool:
         return all(k == v for k, v in self.prefixes.items())
 
-    @cached_property
-    def _back(self) -> tuple[re.Pattern[str], dict[str, str]]:
-        letters = "[A-Z]+" if self.case == "upper" else "[a-z]+"
-        return re.compile(f"({letters}){re.escape(self.separator)}([0-9]+)"), {v: k for k, v in self.prefixes.items()}
-
     def render(self, rid: str) -> str:
         """The shown form of ``rid`` (an id not of the form ``<prefix>-<n>`` is shown as it is)."""
         m = CANONICAL_ID.fullmatch(rid)
@@ -104,7 +99,7 @@ class IdStyle(SpecModel):
 
     def parse(self, shown: str) -> str | None:
         """The canonical id whose shown form is exactly ``shown``, or None when it is no id's."""
-        pattern, back = self._back
+        pattern, back = _reader(self.case, self.separator, tuple(self.prefixes.items()))
         m = pattern.fullmatch(shown)
         if m is None:
             return None
@@ -112,6 +107,13 @@ class IdStyle(SpecModel):
         prefix = back.get(name, name)
         rid = f"{prefix}-{int(m[2])}"
         return rid if self.render(rid) == shown else None
+
+
+@lru_cache(maxsize=256)
+def _reader(case: str, separator: str, prefixes: tuple[tuple[str, str], ...]) -> tuple[re.Pattern[str], dict[str, str]]:
+    """The pattern of a style's shown ids and its shown prefix -> canonical prefix (made once per style)."""
+    letters = "[A-Z]+" if case == "upper" else "[a-z]+"
+    return re.compile(f"({letters}){re.escape(separator)}([0-9]+)"), {v: k for k, v in prefixes}
 
 
 class Interface(SpecModel):
