@@ -155,7 +155,7 @@ class IdMap:
         return _sub(text, self.hint, self._learned)
 
     def _learned(self, m: re.Match[str]) -> str:
-        rid = self.style.parse(m[0])
+        rid = self.back.get(m[0]) or self.style.parse(m[0])
         if rid is None:
             return m[0]
         if not self.known(rid):
