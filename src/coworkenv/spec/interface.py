@@ -6,6 +6,10 @@ checks, rules, events, faults, the reference and the grade name canonical tools 
 Text the agent reads that names a tool (:class:`TextRendering`) is rendered too: a synthesized spec's once its
 interface is drawn, a service's error message on its way out. ``None`` (a spec without one) shows every tool
 as its service defines it.
+
+An :class:`IdStyle` shows the ids the services make (``tkt-104``) in another form (``TKT-104``, ``tkt_104``,
+``ticket-00104``, ``T104``): an exact bijection, each shown form the rendering of one canonical id. The runtime
+(:mod:`coworkenv.runtime.ids`) applies it to every text that goes out and comes in.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
@@ -56,12 +61,71 @@ class ToolRendering(SpecModel):
         return self
 
 
+PREFIX_PATTERN = r"^[a-z]{1,24}$"
+"""An id prefix, canonical or shown: lower-case letters (the style gives the case)."""
+Prefix = Annotated[str, Field(pattern=PREFIX_PATTERN)]
+CANONICAL_ID = re.compile(r"([a-z]+)-(0|[1-9][0-9]*)")
+"""The ids an id style renders: those the services make, ``<prefix>-<n>``; every other id is shown as it is."""
+
+
+class IdStyle(SpecModel):
+    """How ids ``<prefix>-<n>`` are shown: the prefix renamed and cased, a separator, the number zero-padded."""
+
+    case: Literal["lower", "upper"] = Field("lower", description="the case of the shown prefix")
+    separator: Literal["-", "_", ""] = Field("-", description="between the prefix and the number")
+    width: int = Field(0, ge=0, le=12, description="digits the number is zero-padded to (0: as it is)")
+    prefixes: dict[Prefix, Prefix] = Field(
+        default_factory=dict, description="canonical prefix -> shown prefix (one left out is shown as it is)"
+    )
+
+    @model_validator(mode="after")
+    def _exact(self) -> IdStyle:
+        clashes = _clashes(self.prefixes)
+        if clashes:
+            raise ValueError(f"prefixes: {'; '.join(clashes)}")
+        if self.case == "lower" and self.separator == "-" and self.width <= 1 and self._renamed_none():
+            raise ValueError("shows every id as it is; leave the id style out instead")
+        return self
+
+    def _renamed_none(self) -> bool:
+        return all(k == v for k, v in self.prefixes.items())
+
+    def render(self, rid: str) -> str:
+        """The shown form of ``rid`` (an id not of the form ``<prefix>-<n>`` is shown as it is)."""
+        m = CANONICAL_ID.fullmatch(rid)
+        return rid if m is None else self.shown(m[1], m[2])
+
+    def shown(self, prefix: str, number: str) -> str:
+        """The shown form of the canonical id ``<prefix>-<number>``."""
+        name = self.prefixes.get(prefix, prefix)
+        return (name.upper() if self.case == "upper" else name) + self.separator + number.zfill(self.width)
+
+    def parse(self, shown: str) -> str | None:
+        """The canonical id whose shown form is exactly ``shown``, or None when it is no id's."""
+        pattern, back = _reader(self.case, self.separator, tuple(self.prefixes.items()))
+        m = pattern.fullmatch(shown)
+        if m is None:
+            return None
+        name = m[1].lower()
+        prefix = back.get(name, name)
+        rid = f"{prefix}-{int(m[2])}"
+        return rid if self.render(rid) == shown else None
+
+
+@lru_cache(maxsize=256)
+def _reader(case: str, separator: str, prefixes: tuple[tuple[str, str], ...]) -> tuple[re.Pattern[str], dict[str, str]]:
+    """The pattern of a style's shown ids and its shown prefix -> canonical prefix (made once per style)."""
+    letters = "[A-Z]+" if case == "upper" else "[a-z]+"
+    return re.compile(f"({letters}){re.escape(separator)}([0-9]+)"), {v: k for k, v in prefixes}
+
+
 class Interface(SpecModel):
     """Per tool (by canonical name) its rendering, and the order of fields in result objects."""
 
     style: str = Field(pattern=r"^[a-z][a-z0-9_]*$", description="the naming family (held-out splits go by it)")
     tools: dict[str, ToolRendering] = Field(default_factory=dict)
     order: Order = Field("as_is", description="fields of result objects: as the service gives them, sorted, reversed")
+    ids: IdStyle | None = Field(None, description="how record ids are shown (None: as the services make them)")
 
     @model_validator(mode="after")
     def _one_to_one(self) -> Interface:
