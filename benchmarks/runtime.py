@@ -11,7 +11,7 @@ Targets: write, reset, grade and state hash at the largest size within 2x of the
 a read step <= 30 µs and a write step <= 80 µs at N=100.
 
 With ``--interface`` the workspace's tools are shown under a drawn interface (other tool and argument names,
-renamed result keys, reordered fields), the calls made by the names it shows.
+renamed result keys, reordered fields, ids in another form), the calls made by the names and ids it shows.
 
     python benchmarks/runtime.py [--records 10,100,1000,10000] [--repeat 300] [--rounds 3] [--json] [--interface]
 """
@@ -39,8 +39,11 @@ Call = tuple[str, dict[str, Any]]
 
 
 def turn(call: Call, interface: Interface | None = None) -> AssistantTurn:
-    """A model turn as it arrives: the arguments as JSON text, by the names ``interface`` shows."""
+    """A model turn as it arrives: the arguments as JSON text, by the names (and ids) ``interface`` shows."""
     tool, args = call if interface is None else interface.render_call(*call)
+    ids = interface.ids if interface is not None else None
+    if ids is not None:  # the workload's arguments name records by id or are words no id style changes
+        args = {k: ids.render(v) if isinstance(v, str) else v for k, v in args.items()}
     return AssistantTurn(tool_calls=[ToolCall(id="b1", name=tool, arguments=json.dumps(args))])
 
 

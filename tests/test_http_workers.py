@@ -4,6 +4,8 @@ answers while sessions burn CPU; a killed worker fails its own session only; clo
 from __future__ import annotations
 
 import http.client
+import multiprocessing
+import multiprocessing.forkserver
 import os
 import signal
 import threading
@@ -17,11 +19,14 @@ import pytest
 pytest.importorskip("fastapi", reason="needs the serve extra")
 pytest.importorskip("uvicorn", reason="needs the serve extra")
 
+from coworkenv.interop import sessions
 from coworkenv.interop.catalog import Catalog
 from coworkenv.interop.client import EnvClient, RemoteError
 from coworkenv.interop.env import Env
 from coworkenv.interop.http_server import create_app, running
-from coworkenv.interop.sessions import Limits
+from coworkenv.interop.sessions import Limits, SessionStore
+from coworkenv.interop.workers import Worker
+from coworkenv.spec.models import TaskSpec
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 ENV = "external_quote_confirmation"
@@ -107,19 +112,93 @@ def test_closing_or_ending_a_session_ends_or_releases_its_worker() -> None:
         assert third.step("hi").step == 1 and len(app.state.store) == 1
 
 
+def _hang_up_during(base: str, path: str, method: str = "POST", body: bytes | None = None) -> None:
+    """Send a request, give the server time to start its work, and disconnect before it answers."""
+    parts = urlsplit(base)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=5)
+    conn.request(method, path, body=body)
+    time.sleep(0.3)
+    conn.close()
+
+
+def _wait_until_no_sessions(store: SessionStore) -> None:
+    deadline = time.monotonic() + 10
+    while (len(store) or store.starting) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def test_a_client_that_disconnects_mid_step_frees_its_slot_and_worker() -> None:
     app = create_app(CATALOG, Limits(max_sessions=1, step_timeout=60))
     with running(app) as base:
         session = EnvClient(base).make(ENV)
         worker = app.state.store.sessions[session.session_id].worker
         os.kill(worker.pid, signal.SIGSTOP)  # the step will not finish on its own
-        parts = urlsplit(base)
-        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=5)
-        conn.request("POST", f"/sessions/{session.session_id}/step", body=b'{"turn": "hi"}')
-        time.sleep(0.3)
-        conn.close()
-        deadline = time.monotonic() + 10
-        while len(app.state.store) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        _hang_up_during(base, f"/sessions/{session.session_id}/step", body=b'{"turn": "hi"}')
+        _wait_until_no_sessions(app.state.store)
         assert len(app.state.store) == 0 and worker.process.exitcode == -signal.SIGKILL
+        assert EnvClient(base).make(ENV).step("hi").step == 1, "the slot is free"
+
+
+SESSION_CALLS = [("GET", "state", None), ("POST", "grade", None), ("POST", "reset", None), ("GET", "trajectory", None)]
+SESSION_CALLS += [("POST", "end", b'{"reason": "gone"}')]
+
+
+@pytest.mark.parametrize(("method", "route", "body"), SESSION_CALLS, ids=[r for _, r, _ in SESSION_CALLS])
+def test_every_session_route_that_calls_the_worker_notices_a_vanished_client(
+    method: str, route: str, body: bytes | None
+) -> None:
+    app = create_app(CATALOG, Limits(max_sessions=1, step_timeout=60))
+    with running(app) as base:
+        session = EnvClient(base).make(ENV)
+        worker = app.state.store.sessions[session.session_id].worker
+        os.kill(worker.pid, signal.SIGSTOP)
+        _hang_up_during(base, f"/sessions/{session.session_id}/{route}", method, body)
+        _wait_until_no_sessions(app.state.store)
+        assert len(app.state.store) == 0 and worker.process.exitcode == -signal.SIGKILL
+
+
+@pytest.mark.parametrize("route", ["tools/mail_search", "grade"])
+def test_a_client_that_disconnects_mid_call_on_a_per_tool_endpoint_frees_its_slot_and_worker(route: str) -> None:
+    app = create_app(CATALOG, Limits(max_sessions=1, step_timeout=60))
+    with running(app) as base:
+        client = EnvClient(base)
+        standing = client.request("POST", f"/environments/{ENV}/reset")["session_id"]
+        worker = app.state.store.sessions[standing].worker
+        os.kill(worker.pid, signal.SIGSTOP)  # the call will not finish on its own
+        _hang_up_during(base, f"/environments/{ENV}/{route}", body=b'{"query": "quote"}')
+        _wait_until_no_sessions(app.state.store)
+        assert len(app.state.store) == 0 and worker.process.exitcode == -signal.SIGKILL
+        answer = client.request("POST", f"/environments/{ENV}/tools/mail_search", {"query": "quote"})
+        assert answer["done"] is False and "messages" in answer["content"], "a fresh standing session took the slot"
+        assert len(app.state.store) == 1
+
+
+OPENS = [("/sessions", f'{{"env_id": "{ENV}"}}'.encode()), (f"/environments/{ENV}/reset", None)]
+
+
+@pytest.mark.parametrize(("path", "body"), OPENS, ids=["session", "standing_session"])
+def test_a_client_that_disconnects_while_its_session_opens_leaves_no_worker_behind(
+    path: str, body: bytes | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[Worker] = []
+
+    class Recorded(Worker):  # the real worker, remembered: the test must see how the late one ended
+        def __init__(self, spec: TaskSpec, seed: int, max_turns: int | None) -> None:
+            super().__init__(spec, seed, max_turns)
+            started.append(self)
+
+    monkeypatch.setattr(sessions, "Worker", Recorded)
+    app = create_app(CATALOG, Limits(max_sessions=1, step_timeout=60))
+    with running(app) as base:
+        forkserver = multiprocessing.forkserver._forkserver._forkserver_pid  # type: ignore[attr-defined]
+        os.kill(forkserver, signal.SIGSTOP)  # no worker can be forked: the open waits
+        try:
+            _hang_up_during(base, path, body=body)
+        finally:
+            os.kill(forkserver, signal.SIGCONT)
+        deadline = time.monotonic() + 10  # the open goes on in its thread: its worker comes up late
+        while not (started and started[0].process.exitcode is not None) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert [w.process.exitcode for w in started] == [-signal.SIGKILL], "killed once up, not left to run"
+        assert len(app.state.store) == 0 and app.state.store.starting == 0 and not multiprocessing.active_children()
         assert EnvClient(base).make(ENV).step("hi").step == 1, "the slot is free"

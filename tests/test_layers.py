@@ -36,6 +36,7 @@ ORDER: list[tuple[str, ...]] = [
     ("pipeline",),  # the main job, which the quickstart command runs
     ("commands", "gym"),
     ("cli", "__init__"),
+    ("__main__",),  # python -m coworkenv: the command line
 ]
 RANK = {name: rank for rank, names in enumerate(ORDER) for name in names}
 SAME_RANK_OK: set[tuple[str, str]] = set()  # stages sharing a rank must not import each other

@@ -8,6 +8,13 @@ that cannot run in a test (a server that runs until stopped, a GPU job, ``make``
 page later is either run or marked. Only sizes shrink (fewer environments, samples and steps), and two
 things a test can't have are swapped: the `embedded` model (a download) for `tiny`, and
 OpenAI-compatible endpoints for a local fake server.
+
+What is not run is still checked against the code: every `coworkenv …` line a page shows (in a block
+marked not run, with its [optional] parts, in a ``$ coworkenv`` line of an output block, or inline in
+the prose, CONTRIBUTING.md's included) must name commands and options that exist, with values of the
+right type; an option named on its own must belong to some command; a `make` target, a script and the
+options given to a Python script, and an extra of a `pip install` must exist. An output block whose
+command names files of the checkout is run from the checkout and must print what the page shows.
 """
 
 from __future__ import annotations
@@ -19,14 +26,19 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import typer
+from typer.core import TyperGroup
 from typer.testing import CliRunner
 
+from coworkenv.cli import app
+
 ROOT = Path(__file__).parent.parent
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+PAGES = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").rglob("*.md"))]
 
 SHRINK: list[tuple[str, str]] = [
     (r"--n \d+\b", "--n 8"),
@@ -52,6 +64,8 @@ CLAW_SAMPLE = ROOT.parent / "shared" / "claw-eval-sample"
 BLOCK = re.compile(r"(<!-- not run: [^>]+-->\s*\n\s*)?```(\w+)([^\n]*)\n(.*?)```", re.S)
 TITLE = re.compile(r'title="([^"]+)"')
 SHELLS = frozenset({"sh", "shell", "console", "zsh", "shell-session"})
+FENCED = re.compile(r"```.*?```", re.S)
+INLINE = re.compile(r"`([^`]+)`")
 
 
 @dataclass
@@ -72,11 +86,12 @@ def blocks(page: Path) -> list[Block]:
     ]
 
 
-def commands(block: Block) -> list[str]:
-    """The command lines of a bash block, without comments, `\\` continuations and [optional] parts."""
+def commands(block: Block, optional: bool = False) -> list[str]:
+    """The command lines of a bash block, without comments and `\\` continuations; [optional] parts kept if asked."""
     lines = []
     for line in block.text.replace("\\\n", " ").splitlines():
-        line = re.sub(r"\[[^\]]*\]", "", re.sub(r"(^|\s+)#.*$", "", line)).strip()
+        line = re.sub(r"(^|\s+)#.*$", "", line)
+        line = re.sub(r"\[([^\]]*)\]", r"\1" if optional else "", line).strip()
         if line:
             lines.append(line)
     return lines
@@ -130,6 +145,152 @@ def test_every_page_marks_what_it_does_not_run() -> None:
         steps(page)  # an unmarked line that is not a coworkenv command fails here
 
 
+def shown(page: Path) -> list[tuple[str, bool]]:
+    """Every command line a page shows, run or not, and whether it is whole: bash lines with their
+    [optional] parts and the `$` line of an output block are; inline commands and options may be parts."""
+    lines: list[tuple[str, bool]] = []
+    for block in blocks(page):
+        if block.lang == "bash":
+            lines += [(line, True) for line in commands(block, optional=True)]
+        elif block.text.startswith("$ "):
+            lines.append((block.text.splitlines()[0].removeprefix("$ "), True))
+    for span in INLINE.findall(FENCED.sub("", page.read_text(encoding="utf-8"))):
+        span = " ".join(span.split())
+        first = span.split()[0]
+        ours = first in COMMANDS and "--" in span  # `train sft --lora`, `run --policy`
+        if ours or first.startswith("--") or (first in ("coworkenv", "make", "python") and " " in span):
+            lines.append((re.sub(r"\[([^\]]*)\]", r"\1", span), False))
+        elif "pip install" in span:
+            lines.append((span, False))
+    return lines
+
+
+def _walk(command: object) -> list[object]:
+    """The commands under ``command`` (itself when it has none)."""
+    subs = command.commands.values() if isinstance(command, TyperGroup) else []
+    return [c for sub in subs for c in _walk(sub)] or [command]
+
+
+def _options(command: object) -> frozenset[str]:
+    return frozenset(o for c in [command, *_walk(command)] for p in c.params for o in p.opts + p.secondary_opts)
+
+
+ROOT_COMMAND = typer.main.get_command(app)
+COMMANDS = frozenset(ROOT_COMMAND.commands)
+
+
+def misuse(line: str, whole: bool = True) -> str | None:
+    """What a command line shown on a page names that does not exist, or None when all of it does."""
+    words = shlex.split(line.partition(" > ")[0])
+    while re.fullmatch(r"[A-Z_]+=\S*", words[0]):  # VAR=value before the program
+        words.pop(0)
+    program, args = words[0], words[1:]
+    if program == "coworkenv" or program in COMMANDS:
+        return cli_misuse(args if program == "coworkenv" else words, whole)
+    if program.startswith("--"):
+        unknown = [w for w in words if w.startswith("--") and w not in _options(ROOT_COMMAND)]
+        return f"no command has the option(s) {unknown}" if unknown else None
+    if program == "make":
+        targets = re.findall(r"^([\w-]+):", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M)
+        missing = [a for a in args if a not in targets]
+        return f"the Makefile has no target(s) {missing}" if missing else None
+    if program in ("python", "bash"):
+        script = ROOT / args[0]
+        if not script.is_file():
+            return f"{args[0]} does not exist"
+        text = script.read_text(encoding="utf-8")
+        unknown = [w for w in args[1:] if program == "python" and w.startswith("--") and f'"{w}"' not in text]
+        return f"{args[0]} has no option(s) {unknown}" if unknown else None
+    if program == "pip":
+        extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+            "optional-dependencies"
+        ]
+        named = [e for w in args for group in re.findall(r"\[([^\]]+)\]", w) for e in group.split(",")]
+        missing = [e for e in named if e not in extras]
+        return f"pyproject.toml has no extra(s) {missing}" if missing else None
+    return None  # another project's tool (vf-eval, mkdocs, ruff, pytest): not ours to check
+
+
+def cli_misuse(args: list[str], whole: bool) -> str | None:
+    """Why coworkenv's parser refuses ``args`` (a command or option it lacks, an argument too many or
+    missing, a value of the wrong type); for a part of a command line, its commands and options alone."""
+    command, path = ROOT_COMMAND, ["coworkenv"]
+    args = args if whole else [a for a in args if a not in ("…", "...")]  # `train … --model`: any train command
+    while isinstance(command, TyperGroup) and args and not args[0].startswith("-"):
+        sub = command.get_command(typer.Context(command), args[0])
+        if sub is None:
+            return f"`{' '.join(path)}` has no command {args[0]!r}"
+        path.append(args[0])
+        command, args = sub, args[1:]
+    if not whole:
+        unknown = [a for a in args if a.startswith("-") and a not in _options(command)]
+        return f"`{' '.join(path)}` has no option(s) {unknown}" if unknown else None
+    try:
+        command.make_context(" ".join(path), list(args))
+    except typer.Exit:  # --version or --help: answered, nothing to run
+        return None
+    except typer.TyperException as exc:
+        return f"{' '.join(path)}: {exc}"
+    return None
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_command_a_page_shows_exists_as_written(page: Path) -> None:
+    wrong = [f"`{line}`: {why}" for line, whole in shown(page) if (why := misuse(line, whole))]
+    assert not wrong, f"{page.name}:\n" + "\n".join(wrong)
+
+
+@pytest.mark.parametrize(
+    ("line", "whole"),
+    [
+        ("coworkenv synth --n 10 --sead 0 --out bank", True),  # a misspelt option
+        ("coworkenv bank list bank", True),  # a subcommand that does not exist
+        ("coworkenv synth --n ten --out bank", True),  # a value of the wrong type
+        ("coworkenv report runs/a runs/b", True),  # an argument too many
+        ("coworkenv import claw-eval tasks", True),  # a required option left out
+        ("coworkenv serve mcp SPEC --transport http --tls", False),  # inline parts: an option of no such command
+        ("coworkenv bank list", False),
+        ("--workpsace small", False),
+        ("train sft --loraa", False),
+        ("make quickstat", True),
+        ("python benchmarks/runtime.py --recrods 10", True),
+        ("JOB_SECONDS=1 bash benchmarks/device/no_such.sh .whl", True),
+        ("pip install -e '.[doc]'", False),
+    ],
+)
+def test_a_command_that_does_not_exist_as_written_is_caught(line: str, whole: bool) -> None:
+    assert misuse(line, whole)
+
+
+def test_a_part_of_a_command_shown_inline_needs_only_its_own_names() -> None:
+    for part in ("coworkenv synth --blueprints NAME", "train … --model", "coworkenv serve mcp SPEC --transport http"):
+        assert misuse(part, whole=False) is None, part
+    assert misuse("coworkenv synth --blueprints NAME")  # as a whole line it lacks --n and --out
+
+
+def outputs(page: Path) -> list[tuple[str, str]]:
+    """The output blocks that show their command: (the command line, what it printed)."""
+    found = [b.text.partition("\n") for b in blocks(page) if b.lang == "text" and b.text.startswith("$ coworkenv ")]
+    return [(line.removeprefix("$ "), printed) for line, _, printed in found]
+
+
+def test_an_output_block_shows_what_its_command_prints(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run from the checkout when the files it names are there (a page may show a made-up file's report)."""
+    monkeypatch.chdir(ROOT)
+    checked = 0
+    for page in PAGES:
+        for line, printed in outputs(page):
+            args = shlex.split(line)[1:]
+            if not all(Path(a).exists() for a in args if a.endswith((".yaml", ".yml", ".json")) or "/" in a):
+                continue
+            result = CliRunner().invoke(app, args)
+            assert " ".join(result.output.split()) == " ".join(printed.split()), (
+                f"{page.name}: `{line}` prints\n{result.output}"
+            )
+            checked += 1
+    assert checked, "no output block names files of the checkout"
+
+
 @pytest.mark.parametrize("page", [p for p in PAGES if steps(p)], ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_command_of_a_page_works_as_written(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     todo = steps(page)
@@ -137,7 +298,6 @@ def test_every_command_of_a_page_works_as_written(page: Path, tmp_path: Path, mo
         pytest.skip("the Claw-Eval sample is not in this checkout")
     for module in ("torch", "openai", "ray"):
         pytest.importorskip(module)
-    from coworkenv.cli import app
     from test_openai_policy import FakeServer, Reply, completion
 
     server = FakeServer()

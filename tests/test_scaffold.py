@@ -104,10 +104,13 @@ def test_a_taken_service_name_or_a_bad_identifier_is_refused(tmp_path: Path) -> 
     taken = _new_service(root, "mail")
     assert taken.returncode == 1 and "already a service" in taken.stderr
     assert not (root / "src" / "coworkenv" / "services" / "mail.py").exists()
+    domain = _new_service(root, "facilities")  # a shipped domain declares a service of that name
+    assert domain.returncode == 1 and "already a domain's service" in domain.stderr
+    assert not (root / "src" / "coworkenv" / "services" / "facilities.py").exists()
     for bad in ("Facilities", "fx", "../escape", "a-b", "9lives"):
         refused = _new_service(root, bad)
         assert refused.returncode == 2 and "snake_case" in refused.stderr, bad
-    assert _new_service(root, "facilities").returncode == 0
-    again = _new_service(root, "facilities")
+    assert _new_service(root, "lockers").returncode == 0
+    again = _new_service(root, "lockers")
     assert again.returncode == 1 and "already exist" in again.stderr
-    assert list((root / "src" / "coworkenv" / "services").iterdir()) == [root / "src/coworkenv/services/facilities.py"]
+    assert list((root / "src" / "coworkenv" / "services").iterdir()) == [root / "src/coworkenv/services/lockers.py"]

@@ -40,3 +40,12 @@ def test_a_declared_write_spoils_the_record_it_names(service: str, collection: s
     obs = env.step(call(step.call, step.args))
     assert "error" not in obs.messages[-1]["content"].lower()[:40], obs.messages[-1]
     assert env.workspace.records(service, collection)[rid][damage.field] == damage.value
+
+
+def test_a_setting_damage_sets_the_field_through_its_own_argument_and_a_rejection_needs_an_open_record() -> None:
+    setting = Damage.setting("mail_move", "message_id", "folder", "trash")
+    assert setting.call({"id": "m1"}).args == {"message_id": "m1", "folder": "trash"}
+    rejecting = Damage.rejecting("expenses_reject", "expense_id", ("submitted",))
+    assert rejecting.call({"id": "e1"}).args == {"expense_id": "e1", "reason": "duplicate"}
+    model = SERVICES["expenses"].records["expenses"]
+    assert rejecting.applies_to({"status": "submitted"}, model) and not rejecting.applies_to({"status": "draft"}, model)

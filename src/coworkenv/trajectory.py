@@ -71,7 +71,7 @@ class Violation(BaseModel):
 
 class UserReply(BaseModel):
     step: int
-    kind: Literal["fact", "confirmation", "follow_up", "context", "fallback", "end"]
+    kind: Literal["fact", "confirmation", "follow_up", "context", "fallback", "persona", "end"]
     slots: list[str] = Field(default_factory=list)
     approved: bool | None = None
 

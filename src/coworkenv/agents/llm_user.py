@@ -1,11 +1,20 @@
-"""An optional LLM user simulator on an OpenAI-compatible endpoint.
+"""An optional LLM user simulator on an OpenAI-compatible endpoint, in one of two roles.
 
-The scripted user decides *what* happens — which fact is revealed, whether a confirmation
-is given, which follow-up comes next — so grading signals (asked_user, confirmed_before)
-stay exactly as reproducible as with the scripted user. The LLM only decides *how it is
+Phrasing (:class:`LLMUser`, every spec with a script): the scripted user decides *what*
+happens — which fact is revealed, whether a confirmation is given, which follow-up comes
+next — so grading signals (asked_user, confirmed_before) stay exactly as reproducible as
+with the scripted user. The LLM only decides *how it is
 said*: it rewrites the scripted reply in the persona's voice, answering the agent's actual
 message, and must keep every value verbatim. If the rewrite drops a value or the endpoint
 fails, the scripted text is used, so an episode never breaks because of the simulator.
+
+Playing a persona (:class:`PersonaUser`, a spec whose ``user.persona_turns`` is set: an imported
+Claw-Eval user agent): there is no script to phrase, so the LLM *is* the user, as in Claw-Eval.
+It sees its persona and the conversation, answers from the persona's details, and says
+``[DONE]`` when satisfied; it replies at most ``persona_turns`` times, then the episode ends.
+A reply with nothing usable in it is replaced by the script's fallback reply (and counted), as
+the phrasing user falls back to its script. An endpoint that cannot be reached raises
+:class:`UserEndpointError`: a persona that never spoke must not be scored as a conversation.
 """
 
 from __future__ import annotations
@@ -72,8 +81,94 @@ class LLMUser(ScriptedUser):
         return text if text and all(v in text for v in values) else scripted
 
 
+PERSONA_SYSTEM = """You are a simulated user. Talk with an AI assistant as the persona below.
+
+## Your persona
+{persona}
+
+## Rules
+1. Stay in character and reply in natural, spoken language; never reveal that you are an AI.
+2. Answer the assistant's questions truthfully, from your persona's details.
+3. If the assistant asks for something your persona does not say, answer naturally that you are not sure.
+4. If the assistant has given a complete answer and you have no more questions, output [DONE].
+5. If you are satisfied with the answer, or the assistant has fully answered your question, output [DONE].
+6. Keep replies short and natural, like a real user (1-3 sentences)."""
+
+PERSONA_TURN = """The conversation so far:
+
+{transcript}
+
+Reply to the assistant's latest message as your persona. If you are satisfied, output [DONE]."""
+DONE = "[DONE]"
+MAX_REPLY = 2000
+"""Characters of a persona reply kept: a model that rambles on is cut, not passed on whole."""
+
+
+class UserEndpointError(RuntimeError):
+    """The persona's endpoint failed (unreachable, or an error after the client's retries): names the ``--user``
+    spec, so the run can say which."""
+
+
+class PersonaUser(ScriptedUser):
+    """An LLM playing the spec's persona for at most ``persona_turns`` replies (Claw-Eval's user agent)."""
+
+    def __init__(self, script: UserScript, client: OpenAI, model: str, *, where: str, seed: int = 0) -> None:
+        super().__init__(script)
+        self.client = client
+        self.model = model
+        self.where = where
+        self.seed = seed
+        self.budget = script.persona_turns or 0
+        self.replies = 0
+        self.failures = 0
+        self.transcript = [f"[User]: {script.opening}"]
+
+    def respond(
+        self, text: str, state: Mapping[str, object] | None = None, calls: Sequence[ToolCallRecord] = ()
+    ) -> Reply:
+        """The persona's answer to a message addressed to it; ``end`` once satisfied or out of replies."""
+        self.transcript.append(f"[Assistant]: {text.strip()}")
+        if self.replies >= self.budget:
+            return Reply("end", None, [])
+        said = self._ask()
+        if DONE in said:
+            return Reply("end", None, [])
+        self.replies += 1
+        kind, reply = "persona", usable(said)
+        if reply is None:
+            self.failures += 1
+            kind, reply = "fallback", self.script.fallback_reply
+        self.transcript.append(f"[User]: {reply}")
+        return Reply(kind, reply, [])
+
+    def _ask(self) -> str:
+        system = PERSONA_SYSTEM.format(persona=self.script.persona)
+        turn = PERSONA_TURN.format(transcript="\n".join(self.transcript))
+        try:
+            out = self.client.chat.completions.create(
+                model=self.model,
+                messages=[{"role": "system", "content": system}, {"role": "user", "content": turn}],
+                temperature=0.7,
+                seed=self.seed,  # the episode's: a server that honours it replays the same persona
+            )
+        except Exception as exc:  # the client's own retries are spent: the run must not go on without the user
+            raise UserEndpointError(f"--user {self.where}: {type(exc).__name__}: {exc}") from None
+        choices = getattr(out, "choices", None) or []
+        return str((choices[0].message.content if choices else "") or "").strip()
+
+
+def usable(text: str) -> str | None:
+    """A persona reply as the agent gets it: without a copied ``[User]:`` tag, at most ``MAX_REPLY`` characters;
+    None when nothing is said (empty, or no letter or digit in it)."""
+    text = text.removeprefix("[User]:").strip()
+    if not any(ch.isalnum() for ch in text):
+        return None
+    return text[:MAX_REPLY]
+
+
 class LLMUserEnvironment(Environment):
-    """An Environment whose user replies are phrased by an LLM (see :class:`LLMUser`)."""
+    """An Environment whose user is an LLM: phrasing the script (:class:`LLMUser`), or playing the spec's persona
+    in full when it has ``persona_turns`` (:class:`PersonaUser`)."""
 
     def __init__(
         self,
@@ -90,9 +185,16 @@ class LLMUserEnvironment(Environment):
 
         self.client = OpenAI(base_url=base_url, api_key=api_key or "EMPTY", timeout=timeout, max_retries=2)
         self.user_model = model
+        self.where = f"openai:{model}@{base_url}" if base_url else f"openai:{model}"
         super().__init__(spec, **kwargs)
 
     def reset(self) -> Observation:
         obs = super().reset()
-        self.user = LLMUser(self.spec.user, self.client, self.user_model, today=self.user.today)
+        self.user = self._user()
         return obs
+
+    def _user(self) -> ScriptedUser:
+        """A persona the LLM plays in full when the spec has one, else the script phrased by the LLM."""
+        if self.spec.user.persona_turns is not None:
+            return PersonaUser(self.spec.user, self.client, self.user_model, where=self.where, seed=self.seed)
+        return LLMUser(self.spec.user, self.client, self.user_model, today=self._today)

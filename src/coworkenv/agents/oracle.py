@@ -11,6 +11,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from coworkenv.expr import Compiled, ExprError, compile_template
+from coworkenv.runtime.ids import IdMap, spec_ids
 from coworkenv.runtime.turn import AssistantTurn, ToolCall
 from coworkenv.spec.models import AnswerStep, AskStep, CallStep, ConfirmStep, ReferenceStep, TaskSpec
 from coworkenv.spec.stages import current_stage, stage_count, stage_view
@@ -87,8 +88,13 @@ class OracleRun:
         self.pending: tuple[CallStep, ToolCall] | None = None
         self.retries = 0
         self.calls = 0
+        self.spec_ids = spec_ids(spec)  # the interface's id style over the spec's ids (None: ids as they are)
+        self.learned: set[str] = set()  # the ids made during the episode that the oracle has read
+        self._read = 0  # how many of the episode's messages it has read them in
 
     def act(self, messages: list[dict[str, object]], tools: list[dict[str, object]]) -> AssistantTurn:
+        if self.spec_ids is not None:
+            self._learn(messages)
         if self.pending is not None:
             retry = self._absorb_result(messages)
             if retry is not None:
@@ -100,7 +106,34 @@ class OracleRun:
         try:
             return self._emit(step)
         except ExprError as exc:
-            return turn(f"I could not complete the task: {exc}.")
+            return turn(self._shown(f"I could not complete the task: {exc}."))
+
+    @property
+    def ids(self) -> IdMap | None:
+        """The ids the oracle has been shown, as a map (made per use: its state is the oracle's own fields)."""
+        ids = self.spec_ids
+        if ids is None:
+            return None
+        assert self.spec.interface is not None and self.spec.interface.ids is not None
+        return IdMap(self.spec.interface.ids, ids, learned=self.learned)
+
+    def _learn(self, messages: list[dict[str, object]]) -> None:
+        """Read the ids in the messages not read yet (the created ones among them), from the start after a view
+        that started over."""
+        ids = self.ids
+        assert ids is not None
+        if len(messages) < self._read:
+            self._read = 0
+        for message in messages[self._read :]:
+            content = message.get("content")
+            if isinstance(content, str) and message.get("role") != "assistant":
+                ids.read(content)
+        self._read = len(messages)
+
+    def _shown(self, text: str) -> str:
+        """What the oracle says, its ids (worked out on canonical values) as the interface shows them."""
+        ids = self.ids
+        return text if ids is None else ids.out(text)
 
     def _emit(self, step: ReferenceStep) -> AssistantTurn:
         if isinstance(step, CallStep):
@@ -108,19 +141,22 @@ class OracleRun:
             name, args = step.call, compiled(step.args)(self.ctx)
             if self.spec.interface is not None:  # the call as the agent makes it: the names the interface shows
                 name, args = self.spec.interface.render_call(name, args)
+            ids = self.ids
+            if ids is not None:
+                args = ids.map_value(args, ids.out)
             call = tool_call(f"{self.call_prefix}{self.calls}", name, args)
             self.pending = (step, call)
             self.retries = 0
-            return turn(compiled(step.say)(self.ctx) if step.say else None, [call])
+            return turn(self._shown(compiled(step.say)(self.ctx)) if step.say else None, [call])
         if isinstance(step, AskStep):
             fact = next((f for f in self.spec.user.hidden_facts if f.slot == step.ask), None)
             if fact is not None:
                 self.ctx["facts"][fact.slot] = fact.value
-            return turn(ask_text(self.spec, step.ask, step.question))
+            return turn(self._shown(ask_text(self.spec, step.ask, step.question)))
         if isinstance(step, ConfirmStep):
-            return turn(confirm_text(compiled(step.confirm)(self.ctx)))
+            return turn(self._shown(confirm_text(compiled(step.confirm)(self.ctx))))
         assert isinstance(step, AnswerStep)
-        return turn(compiled(step.answer)(self.ctx))
+        return turn(self._shown(compiled(step.answer)(self.ctx)))
 
     def _absorb_result(self, messages: list[dict[str, object]]) -> AssistantTurn | None:
         """Bind the pending call's result; return a retry turn after a transient error."""
@@ -143,6 +179,9 @@ class OracleRun:
             return turn("That failed with a temporary error; trying again.", [retry])
         self.pending = None
         if step.save_as and content is not None:
+            ids = self.ids
+            if ids is not None:  # the reference works on canonical ids, as on canonical keys
+                content = ids.read(content)
             try:
                 value = json.loads(content)
             except json.JSONDecodeError:

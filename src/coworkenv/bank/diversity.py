@@ -5,7 +5,7 @@ and overall: distinct reference tool sequences, distinct ordered tool sets (each
 in first-call order), how many environments call each tool, the spread of chain lengths
 (composed workflows), the share of environments whose reference crosses three or more
 services, the distinct tool interfaces shown (each exposed tool's shown name with its shown
-argument names), the catalogue domains used, and the workspace sizes (records per environment).
+argument names) and id styles, the catalogue domains used, and the workspace sizes (records per environment).
 ``Tally.rows`` lays the figures out for a table; ``bank stats`` and
 ``benchmarks/diversity.py`` both print them.
 """
@@ -53,6 +53,8 @@ class Tally:
     wide: int = 0
     """Environments whose reference calls tools of three or more services."""
     interfaces: set[tuple[str, tuple[str, ...]]] = field(default_factory=set)
+    id_styles: Counter[str] = field(default_factory=Counter)
+    """Environments per id style (see :func:`id_style_of`)."""
     domains: Counter[str] = field(default_factory=Counter)
     """Environments per declared service (the catalogue's domains)."""
     records: list[int] = field(default_factory=list)
@@ -68,6 +70,7 @@ class Tally:
             self.lengths[len(spec.description.removeprefix(COMPOSED_PREFIX).split(" > "))] += 1
         self.wide += len({c.split("_", 1)[0] for c in seq}) >= 3
         self.interfaces |= interfaces_of(spec)
+        self.id_styles[id_style_of(spec)] += 1
         self.domains.update(list(spec.declared_services or {}))  # one environment per service it declares
         self.records.append(sum(len(rows) for colls in spec.services.values() for rows in colls.values()))
 
@@ -95,6 +98,7 @@ class Tally:
             ("chain lengths (steps: environments)", spread),
             ("share crossing >= 3 services", f"{self.wide / self.envs:.1%}" if self.envs else "n/a"),
             ("distinct tool interfaces (name + arguments)", str(len(self.interfaces))),
+            ("id styles (environments)", ", ".join(f"{k} {n}" for k, n in sorted(self.id_styles.items()))),
             ("domains used", f"{len(self.domains)}: {', '.join(f'{d} {n}' for d, n in self.domains.most_common())}"),
             ("workspace records: median / p10 / max", self._sizes()),
         ]
@@ -124,6 +128,17 @@ def interfaces_of(spec: TaskSpec) -> set[tuple[str, tuple[str, ...]]]:
         args = tuple(sorted(renames.get(a, a) for a in arguments_of(info)))
         out.add((shown.tool_name(tool) if shown is not None else tool, args))
     return out
+
+
+def id_style_of(spec: TaskSpec) -> str:
+    """The form an environment shows ids in, as a ticket's would be: ``tkt-104`` (as the services make them),
+    ``TKT-104``, ``tkt_104``, ``ticket-00104`` (prefixes named), ``T104`` (prefixes shortened)."""
+    ids = spec.interface.ids if spec.interface is not None else None
+    if ids is None:
+        return "tkt-104"
+    longer = sum(len(v) - len(k) for k, v in ids.prefixes.items())
+    word = "ticket" if longer > 0 else "t" if longer < 0 else "tkt"
+    return (word.upper() if ids.case == "upper" else word) + ids.separator + "104".zfill(ids.width)
 
 
 def measure(bank: str | Path) -> dict[str, Tally]:

@@ -23,7 +23,8 @@ def is_bank(path: Path) -> bool:
 
 
 def load_specs(path: str | Path, split: str | None = None) -> list[TaskSpec]:
-    """Specs ordered by id; ``split`` ("train" / "heldout") filters a bank by its blueprint split."""
+    """Specs ordered by id; ``split`` ("train" / "heldout") filters a bank by its blueprint split. An
+    evaluation-only spec (an imported task) is held out whatever its blueprint: no bank's training split has one."""
     path = Path(path)
     if split is not None and split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; expected one of: {', '.join(SPLITS)}")
@@ -33,7 +34,7 @@ def load_specs(path: str | Path, split: str | None = None) -> list[TaskSpec]:
         specs = [spec for spec, _ in load_bank(path)]
         if split is not None:
             held = heldout_blueprints(path)
-            specs = [s for s in specs if (s.provenance.blueprint in held) == (split == "heldout")]
+            specs = [s for s in specs if _held_out(s, held) == (split == "heldout")]
     elif split is not None:
         raise ValueError(f"{path} is not a bank; a split needs a bank folder with manifest.json")
     elif path.is_dir():
@@ -46,6 +47,10 @@ def load_specs(path: str | Path, split: str | None = None) -> list[TaskSpec]:
     if len(set(ids)) != len(ids):
         raise ValueError(f"{path}: duplicate spec ids")
     return sorted(specs, key=lambda s: s.id)
+
+
+def _held_out(spec: TaskSpec, blueprints: set[str]) -> bool:
+    return spec.provenance.blueprint in blueprints or bool(spec.provenance.evaluation_only)
 
 
 def heldout_blueprints(bank: str | Path | None) -> set[str]:

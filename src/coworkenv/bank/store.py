@@ -355,12 +355,18 @@ def heldout_blueprints(path: str | Path) -> list[str]:
 
 
 def load_bank(path: str | Path, split: str | None = None) -> Iterator[tuple[TaskSpec, Verification]]:
-    """Stream the bank's environments (optionally of one split) as (spec, verification)."""
+    """Stream the bank's environments (optionally of one split) as (spec, verification). A shard's name gives
+    its split, but an evaluation-only spec (an imported task, which admission refuses: only a bank put together
+    by hand holds one) is held out wherever it lies."""
     shards = read_manifest(path).get("shards")
     if not isinstance(shards, dict):
         raise BankError(f"{Path(path) / 'manifest.json'}: shards: missing or not an object")
     for shard in shards:
-        if split is not None and not Path(shard).name.startswith(f"{split}-"):
+        named = Path(shard).name.split("-")[0]
+        if split is not None and named != split and not (split == "heldout" and named == "train"):
             continue
         for record in read_jsonl(Path(path) / shard):
+            provenance = record["spec"].get("provenance") or {}
+            if split is not None and ("heldout" if provenance.get("evaluation_only") else named) != split:
+                continue
             yield spec_from_data(record["spec"], f"{path}/{shard}"), Verification.model_validate(record["verification"])

@@ -37,7 +37,7 @@ def import_claw_eval(
     table = Table(title=f"Claw-Eval → {out} (evaluation-only: no executable reference)")
     for col in ("task", "spec", "declared services", "rule checks", "needs a judge", "rules", "not scored", "valid"):
         table.add_column(col)
-    failed, offline, lines = 0, 0, []
+    failed, offline, multi_turn, lines = 0, 0, 0, []
     for folder in folders:
         try:
             spec, report = import_task(folder)
@@ -56,6 +56,7 @@ def import_claw_eval(
         for f in findings:
             console.print(f"[red]{folder.name}: {f.kind} at {f.where}: {f.evidence}[/red]")
         save_spec(spec, out / f"{spec.id}.yaml")
+        multi_turn += report.multi_turn
         lines.append(json.dumps(dataclasses.asdict(report), ensure_ascii=False, sort_keys=True))
         unscored = ", ".join(n["name"] for n in report.not_scored) or "-"
         declared = ", ".join(report.declared) or "-"
@@ -72,9 +73,10 @@ def import_claw_eval(
     atomic_write_text(out / REPORT, "".join(line + "\n" for line in lines))
     console.print(table)
     imported = len(folders) - failed - offline
+    user = f" --user openai:<model>@<url> ({multi_turn} multi-turn: a model plays the persona)" if multi_turn else ""
     console.print(
         f"{imported} of {len(folders)} imported; {offline} left out (cannot run offline), {failed} failed. "
-        f"report: {out / REPORT}; run them with: coworkenv eval --bank {out} --split all …"
+        f"report: {out / REPORT}; run them with: coworkenv eval --bank {out} --split all{user} …"
     )
     raise typer.Exit(1 if failed else 0)
 

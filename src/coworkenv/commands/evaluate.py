@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from coworkenv.spec.models import TaskSpec
 
 TOOLS_HELP = "tools each prompt offers: all | spec (those the spec names) | spec+N (plus N distractors)"
+USER_HELP = "user simulator: scripted | openai:<model>@<url> (needed by personas, e.g. Claw-Eval's multi-turn tasks)"
 
 
 def metrics_table(title: str, metrics: Metrics) -> Table:
@@ -43,14 +44,18 @@ def short(label: str, width: int = 28) -> str:
     return label if len(label) <= width else label[: width - 1] + "…"
 
 
+REPORT_EXTRA = "pip install 'coworkenv\\[report]'"
+"""How to get the report's plotting library (matplotlib), which the core install lacks; escaped for Rich."""
+
+
 def _print_report(console: Console, out: Path) -> None:
-    """Render the HTML report; the plots need matplotlib, which the core install lacks."""
+    """Render the HTML report; without the plotting library the run's metrics stand alone."""
     from coworkenv.eval.report import write_report
 
     try:
         console.print(f"report: {write_report(out)}")
     except ImportError as exc:
-        console.print(f"[yellow]no report.html ({exc.name} is not installed: pip install coworkenv[report])[/yellow]")
+        console.print(f"[yellow]no report.html ({exc.name} is not installed: {REPORT_EXTRA})[/yellow]")
 
 
 @contextmanager
@@ -86,6 +91,7 @@ def eval_cmd(
         None, "--judge", help="openai:<model>@<url> scoring imported Claw-Eval tasks' LLM-judge components"
     ),
     judge_retries: int = typer.Option(4, "--judge-retries", min=0, help="retries of a failing judge request"),
+    user: str | None = typer.Option(None, "--user", help=USER_HELP),
     temperature: float | None = typer.Option(None, help="sampling temperature (default 0 for K=1, else 0.8)"),
     max_new_tokens: int = typer.Option(256, "--max-new-tokens", min=1),
     batch_size: int = typer.Option(16, "--batch-size", min=1, help="episodes played in lockstep"),
@@ -106,7 +112,7 @@ def eval_cmd(
     from coworkenv.eval.runner import default_temperature, make_eval_policy
 
     console = Console()
-    specs = _eval_specs(console, model, bank, split, tools)
+    specs = _eval_specs(console, model, bank, split, tools, user, env_server)
     claw = _claw_scoring(console, bank, judge, judge_retries, out)
     temp = default_temperature(samples) if temperature is None else temperature
     policy = make_eval_policy(
@@ -118,7 +124,7 @@ def eval_cmd(
         seed=seed,
         concurrency=concurrency,
     )
-    result = _play(console, policy, model, specs, samples, seed, batch_size, env_server, env_token)
+    result = _play(console, policy, model, specs, samples, seed, batch_size, env_server, env_token, user)
     if claw is not None:
         _claw_rescore(console, result, samples, *claw)
     _record(
@@ -134,19 +140,26 @@ def eval_cmd(
         temperature=temp,
         max_new_tokens=max_new_tokens,
         env_server=env_server,
+        user=user,
     )
 
 
-def _eval_specs(console: Console, model: str, bank: Path, split: str | None, tools: str) -> list[TaskSpec]:
+def _eval_specs(
+    console: Console, model: str, bank: Path, split: str | None, tools: str, user: str | None, env_server: str | None
+) -> list[TaskSpec]:
     """The environments to play, with the tools each prompt offers; exit 2 before any model loads
-    when the policy spec or the bank is bad, or the split is empty."""
+    when the policy spec, the user or the bank is bad (a persona left to the scripted user), or the split is empty."""
     from coworkenv.agents.tool_menu import narrow_tools
     from coworkenv.bank.sources import load_specs
+    from coworkenv.rollout.environments import check_user
     from coworkenv.rollout.policies import check_policy_spec
 
     try:
         check_policy_spec(model)
+        if user and env_server:
+            raise ValueError("--env-server runs the server's scripted user: drop --user")
         specs = [narrow_tools(s, tools) for s in load_specs(bank, None if split in (None, "all") else split)]
+        check_user(specs, user, env_server)
     except ValueError as exc:
         console.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(2) from None
@@ -198,6 +211,12 @@ def _claw_rescore(
         console.print(f"[red]--judge: {escape(str(exc))}[/red]")
         raise typer.Exit(1) from None
     result.metrics = {**compute_metrics(result.trajectories, k=samples), "claw_eval": scoring}
+    if scoring.get("tasks"):
+        n = scoring["trials"]
+        console.print(
+            f"Claw-Eval ({scoring['label']}): average {scoring['average']:.1f}, Pass^{n} {scoring[f'pass^{n}']:.1f} "
+            f"over {scoring['tasks']} task(s) x {n} trial(s)"
+        )
     if scoring["unscored_components"]:
         n = len(scoring["unscored_components"])
         console.print(f"[yellow]rule-based figure: {n} LLM-judge component(s) not scored (give --judge)[/yellow]")
@@ -213,22 +232,30 @@ def _play(
     batch_size: int,
     env_server: str | None,
     env_token: str | None,
+    user: str | None,
 ) -> EvalResult:
-    """Play each environment ``samples`` times under a progress bar, here or on an environment server."""
+    """Play each environment ``samples`` times under a progress bar, here or on an environment server; a persona
+    whose endpoint cannot be reached stops the run with exit 1."""
+    from coworkenv.agents.llm_user import UserEndpointError
     from coworkenv.eval.runner import evaluate
 
-    with Progress(console=console) as bar, remote_errors(console, env_server):
-        task = bar.add_task(f"eval {short(model)}", total=len(specs) * samples)
-        return evaluate(
-            policy,
-            specs,
-            samples=samples,
-            seed=seed,
-            batch_size=batch_size,
-            progress=lambda n: bar.advance(task, n),
-            env_server=env_server,
-            env_token=env_token,
-        )
+    try:
+        with Progress(console=console) as bar, remote_errors(console, env_server):
+            task = bar.add_task(f"eval {short(model)}", total=len(specs) * samples)
+            return evaluate(
+                policy,
+                specs,
+                samples=samples,
+                seed=seed,
+                batch_size=batch_size,
+                progress=lambda n: bar.advance(task, n),
+                env_server=env_server,
+                env_token=env_token,
+                user=user,
+            )
+    except UserEndpointError as exc:
+        console.print(f"[red]{escape(str(exc))}[/red]")
+        raise typer.Exit(1) from None
 
 
 def _record(console: Console, result: EvalResult, out: Path, label: str, max_error_rate: float, **meta: object) -> None:
@@ -259,4 +286,9 @@ def report_cmd(
     if not data.evals and not data.trainings:
         Console().print(f"[red]{run} holds no evaluation (metrics.json) or training (train_summary.json)[/red]")
         raise typer.Exit(2)
-    typer.echo(str(write_report(run, title)))
+    try:
+        page = write_report(run, title)
+    except ImportError as exc:
+        Console().print(f"[red]the report needs {exc.name}: {REPORT_EXTRA}[/red]")
+        raise typer.Exit(2) from None
+    typer.echo(str(page))

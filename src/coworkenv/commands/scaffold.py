@@ -35,14 +35,17 @@ def new_blueprint(
 
 
 def new_service(
-    name: str = typer.Argument(..., help="the service's name in snake_case, e.g. facilities; its tools are NAME_*"),
+    name: str = typer.Argument(..., help="the service's name in snake_case, e.g. lockers; its tools are NAME_*"),
     root: Path = ROOT_OPTION,
 ) -> None:
     """Write a new service module and its test from templates."""
     from coworkenv.services.registry import SERVICES
+    from coworkenv.synth.domains import FOLDER
 
     if name in SERVICES:
         _fail(f"{name!r} is already a service ({SERVICES[name].__module__}); pick another name", 1)
+    if name in {path.stem for path in FOLDER.glob("*.yaml")}:  # a domain declares a service of its file's name
+        _fail(f"{name!r} is already a domain's service ({FOLDER / name}.yaml); pick another name", 1)
     module = root / "src" / "coworkenv" / "services" / f"{name}.py"
     test = root / "tests" / "services" / f"test_{name}.py"
     values = _values(name, root, module, test)

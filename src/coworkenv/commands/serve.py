@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
-serve_app = typer.Typer(no_args_is_help=True, help="Serve environments over HTTP or MCP.")
+serve_app = typer.Typer(no_args_is_help=True, help="Serve environments over HTTP, MCP or OpenEnv.")
 console = Console(stderr=True)
 
 if TYPE_CHECKING:

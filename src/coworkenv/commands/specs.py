@@ -140,10 +140,13 @@ def run(
     policy: str = typer.Option("oracle", help=POLICY_SPECS),
     seed: int = typer.Option(0),
     as_json: bool = typer.Option(False, "--json", help="print the trajectory as JSON"),
+    user: str | None = typer.Option(None, "--user", help="user simulator: scripted | openai:<model>@<url>"),
 ) -> None:
     """Run one episode and print a readable transcript and the grade (exit 1 if the episode errored)."""
+    from coworkenv.agents.llm_user import UserEndpointError
+    from coworkenv.rollout.environments import check_user, make_environment
     from coworkenv.rollout.policies import make_policy
-    from coworkenv.runtime import Environment, run_episode
+    from coworkenv.runtime import run_episode
     from coworkenv.storage import json_text
     from coworkenv.transcript import print_grade, print_transcript
     from coworkenv.verify.fixtures import fixture_findings
@@ -157,10 +160,15 @@ def run(
         raise typer.Exit(2)
     try:
         agent = make_policy(policy)
+        check_user([spec], user)
     except ValueError as exc:
         console.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(2) from None
-    traj = run_episode(Environment(spec, seed=seed), agent)
+    try:
+        traj = run_episode(make_environment(spec, seed, user=user), agent)
+    except UserEndpointError as exc:
+        console.print(f"[red]{escape(str(exc))}[/red]")
+        raise typer.Exit(1) from None
     if as_json:
         typer.echo(json_text(traj.model_dump(mode="json"), indent=2, sort_keys=False))
     else:

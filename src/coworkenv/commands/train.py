@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress
 
+from coworkenv.rollout.policies import LOCAL_SPECS, check_local_model
 from coworkenv.train.settings import DEFAULT_GRID, GRPOSettings, Setting, SFTSettings
 
 if TYPE_CHECKING:
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
 SFT = SFTSettings()
 GRPO = GRPOSettings()
 """The trainer's defaults, shown and used by ``train sft`` as they are."""
-MODEL_HELP = "tiny | embedded | <checkpoint folder> | hf:<path-or-id>"
+MODEL_HELP = LOCAL_SPECS
 DTYPE_HELP = "weights' dtype, e.g. bfloat16 (faster on CPUs with bf16); default fp32 with bf16 autocast on GPU"
 
 
@@ -70,6 +72,7 @@ def sft(
     from coworkenv.train.sft import load_sft_records, train_sft
 
     console = Console()
+    _check_model(console, model)
     data = _sft_file(console, data)
     records = load_sft_records(data)
     net, tokenizer = load_model(model, device, seed=seed, dtype=dtype)
@@ -93,6 +96,15 @@ def sft(
         f"{result.steps} steps in {result.seconds:.0f}s, loss {result.first_loss:.3f} -> "
         f"{result.last_loss:.3f}{best}; checkpoint {out}"
     )
+
+
+def _check_model(console: Console, model: str) -> None:
+    """Exit 2 before anything loads when ``--model`` names no local model or its extra is not installed."""
+    try:
+        check_local_model(model)
+    except ValueError as exc:
+        console.print(f"[red]--model: {escape(str(exc))}[/red]")
+        raise typer.Exit(2) from None
 
 
 def _sft_file(console: Console, data: Path) -> Path:
@@ -133,6 +145,7 @@ def grpo(
     from coworkenv.agents.models import load_model
 
     console = Console()
+    _check_model(console, model)
     settings, specs, heldout = _grpo_inputs(
         console, bank, split, tools, (reward, normaliser, credit), grid, eval_samples
     )
@@ -176,6 +189,7 @@ def _grpo_inputs(
     from coworkenv.agents.tool_menu import narrow_tools
     from coworkenv.bank.sources import load_specs
     from coworkenv.data.rl import checked_schemes
+    from coworkenv.spec.models import refuse_evaluation_only
 
     if eval_samples and split == "all":
         console.print("[red]--eval-samples needs a bank and its held-out split[/red]")
@@ -189,16 +203,10 @@ def _grpo_inputs(
         )
         specs = [narrow_tools(s, tools) for s in load_specs(bank, None if split == "all" else split)]
         heldout = [narrow_tools(s, tools) for s in load_specs(bank, "heldout")] if eval_samples else []
+        refuse_evaluation_only(specs, str(bank))
     except ValueError as exc:
         console.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from None
-    imported = [s.id for s in specs if s.provenance.evaluation_only]
-    if imported:
-        console.print(
-            f"[red]{bank}: {len(imported)} evaluation-only environment(s) (imported tasks, e.g. {imported[0]}) "
-            "cannot be trained on; run them with `coworkenv eval`[/red]"
-        )
-        raise typer.Exit(2)
     return settings, specs, heldout
 
 

@@ -24,7 +24,7 @@ from coworkenv.agents.tool_menu import narrow_tools, parse_menu
 from coworkenv.data.sft import sft_example
 from coworkenv.runtime import Environment, run_episode
 from coworkenv.runtime.router import exposed_tools
-from coworkenv.spec.models import TaskSpec
+from coworkenv.spec.models import TaskSpec, refuse_evaluation_only
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,9 @@ def variant_count(spec: TaskSpec, s: MixSettings) -> int:
 
 
 def oracle_mix(specs: Sequence[TaskSpec], s: MixSettings | None = None) -> list[dict[str, object]]:
-    """SFT records of passing oracle runs, one per menu variant; ``group`` is the spec id."""
+    """SFT records of passing oracle runs, one per menu variant; ``group`` is the spec id. Evaluation-only specs
+    are refused (ValueError): demonstrations are training data."""
+    refuse_evaluation_only(specs, "SFT demonstrations")
     s = s or MixSettings()
     demos = []
     for spec in specs:

@@ -97,15 +97,17 @@ def evaluate(
     progress: Callable[[int], None] | None = None,
     env_server: str | None = None,
     env_token: str | None = None,
+    user: str | None = None,
 ) -> EvalResult:
     """Roll out ``samples`` episodes per spec and compute the metrics (k defaults to ``samples``).
 
     Sample s of a spec runs with environment seed ``seed + s``, as ``coworkenv rollout`` does;
     ``max_turns`` caps episodes below the specs' own limits (a budget for slow CPU runs).
     ``progress(n)`` is called with the number of episodes just finished. ``env_server`` (a
-    ``coworkenv serve http`` URL, ``env_token`` its token) plays every episode in a session there.
+    ``coworkenv serve http`` URL, ``env_token`` its token) plays every episode in a session there;
+    ``user`` is the user simulator, as ``coworkenv rollout --user`` takes it (None: scripted).
     """
-    options = RunOptions(timeout=None, max_turns=max_turns, env_server=env_server, env_token=env_token)
+    options = RunOptions(timeout=None, user=user, max_turns=max_turns, env_server=env_server, env_token=env_token)
     start = time.perf_counter()
     jobs = [(spec, s) for spec in specs for s in range(samples)]
     trajs: list[Trajectory] = []

@@ -327,10 +327,13 @@ def _multi_turn(task: Mapping[str, object], report: ImportReport) -> None:
         report.system_prompt_suffix = " ".join(str(agent.get("system_prompt_suffix") or "").split())
 
 
-def _persona(task: Mapping[str, object]) -> str:
-    """Who the user is: the ``user_agent`` persona (identity, details to reveal gradually, reply style)."""
+def _user(task: Mapping[str, object], opening: str, report: ImportReport) -> dict[str, object]:
+    """The spec's user: the opening request, and for a multi-turn task the ``user_agent`` persona (identity,
+    details to reveal gradually, reply style) that an LLM plays for at most ``max_rounds`` replies."""
     agent = _user_agent(task)
-    return "the user" if agent is None else str(agent["persona"]).strip()
+    if agent is None:
+        return {"persona": "the user", "opening": opening}
+    return {"persona": str(agent["persona"]).strip(), "persona_turns": report.user_turns, "opening": opening}
 
 
 def import_task(folder: str | Path) -> tuple[TaskSpec, ImportReport]:
@@ -373,7 +376,8 @@ def import_task(folder: str | Path) -> tuple[TaskSpec, ImportReport]:
         "services": services,
         "declared_services": declared or None,
         "tools": tools,
-        "user": {"persona": _persona(task), "opening": " ".join(str(task["prompt"]["text"]).split())},
+        "context": report.system_prompt_suffix,  # Claw-Eval appends it to a multi-turn task's system prompt
+        "user": _user(task, " ".join(str(task["prompt"]["text"]).split()), report),
         "rules": _rules(task, report),
         "checks": checks,
         "reference": [{"answer": " ".join(str(task.get("reference_solution") or "(none)").split())}],

@@ -23,6 +23,7 @@ from string import Template
 from typing import Any
 
 from coworkenv.bank.llm.client import LLMClient
+from coworkenv.runtime.calls import NOTICE
 from coworkenv.trajectory import Trajectory
 
 SCORE_KEY = re.compile(r'"score"\s*:\s*"?(-?[0-9]+(?:\.[0-9]+)?)')
@@ -54,14 +55,27 @@ def _text(content: object) -> str:
     return "" if content is None else str(content)
 
 
-def conversation(traj: Trajectory) -> str:
-    """The user's and the assistant's words, one ``[ROLE]: text`` line each (tool traffic left out)."""
+def conversation(traj: Trajectory, phase: str = "all") -> str:
+    """The user's and the assistant's words, one ``[ROLE]: text`` line each (tool traffic left out).
+
+    ``phase="clarification"`` keeps what Claw-Eval's multi-turn graders show the clarification judge: the
+    conversation up to the user's last reply (the opening request is no reply); empty when the user never
+    replied, as when the agent asked nothing."""
+    messages = traj.messages
+    if phase == "clarification":
+        replies = [i for i, m in enumerate(messages) if m.get("role") == "user" and _is_reply(m)]
+        messages = messages[: replies[-1] + 1] if len(replies) > 1 else []
     lines = []
-    for message in traj.messages:
+    for message in messages:
         role, text = message.get("role"), _text(message.get("content")).strip()
         if role in ("user", "assistant") and text:
             lines.append(f"[{str(role).upper()}]: {text}")
     return "\n".join(lines)
+
+
+def _is_reply(message: dict[str, object]) -> bool:
+    """A user message that the user said (the opening or a reply), not an environment notice."""
+    return not _text(message.get("content")).startswith(NOTICE)
 
 
 def actions(traj: Trajectory) -> str:
@@ -106,14 +120,17 @@ class Judge:
                 entry = json.loads(line)
                 self.cache[entry["key"]] = float(entry["score"])
 
-    def score(self, traj: Trajectory, task: str, component: dict[str, object], task_rubric: str) -> float:
-        """One component's score for one trajectory (judged once, then read from the cache)."""
+    def score(
+        self, traj: Trajectory, task: str, component: dict[str, object], task_rubric: str, phase: str = "all"
+    ) -> float:
+        """One component's score for one trajectory (judged once, then read from the cache); ``phase`` is the part
+        of the conversation the judge sees (:func:`conversation`), whose digest equal trajectories share."""
         rubric = rubric_text(component, task_rubric)
         key = hashlib.sha256(f"{self.model}\n{digest(traj)}\n{component['name']}\n{rubric}".encode()).hexdigest()
         if key in self.cache:
             return self.cache[key]
         user = _template("claw_judge").substitute(
-            task=task, conversation=conversation(traj) or "(empty)", actions=actions(traj), rubric=rubric
+            task=task, conversation=conversation(traj, phase) or "(empty)", actions=actions(traj), rubric=rubric
         )
         messages = [
             {"role": "system", "content": _template("claw_judge_system").template},

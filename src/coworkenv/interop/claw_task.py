@@ -65,7 +65,7 @@ class _Environment(_Loose):
 class _UserAgent(_Loose):
     enabled: bool = True
     persona: str = Field(min_length=1)
-    max_rounds: int = Field(8, ge=1)
+    max_rounds: int = Field(8, ge=1, le=50)
     system_prompt_suffix: Scalar = ""
 
 

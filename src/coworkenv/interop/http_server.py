@@ -11,7 +11,8 @@ else a bearer token is required.
 Whatever one client sends, the event loop keeps answering the others: bodies are size-limited
 and parsed off the loop (:mod:`coworkenv.interop.http_body`), an inline spec is checked on a
 thread within the step time limit (:mod:`coworkenv.interop.cancel`), and each session's steps run in
-its own worker process (:mod:`coworkenv.interop.workers`), killed when a step overruns.
+its own worker process (:mod:`coworkenv.interop.workers`), killed when a step overruns or when the
+client that asked for it disconnects first (:class:`WorkerCalls`, the one way a route runs work in a worker).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import asynccontextmanager, contextmanager
-from typing import TypeVar
+from typing import Annotated, TypeVar
 
 from fastapi import Depends, FastAPI, Header, HTTPException, Request, params
 from fastapi.exceptions import RequestValidationError
@@ -35,8 +36,8 @@ from coworkenv.interop.cancel import Overrun, run_limited
 from coworkenv.interop.catalog import Catalog
 from coworkenv.interop.env import Observation
 from coworkenv.interop.http_body import body_schema, read_body, without_lone_surrogates
-from coworkenv.interop.sessions import Limits, SessionError, SessionStore, describe
-from coworkenv.interop.workers import warm
+from coworkenv.interop.sessions import Limits, Session, SessionError, SessionStore, describe
+from coworkenv.interop.workers import Method, warm
 from coworkenv.spec import SpecError, spec_from_data
 from coworkenv.spec.models import TaskSpec
 from coworkenv.storage import json_text
@@ -192,42 +193,42 @@ def _add_session_routes(
     """One episode per session: open, step, inspect, grade, close."""
 
     @app.post("/sessions", dependencies=auth, openapi_extra=body_schema(CreateSession))
-    async def create(request: Request) -> SessionOut:
+    async def create(request: Request, work: Work) -> SessionOut:
         body = await read_body(request, CreateSession, parsing, store.limits.max_body)
         try:
             spec = await run_limited(parsing, lambda: _new_spec(catalog, body, allow_inline), store.limits.step_timeout)
         except Overrun:
             raise HTTPException(422, f"request.spec: checking it took over {store.limits.step_timeout:g}s") from None
-        session = await store.open(spec, body.seed, _cap(spec.max_turns, body.max_turns))
-        obs = await store.run(session.id, Observation, "reset")
+        session = await work.open(spec, body.seed, _cap(spec.max_turns, body.max_turns))
+        obs = await work.run(session.id, Observation, "reset")
         return SessionOut(**describe(session), observation=obs)
 
     @app.post("/sessions/{sid}/step", dependencies=auth, openapi_extra=body_schema(StepRequest))
-    async def step(sid: str, request: Request) -> Observation:
+    async def step(sid: str, request: Request, work: Work) -> Observation:
         body = await read_body(request, StepRequest, parsing, store.limits.max_body)
-        return await _unless_disconnected(request, store.run(sid, Observation, "step", body.turn))
+        return await work.run(sid, Observation, "step", body.turn)
 
     @app.post("/sessions/{sid}/reset", dependencies=auth)
-    async def reset(sid: str) -> Observation:
-        return await store.run(sid, Observation, "reset")
+    async def reset(sid: str, work: Work) -> Observation:
+        return await work.run(sid, Observation, "reset")
 
     @app.get("/sessions/{sid}/state", dependencies=auth)
-    async def state(sid: str) -> dict[str, object]:
-        return {"session_id": sid, **(await store.run(sid, dict, "state"))}
+    async def state(sid: str, work: Work) -> dict[str, object]:
+        return {"session_id": sid, **(await work.run(sid, dict, "state"))}
 
     @app.post("/sessions/{sid}/grade", dependencies=auth)
-    async def grade(sid: str) -> Grade:
-        return await store.run(sid, Grade, "grade")
+    async def grade(sid: str, work: Work) -> Grade:
+        return await work.run(sid, Grade, "grade")
 
     @app.post("/sessions/{sid}/end", dependencies=auth, openapi_extra=body_schema(EndRequest))
-    async def end(sid: str, request: Request) -> dict[str, object]:
+    async def end(sid: str, request: Request, work: Work) -> dict[str, object]:
         body = await read_body(request, EndRequest, parsing, store.limits.max_body)
-        await store.run(sid, type(None), "end", body.reason)
+        await work.run(sid, type(None), "end", body.reason)
         return {"session_id": sid, "done": True, "done_reason": body.reason}
 
     @app.get("/sessions/{sid}/trajectory", dependencies=auth)
-    async def trajectory(sid: str, policy: str = "", sample: int = 0) -> dict[str, object]:
-        traj = await store.run(sid, Trajectory, "trajectory", policy, sample)
+    async def trajectory(work: Work, sid: str, policy: str = "", sample: int = 0) -> dict[str, object]:
+        traj = await work.run(sid, Trajectory, "trajectory", policy, sample)
         return traj.model_dump(mode="json")
 
     @app.delete("/sessions/{sid}", dependencies=auth)
@@ -243,7 +244,7 @@ def _add_tool_endpoints(
     services work: ``tool_endpoints`` POST the arguments, ``reset_endpoint`` starts over."""
     standing: dict[str, str] = {}
 
-    async def session_of(env_id: str, fresh: bool = False) -> str:
+    async def session_of(work: WorkerCalls, env_id: str, fresh: bool = False) -> str:
         sid = standing.get(env_id)
         if fresh or sid is None or sid not in store.sessions:
             try:
@@ -252,32 +253,59 @@ def _add_tool_endpoints(
                 raise HTTPException(404, str(exc.args[0])) from None
             if sid in store.sessions:
                 store.close(sid)
-            sid = standing[env_id] = (await store.open(spec)).id
+            sid = standing[env_id] = (await work.open(spec)).id
         return sid
 
     @app.post("/environments/{env_id}/tools/{tool}", dependencies=auth, openapi_extra=body_schema(ToolArguments))
-    async def call_tool(env_id: str, tool: str, request: Request) -> dict[str, object]:
+    async def call_tool(env_id: str, tool: str, request: Request, work: Work) -> dict[str, object]:
         args = (await read_body(request, ToolArguments, parsing, store.limits.max_body)).root
         name = without_lone_surrogates(tool)  # a path segment can spell a surrogate too (%ED%A0%80 decodes to one)
         call = {"id": f"http_{name}", "name": name, "arguments": args or {}}
-        obs = await store.run(await session_of(env_id), Observation, "step", {"tool_calls": [call]})
+        obs = await work.run(await session_of(work, env_id), Observation, "step", {"tool_calls": [call]})
         return {"content": obs.messages[0]["content"] if obs.messages else "", "done": obs.done}
 
     @app.post("/environments/{env_id}/reset", dependencies=auth)
-    async def reset_env(env_id: str) -> dict[str, object]:
-        return {"env_id": env_id, "session_id": await session_of(env_id, fresh=True)}
+    async def reset_env(env_id: str, work: Work) -> dict[str, object]:
+        return {"env_id": env_id, "session_id": await session_of(work, env_id, fresh=True)}
 
     @app.post("/environments/{env_id}/grade", dependencies=auth)
-    async def grade_env(env_id: str) -> Grade:
-        return await store.run(await session_of(env_id), Grade, "grade")
+    async def grade_env(env_id: str, work: Work) -> Grade:
+        return await work.run(await session_of(work, env_id), Grade, "grade")
 
 
 DISCONNECT_POLL = 0.1
-"""Seconds between checks, while a step runs, that its client is still connected."""
+"""Seconds between checks, while work runs in a worker, that its client is still connected."""
+
+
+class WorkerCalls:
+    """The session store as one request uses it: opening a session, or running a method on its environment,
+    is stopped if the client disconnects before the worker answers, which ends the worker and frees the slot.
+
+    Every route that runs work in a worker takes one (:data:`Work`), so none can run it unwatched."""
+
+    def __init__(self, store: SessionStore, request: Request) -> None:
+        self.store = store
+        self.request = request
+
+    async def open(self, spec: TaskSpec, seed: int = 0, max_turns: int | None = None) -> Session:
+        return await _unless_disconnected(self.request, self.store.open(spec, seed, max_turns))
+
+    async def run(self, sid: str, kind: type[T], method: Method, *args: object) -> T:
+        return await _unless_disconnected(self.request, self.store.run(sid, kind, method, *args))
+
+
+async def _worker_calls(request: Request) -> WorkerCalls:
+    """The dependency that gives each request its :class:`WorkerCalls`, on its app's store (async: a plain function
+    would cost each request a hop to a thread)."""
+    return WorkerCalls(request.app.state.store, request)
+
+
+Work = Annotated[WorkerCalls, Depends(_worker_calls)]
+"""A route's parameter for running work in a worker."""
 
 
 async def _unless_disconnected(request: Request, work: Coroutine[object, object, T]) -> T:
-    """``work``, cancelled if the client disconnects first (a cancelled step ends its session and worker)."""
+    """``work``, cancelled if the client disconnects first (a cancelled call ends its session and worker)."""
     task = asyncio.ensure_future(work)
     try:
         while not (await asyncio.wait({task}, timeout=DISCONNECT_POLL))[0]:

@@ -6,7 +6,8 @@ server only routes calls to it. Requests on one session are serialised by its lo
 overruns its time limit has its worker killed and its session closed (504); a worker that dies closes
 its session only (502). An ended episode keeps its session for reading (grade, trajectory) but no
 longer holds a slot: a new session takes the place of the longest-idle ended one. Closing, expiring or
-replacing a session ends its worker.
+replacing a session ends its worker, and so does cancelling the request that opens it or runs a call on it
+(the HTTP server cancels one whose client disconnects).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import asyncio
 import secrets
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -86,8 +87,12 @@ class SessionStore:
         if len(self.sessions) + self.starting >= self.limits.max_sessions:
             raise SessionError(503, f"session limit reached ({self.limits.max_sessions}); close one or retry later")
         self.starting += 1  # holds the slot while the worker starts
+        starting = self.pool.submit(Worker, spec, seed, max_turns)
         try:
-            worker = await asyncio.get_running_loop().run_in_executor(self.pool, lambda: Worker(spec, seed, max_turns))
+            worker = await asyncio.wrap_future(starting)
+        except asyncio.CancelledError:  # the start goes on in its thread: the worker is ended once it is up
+            starting.add_done_callback(_end_unclaimed)
+            raise
         finally:
             self.starting -= 1
         session = Session(secrets.token_urlsafe(16), spec.id, seed, worker, self.clock())
@@ -156,6 +161,12 @@ class SessionStore:
         for sid in list(self.sessions):
             self._drop(sid)
         self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _end_unclaimed(started: Future[Worker]) -> None:
+    """End a worker whose session was given up while it started (its request was cancelled)."""
+    if not started.cancelled() and started.exception() is None:
+        started.result().kill()
 
 
 def describe(session: Session) -> dict[str, object]:

@@ -22,7 +22,7 @@ from typing import Protocol, TypeVar
 from coworkenv.interop.env import Env
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.prompt import system_prompt
-from coworkenv.spec.models import TaskSpec
+from coworkenv.spec.models import TaskSpec, refuse_evaluation_only
 
 MESSAGE_USER = "message_user"
 OVER = "The episode is over."
@@ -111,8 +111,10 @@ class CoworkTrlEnv:
 
 
 def environment_class(specs: Iterable[TaskSpec]) -> type[CoworkTrlEnv]:
-    """A CoworkTrlEnv subclass whose methods are the union of the specs' tools plus ``message_user``."""
+    """A CoworkTrlEnv subclass whose methods are the union of the specs' tools plus ``message_user``; refuses
+    evaluation-only specs (ValueError): TRL's trainers train on what they play."""
     by_id = {s.id: s for s in specs}
+    refuse_evaluation_only(by_id.values(), "TRL environment")
     functions: dict[str, Mapping[str, object]] = {}
     for spec in by_id.values():
         for schema in Environment(spec).router.schemas():

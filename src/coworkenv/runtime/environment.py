@@ -50,6 +50,7 @@ class Environment(AsyncMethods[Observation]):
         self.max_turns = max_turns or spec.max_turns
         self.workspace = Workspace(spec.services, spec.declared_services)
         self.router = spec_router(spec, self.workspace)
+        self.ids = self.router.ids  # the interface's id style over this workspace's ids, if it has one
         self.monitor = RuleMonitor(spec.rules)
         self.scheduler = EventScheduler(
             spec.events, [s.events or [] for s in spec.stages or []], self.workspace.records
@@ -91,6 +92,7 @@ class Environment(AsyncMethods[Observation]):
         if self.stages is not None:
             self.stages.reset()
         self.messages.extend(self._fire_events(after_step=0))
+        self._show(self.messages)
         self.tracker.record(0)
         return self._observation(list(self.messages))
 
@@ -128,8 +130,9 @@ class Environment(AsyncMethods[Observation]):
             if limited:
                 self.end("max_tool_calls")
         elif parsed.content and parsed.content.strip():
-            self.log.answers.append((index, parsed.content))
-            new.extend(self._user_reply(parsed.content, record))
+            text = parsed.content if self.ids is None else self.ids.into(parsed.content)
+            self.log.answers.append((index, text))
+            new.extend(self._user_reply(text, record))
         elif not problems:
             new.append(notice("Your last turn was empty: reply to the user or call a tool."))
         if self.scheduler.due(index):
@@ -140,8 +143,17 @@ class Environment(AsyncMethods[Observation]):
             self.tracker.record(index)
         if not self.done and index >= self.max_turns:
             self.end("max_turns")
+        self._show(new)
         self.messages.extend(new)
         return self._observation(new, index, self._stage_info(stage))
+
+    def _show(self, messages: list[dict[str, object]]) -> None:
+        """Put the ids in ``messages`` (new ones, made by the environment) in the form the interface shows."""
+        if self.ids is not None:
+            for message in messages:
+                content = message.get("content")
+                if isinstance(content, str):
+                    message["content"] = self.ids.out(content)
 
     def _observation(
         self, new: list[dict[str, object]], step: int = 0, info: dict[str, object] | None = None

@@ -18,12 +18,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from coworkenv.runtime.ids import IdMap, environment_ids
 from coworkenv.runtime.interface import ShownTool, shown_tools
 from coworkenv.runtime.workspace import Workspace
 from coworkenv.services.arguments import Arguments, compiled
 from coworkenv.services.base import ToolError, ToolInfo
 from coworkenv.services.registry import Declared, service_tools, tool_table
-from coworkenv.spec.interface import Interface
+from coworkenv.spec.interface import Interface, TextRendering
 from coworkenv.spec.models import TaskSpec
 
 _RESULT_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
@@ -139,7 +140,7 @@ def _where(loc: tuple[int | str, ...], names: dict[str, str]) -> str:
 
 class ToolRouter:
     """Resolves and runs the calls of one environment; under an ``interface``, by the names it shows (``every``:
-    all tools of the spec's services, which the interface's names must keep apart)."""
+    all tools of the spec's services, which the interface's names must keep apart) and, with ``ids``, the ids."""
 
     def __init__(
         self,
@@ -147,10 +148,12 @@ class ToolRouter:
         tools: dict[str, ToolInfo],
         interface: Interface | None = None,
         every: dict[str, ToolInfo] | None = None,
+        ids: IdMap | None = None,
     ) -> None:
         self.ws = workspace
         self.tools = tools
         self.interface = interface
+        self.ids = ids
         self._arguments: dict[str, Arguments] = {}
         self._shown: dict[str, ShownTool] | None = None
         self._labels: dict[str, ShownTool] = {}
@@ -198,6 +201,8 @@ class ToolRouter:
             return info, None, f"arguments for {name} are nested deeper than {MAX_ARG_DEPTH} levels"
         if isinstance(raw, dict) and _long_integer(args):  # decoded text cannot hold one: json.loads refuses it
             return info, None, f"arguments for {name} hold an integer too long to write as JSON"
+        if self.ids is not None:  # the ids the agent was shown, read back before anything else sees the call
+            args = {k: self.ids.map_value(v, self.ids.into) for k, v in args.items()}
         if shown is not None:
             renamed = shown.arguments(args)
             if isinstance(renamed, str):
@@ -242,8 +247,9 @@ class ToolRouter:
             return CallResult(False, error=f"service {info.service!r} is not available", args=args, info=info)
         try:
             result = getattr(service, info.method)(**kwargs)
-        except ToolError as exc:
-            return CallResult(False, error=str(exc), args=args, info=info)
+        except ToolError as exc:  # its message may name another tool: by the name the agent knows it by
+            error = str(exc) if self.interface is None else TextRendering(self.interface)(str(exc))
+            return CallResult(False, error=error, args=args, info=info)
         except Exception as exc:  # a bug in a tool must not end the episode
             error = f"internal error in {self.shown_name(info)}: {type(exc).__name__}"
             return CallResult(False, error=error, args=args, info=info)
@@ -263,4 +269,5 @@ def spec_router(spec: TaskSpec, workspace: Workspace) -> ToolRouter:
     tools = exposed_tools(services, spec.tools, declared)
     if spec.interface is None:
         return ToolRouter(workspace, tools)
-    return ToolRouter(workspace, tools, spec.interface, exposed_tools(services, None, declared))
+    every = exposed_tools(services, None, declared)
+    return ToolRouter(workspace, tools, spec.interface, every, environment_ids(spec, workspace))

@@ -122,7 +122,7 @@ def names_target(said: Said, conf: Confirmation) -> bool:
 
 @dataclass
 class Reply:
-    kind: str  # fact | confirmation | follow_up | context | fallback | end
+    kind: str  # fact | confirmation | follow_up | context | fallback | persona | end
     text: str | None
     slots: list[str]
     approved: bool | None = None

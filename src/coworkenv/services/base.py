@@ -20,7 +20,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from coworkenv.services.arguments import changed_record, inserted_record
 from coworkenv.services.damage import Damage
-from coworkenv.services.formats import Email, IsoDate, IsoDateTime, check_date, check_datetime, check_email
+from coworkenv.services.formats import (
+    Email,
+    IsoDate,
+    IsoDateTime,
+    check_choice,
+    check_date,
+    check_datetime,
+    check_email,
+)
 from coworkenv.services.indexes import index_key, reindex, reposition
 from coworkenv.services.search_index import MIN_RECORDS, TextIndex
 from coworkenv.services.tooling import ToolError, ToolInfo, ToolKind, args_model, tool
@@ -39,6 +47,7 @@ __all__ = [  # the checks and the tool decorator are part of what a service is w
     "ToolError",
     "ToolInfo",
     "ToolKind",
+    "check_choice",
     "check_date",
     "check_datetime",
     "check_email",

@@ -42,7 +42,7 @@ class Contacts(Service):
     records = {"contacts": Contact}
     id_prefix = {"contacts": "con"}
     damage: ClassVar[dict[str, Damage]] = {
-        "contacts": Damage("contacts_update", "contact_id", "title", "Former employee", {"title": "Former employee"})
+        "contacts": Damage.setting("contacts_update", "contact_id", "title", "Former employee")
     }
 
     def _email_taken(self, email: str, except_id: str | None = None) -> bool:

@@ -14,6 +14,7 @@ from coworkenv.services.base import (
     Result,
     Service,
     ToolError,
+    check_choice,
     check_date,
     joined,
     page,
@@ -82,9 +83,7 @@ class Crm(Service):
     description = "the customer relationship manager: accounts, deals and activities"
     records = {"accounts": Account, "deals": Deal, "activities": Activity, "contacts": AccountContact}
     id_prefix = {"accounts": "acc", "deals": "deal", "activities": "act", "contacts": "ctc"}
-    damage: ClassVar[dict[str, Damage]] = {
-        "deals": Damage("crm_update_deal", "deal_id", "stage", "lost", {"stage": "lost"})
-    }
+    damage: ClassVar[dict[str, Damage]] = {"deals": Damage.setting("crm_update_deal", "deal_id", "stage", "lost")}
 
     @tool("read")
     def search_accounts(
@@ -160,8 +159,8 @@ class Crm(Service):
         """List deals, optionally of one account, in one stage or owned by someone. Soonest close date first."""
         if account_id is not None:
             self.get("accounts", account_id)
-        if stage is not None and stage not in STAGES:
-            raise ToolError(f"invalid stage {stage!r}; stages: {', '.join(STAGES)}")
+        if stage is not None:
+            check_choice(stage, STAGES, "stage")
         own = owner.lower() if owner else None
         hits = [
             d
@@ -185,9 +184,7 @@ class Crm(Service):
         self.get("deals", deal_id)
         changes: dict[str, object] = {}
         if stage is not None:
-            if stage not in STAGES:
-                raise ToolError(f"invalid stage {stage!r}; stages: {', '.join(STAGES)}")
-            changes["stage"] = stage
+            changes["stage"] = check_choice(stage, STAGES, "stage")
         if amount is not None:
             if amount < 0:
                 raise ToolError("amount must not be negative")
@@ -209,8 +206,7 @@ class Crm(Service):
     ) -> Result:
         """Log a call, email, meeting or note on an account."""
         self.get("accounts", account_id)
-        if kind not in KINDS:
-            raise ToolError(f"invalid kind {kind!r}; kinds: {', '.join(KINDS)}")
+        check_choice(kind, KINDS, "kind")
         if not summary.strip():
             raise ToolError("summary must not be empty")
         rec = self.insert(

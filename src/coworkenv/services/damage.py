@@ -28,6 +28,18 @@ class Damage:
     from_record: tuple[tuple[str, str], ...] = ()
     """(argument, record field) pairs, for tools that name a record by its fields instead of its id."""
 
+    @classmethod
+    def setting(
+        cls, tool: str, id_arg: str, field: str, value: object, from_record: tuple[tuple[str, str], ...] = ()
+    ) -> Damage:
+        """The write of an update tool that takes the field's new value under the field's own name."""
+        return cls(tool, id_arg, field, value, {field: value}, from_record=from_record)
+
+    @classmethod
+    def rejecting(cls, tool: str, id_arg: str, open_statuses: tuple[str, ...]) -> Damage:
+        """A reject tool's write: a record still open (in one of ``open_statuses``) rejected as a duplicate."""
+        return cls(tool, id_arg, "status", "rejected", {"reason": "duplicate"}, open_statuses)
+
     def call(self, rec: Mapping[str, object]) -> CallStep:
         """The damaging call on ``rec``."""
         named = {arg: rec[f] for arg, f in self.from_record} if self.from_record else {self.id_arg: rec["id"]}

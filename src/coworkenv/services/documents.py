@@ -89,7 +89,7 @@ class Documents(Service):
     records = {"documents": Document}
     id_prefix = {"documents": "doc"}
     damage: ClassVar[dict[str, Damage]] = {
-        "documents": Damage("documents_update", "document_id", "content", "(cleared)", {"content": "(cleared)"})
+        "documents": Damage.setting("documents_update", "document_id", "content", "(cleared)")
     }
 
     def _by_path(self, path: str) -> Record | None:

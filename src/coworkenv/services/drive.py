@@ -22,6 +22,7 @@ from coworkenv.services.base import (
     Result,
     Service,
     ToolError,
+    check_choice,
     check_email,
     joined,
     page,
@@ -65,14 +66,8 @@ class Drive(Service):
     records = {"folders": Folder, "files": File, "permissions": Permission}
     id_prefix = {"folders": "fld", "files": "file", "permissions": "perm"}
     damage: ClassVar[dict[str, Damage]] = {
-        "permissions": Damage(
-            "drive_share",
-            "item_id",
-            "role",
-            "editor",
-            {"role": "editor"},
-            (),
-            (("item_id", "item_id"), ("person", "person")),
+        "permissions": Damage.setting(
+            "drive_share", "item_id", "role", "editor", (("item_id", "item_id"), ("person", "person"))
         )
     }
 
@@ -186,8 +181,7 @@ class Drive(Service):
         """
         kind, rec = self._item(item_id)
         check_email(person, "person")
-        if role not in RANK:
-            raise ToolError(f"invalid role {role!r}; roles: {', '.join(RANK)}")
+        check_choice(role, RANK, "role")
         mine = [p for p in self.lookup("permissions", "item_id", item_id) if p["person"].lower() == person.lower()]
         if mine:
             self.update("permissions", mine[0]["id"], {"role": role})

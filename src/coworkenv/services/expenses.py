@@ -57,14 +57,7 @@ class Expenses(Service):
     records = {"expenses": Expense, "rules": ExpenseRule}
     id_prefix = {"expenses": "exp", "rules": "rule"}
     damage: ClassVar[dict[str, Damage]] = {
-        "expenses": Damage(
-            "expenses_reject",
-            "expense_id",
-            "status",
-            "rejected",
-            {"reason": "duplicate"},
-            ("submitted", "pending_approval"),
-        )
+        "expenses": Damage.rejecting("expenses_reject", "expense_id", ("submitted", "pending_approval"))
     }
 
     def _rule(self, category: str) -> Record | None:

@@ -3,7 +3,7 @@ as a pydantic validator for a record field."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import date, datetime
 from functools import lru_cache
 from typing import Annotated
@@ -27,6 +27,16 @@ def check_email(addr: str, field: str = "email") -> str:
 
 _EMAILS: dict[str, None] = {}
 _KEPT = 4096
+
+
+def check_choice(
+    value: str, allowed: Collection[str], field: str, listed: str | None = None, problem: str = "invalid"
+) -> str:
+    """Return ``value`` if it is one of ``allowed``, else raise a ToolError that lists them (under ``listed``, by
+    default the field's plural): what an agent needs to retry with a value the tool takes."""
+    if value not in allowed:
+        raise ToolError(f"{problem} {field} {value!r}; {listed or field + 's'}: {', '.join(allowed)}")
+    return value
 
 
 def check_date(value: str, field: str = "date") -> str:

@@ -12,6 +12,7 @@ from coworkenv.services.base import (
     Result,
     Service,
     ToolError,
+    check_choice,
     check_email,
     joined,
     page,
@@ -49,9 +50,7 @@ class Mail(Service):
     description = "the user's mailbox"
     records = {"messages": Message}
     id_prefix = {"messages": "msg"}
-    damage: ClassVar[dict[str, Damage]] = {
-        "messages": Damage("mail_move", "message_id", "folder", "trash", {"folder": "trash"})
-    }
+    damage: ClassVar[dict[str, Damage]] = {"messages": Damage.setting("mail_move", "message_id", "folder", "trash")}
 
     @tool("read")
     def search(
@@ -129,8 +128,7 @@ class Mail(Service):
     @tool("write")
     def move(self, message_id: str, folder: str) -> Result:
         """Move a message to a folder (inbox, archive, spam, trash, …)."""
-        if folder not in FOLDERS:
-            raise ToolError(f"unknown folder {folder!r}; folders: {', '.join(FOLDERS)}")
+        check_choice(folder, FOLDERS, "folder", problem="unknown")
         rec = self.update("messages", message_id, {"folder": folder})
         return {"id": rec["id"], "folder": folder}
 

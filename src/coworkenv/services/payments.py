@@ -102,14 +102,7 @@ class Payments(Service):
     }
     id_prefix = {"vendors": "ven", "purchase_orders": "po", "invoices": "inv", "payments": "pay", "approvers": "apr"}
     damage: ClassVar[dict[str, Damage]] = {
-        "invoices": Damage(
-            "payments_reject_invoice",
-            "invoice_id",
-            "status",
-            "rejected",
-            {"reason": "duplicate"},
-            ("received", "approved"),
-        )
+        "invoices": Damage.rejecting("payments_reject_invoice", "invoice_id", ("received", "approved"))
     }
 
     # --- lookups -------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from coworkenv.services.base import (
     Result,
     Service,
     ToolError,
+    check_choice,
     check_date,
     check_datetime,
     check_email,
@@ -61,12 +62,6 @@ def _summary(t: Record) -> Result:
     return out
 
 
-def _choice(value: str, allowed: tuple[str, ...], field: str) -> str:
-    if value not in allowed:
-        raise ToolError(f"invalid {field} {value!r}; allowed: {', '.join(allowed)}")
-    return value
-
-
 def _search_text(t: Record) -> str:
     return joined(t["title"], t["description"], *t["comments"])
 
@@ -76,9 +71,7 @@ class Tickets(Service):
     description = "the issue tracker and on-call schedule"
     records = {"tickets": Ticket, "oncall": OncallShift}
     id_prefix = {"tickets": "tkt", "oncall": "shift"}
-    damage: ClassVar[dict[str, Damage]] = {
-        "tickets": Damage("tickets_update", "ticket_id", "status", "closed", {"status": "closed"})
-    }
+    damage: ClassVar[dict[str, Damage]] = {"tickets": Damage.setting("tickets_update", "ticket_id", "status", "closed")}
 
     @tool("read")
     def search(
@@ -137,7 +130,7 @@ class Tickets(Service):
             raise ToolError("title must not be empty")
         if not team.strip():
             raise ToolError("team must not be empty")
-        _choice(priority, PRIORITIES, "priority")
+        check_choice(priority, PRIORITIES, "priority", "allowed")
         if assignee is not None:
             check_email(assignee, "assignee")
         rec = self.insert(
@@ -170,9 +163,9 @@ class Tickets(Service):
         if due is not None:
             changes["due"] = check_date(due, "due")
         if status is not None:
-            changes["status"] = _choice(status, STATUSES, "status")
+            changes["status"] = check_choice(status, STATUSES, "status", "allowed")
         if priority is not None:
-            changes["priority"] = _choice(priority, PRIORITIES, "priority")
+            changes["priority"] = check_choice(priority, PRIORITIES, "priority", "allowed")
         if not changes:
             raise ToolError("nothing to update: give status, priority and/or due")
         rec = self.update("tickets", ticket_id, changes)

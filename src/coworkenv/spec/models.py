@@ -11,6 +11,7 @@ module holds the spec and its stages and re-exports the parts, so
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Literal
 
 from pydantic import Field, model_validator
@@ -268,8 +269,19 @@ class TaskSpec(_Model):
 
     @property
     def is_multi_turn(self) -> bool:
-        """Needs more than one user turn: a clarification, a confirmation or a follow-up."""
+        """Needs more than one user turn: a clarification, a confirmation, a follow-up or a persona's replies."""
         u = self.user
-        if self.stages:
+        if self.stages or u.persona_turns is not None:
             return True
         return bool(u.hidden_facts or u.follow_ups or any(isinstance(s, ConfirmStep) for s in self.reference))
+
+
+def refuse_evaluation_only(specs: Iterable[TaskSpec], where: str) -> None:
+    """Raise ValueError when ``specs`` hold an evaluation-only spec (an imported task graded by its source's own
+    rubric): training on it would train on the benchmark. ``where`` names what was asked to take them."""
+    imported = [s.id for s in specs if s.provenance.evaluation_only]
+    if imported:
+        raise ValueError(
+            f"{where}: {len(imported)} evaluation-only environment(s) (imported tasks, e.g. {imported[0]}) "
+            "cannot be trained on; run them with `coworkenv eval`"
+        )

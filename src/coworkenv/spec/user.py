@@ -78,6 +78,14 @@ class Request(_Model):
 
 class _Persona(_Model):
     persona: str = "a busy colleague"
+    persona_turns: int | None = Field(
+        None,
+        ge=1,
+        le=50,
+        description="set for a persona an LLM plays in full (an imported Claw-Eval user agent that reveals its "
+        "details as asked): the most replies it gives. The script holds nothing for it to say, so such a spec runs "
+        "only with an LLM user (--user openai:<model>@<url>)",
+    )
 
 
 class UserScript(Request, _Persona):

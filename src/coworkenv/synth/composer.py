@@ -20,6 +20,7 @@ from coworkenv.synth.domain_chains import DOMAIN_WORKFLOWS
 from coworkenv.synth.draft import finalize
 from coworkenv.synth.interfaces import draw_interface
 from coworkenv.synth.modifiers import MODIFIERS, Modifier
+from coworkenv.synth.spoken import spoken
 from coworkenv.synth.world import World
 
 MODIFIER_DRAW = {
@@ -106,8 +107,17 @@ def compose(recipe: Recipe) -> TaskSpec:
         drop=recipe.drop,
         weights=dict(recipe.weights),
         required=dict(recipe.required),
-        interface=lambda spec: draw_interface(spec, derive(recipe.seed, "interface"), recipe.interfaces),
+        shown=lambda spec: _shown(spec, recipe),
     )
+
+
+def _shown(spec: TaskSpec, recipe: Recipe) -> TaskSpec:
+    """``spec`` in the interface ``recipe`` draws for it (``spec`` itself under the canonical one)."""
+    interface = draw_interface(spec, derive(recipe.seed, "interface"), recipe.interfaces)
+    if interface is None:
+        return spec
+    # the text written above names the canonical tools; the agent knows them by the interface's names
+    return spoken(spec.model_copy(update={"interface": interface}))
 
 
 def capabilities_of(name: str) -> set[str]:

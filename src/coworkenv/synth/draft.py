@@ -19,7 +19,6 @@ from coworkenv.expr import format_value
 from coworkenv.spec import content_id, spec_from_data
 from coworkenv.spec.checks import AnswerCheck, AnswerCounts, AnswerNumber, CheckModel, Count, FieldEquals, RecordExists
 from coworkenv.spec.declared import ServiceDecl
-from coworkenv.spec.interface import Interface
 from coworkenv.spec.models import TaskSpec
 from coworkenv.synth.checks import Checks
 from coworkenv.synth.expr_builder import literal
@@ -363,14 +362,14 @@ def finalize(
     weights: dict[str, float] | None = None,
     required: dict[str, bool] | None = None,
     background: dict[str, dict[str, list[dict[str, Any]]]] | None = None,
-    interface: Callable[[TaskSpec], Interface | None] | None = None,
+    shown: Callable[[TaskSpec], TaskSpec] | None = None,
 ) -> TaskSpec:
     """Build the TaskSpec: phrasing, hidden facts and asks, check weights and requirements, content id.
 
     ``background`` records (:mod:`coworkenv.synth.background`) join the fixtures after each collection's own,
-    once the checks are hardened on the task's records alone. ``interface`` draws the interface the spec's tools
-    are shown in (None: the canonical one), before the content id is taken (hashing a spec is a real share of
-    composing one)."""
+    once the checks are hardened on the task's records alone. ``shown`` gives the spec as its environment shows it
+    (in an interface drawn for it), before the content id is taken: one hash per spec (hashing a spec is a real
+    share of composing one)."""
     reference = _asking_reference(draft)
     hidden = [
         {"slot": s, "value": f.value, "keywords": f.keywords, "reply": f.reply, "question": f.question}
@@ -419,7 +418,6 @@ def finalize(
         spec = TaskSpec.model_validate(data)
     except ValidationError:
         spec = spec_from_data(data, f"<{draft.blueprint}:{seed}>")  # raises the spec error, field by field
-    shown = interface(spec) if interface is not None else None
     if shown is not None:
-        spec = spec.model_copy(update={"interface": shown})
+        spec = shown(spec)
     return spec.model_copy(update={"id": content_id(spec)})

@@ -7,6 +7,10 @@ evaluation can ask for an interface no training environment showed. Within a fam
 names, argument names, paging names, result keys, description wording and field order are drawn once per
 environment, each concept one way throughout (an API is consistent with itself). The rendering works on any tool
 schema, declared services' included: a word the vocabulary does not know keeps its own spelling.
+
+The ids are drawn with the rest: a training family shows them as the services make them (``tkt-104``), as issue
+keys (``TKT-104``), snake case (``tkt_104``) or named and zero-padded (``ticket-00104``); the held-out family as
+short upper-case keys (``T104``). A style that would show two of the spec's ids alike is not drawn (the ids stay).
 """
 
 from __future__ import annotations
@@ -16,17 +20,20 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
+from coworkenv.runtime.ids import id_problems
 from coworkenv.runtime.interface import arguments_of, interface_problems
 from coworkenv.runtime.router import exposed_tools
-from coworkenv.runtime.workspace import Workspace
+from coworkenv.runtime.workspace import Workspace, prepared_state
 from coworkenv.services.base import ToolInfo
-from coworkenv.services.registry import Declared
-from coworkenv.spec.interface import NAME_PATTERN, ORDERS, Interface, ToolRendering
+from coworkenv.services.registry import Declared, service_class
+from coworkenv.spec.interface import CANONICAL_ID, NAME_PATTERN, ORDERS, IdStyle, Interface, ToolRendering
 from coworkenv.spec.models import TaskSpec
 
 CANONICAL = "canonical"
 TRAIN_STYLES = (CANONICAL, "verb_noun", "vendor", "noun_verb")
 HELD_OUT_STYLES = ("camel",)
+TRAIN_ID_STYLES = ("as_is", "upper", "snake", "padded")
+HELD_OUT_ID_STYLES = ("short",)
 INTERFACE_SETS = ("train", "held_out", "canonical")
 """What a bank draws from: the training families, the held-out ones, or the canonical interface alone."""
 
@@ -276,8 +283,71 @@ def draw_interface(spec: TaskSpec, seed: int, which: str = "train") -> Interface
         results = draw.results(info, _page_key(info, declared), arguments_of(info))
         if shown or description or args or results:
             tools[tool] = ToolRendering(name=shown, description=description, args=args, results=results)
-    interface = Interface(style=style, tools=tools, order=rng.choice(ORDERS))
+    order = rng.choice(ORDERS)
+    ids = draw_ids(spec, rng, HELD_OUT_ID_STYLES if style in HELD_OUT_STYLES else TRAIN_ID_STYLES)
+    interface = Interface(style=style, tools=tools, order=order, ids=ids)
     problems = interface_problems(interface, every)
     if problems:  # the names above are kept apart by construction
         raise AssertionError(f"drawn interface does not fit: {problems}")
     return interface
+
+
+def draw_ids(spec: TaskSpec, rng: random.Random, kinds: Sequence[str]) -> IdStyle | None:
+    """The id style of an environment of ``spec``, one of ``kinds`` (None: the ids as the services make them, or
+    a style that would show two of the spec's ids alike)."""
+    kind = rng.choice(kinds)
+    named = _id_names(spec)
+    if kind == "upper":
+        ids = IdStyle(case="upper")
+    elif kind == "snake":
+        ids = IdStyle(separator="_")
+    elif kind == "padded":
+        ids = IdStyle(width=rng.choice((4, 5, 6)), prefixes={p: n for p, n in named.items() if n != p})
+    elif kind == "short":
+        ids = IdStyle(case="upper", separator="", prefixes=_short(named))
+    else:
+        return None
+    state = prepared_state(spec.services, spec.declared_services)
+    every = [rid for colls in state.values() for recs in colls.values() for rid in recs]
+    # one id of each prefix stands for those the services will make
+    return None if id_problems(ids, [*every, *(f"{p}-1" for p in named)]) else ids
+
+
+def _id_names(spec: TaskSpec) -> dict[str, str]:
+    """Every id prefix of the spec's services and records -> the word its records are called by (``tkt`` ->
+    ``ticket``; a word two collections share is prefixed by the service)."""
+    out: dict[str, str] = {}
+    for service in spec.services:
+        cls = service_class(service, spec.declared_services)
+        for collection in cls.records:
+            prefix = cls.id_prefix.get(collection, collection[:3])
+            word = _letters(_singular(collection))
+            if prefix not in out:
+                out[prefix] = word if word not in out.values() else _letters(service + word)
+    for colls in prepared_state(spec.services, spec.declared_services).values():
+        for recs in colls.values():
+            for m in filter(None, map(CANONICAL_ID.fullmatch, recs)):
+                out.setdefault(m[1], m[1])
+    return out
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
+def _letters(word: str) -> str:
+    return "".join(c for c in word.lower() if "a" <= c <= "z")[:24] or "id"
+
+
+def _short(named: dict[str, str]) -> dict[str, str]:
+    """Each prefix -> the shortest start of its word no other prefix took (``ticket`` -> ``t``)."""
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for prefix in sorted(named):
+        word = named[prefix]
+        short = next((word[:k] for k in range(1, len(word) + 1) if word[:k] not in taken), prefix)
+        out[prefix] = short
+        taken.add(short)
+    return out

@@ -39,7 +39,7 @@ from coworkenv.data.rl import (
     assign_group,
 )
 from coworkenv.runs import TRAIN_LOG, TRAIN_SUMMARY
-from coworkenv.spec.models import TaskSpec
+from coworkenv.spec.models import TaskSpec, refuse_evaluation_only
 from coworkenv.storage import append_jsonl, atomic_write_json
 from coworkenv.train.episodes import Episode, collect_groups, sampling_policy
 from coworkenv.train.optimizer import MasterWeightsAdamW
@@ -126,6 +126,7 @@ def train_grpo(
     s = settings or GRPOSettings()
     if not specs:
         raise ValueError("GRPO needs at least one training environment")
+    refuse_evaluation_only(specs, "GRPO")
     check_round_trip(tokenizer)  # refuse to train what could not be reloaded
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

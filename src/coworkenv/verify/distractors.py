@@ -15,6 +15,7 @@ import json
 import re
 from bisect import bisect_right
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate
@@ -65,6 +66,10 @@ class Swap:
             wrong = self.number[1]
             return int(wrong) if isinstance(value, int) and wrong.is_integer() else wrong
         return value
+
+    def shown(self, show: Callable[[str], str]) -> Swap:
+        """The swap as the agent's turns carry it, its values in the form ``show`` gives (an interface's ids)."""
+        return Swap({show(old): show(new) for old, new in self.texts.items()}, self.number)
 
     def used_in(self, calls: object) -> bool:
         """Whether making the swaps would change ``calls`` (else a run with them replays the reference)."""

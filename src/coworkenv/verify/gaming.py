@@ -64,7 +64,8 @@ class Redirect:
 
     def __init__(self, spec: TaskSpec, swap: Swap) -> None:
         self.run = OracleRun(spec)
-        self.swap = swap
+        ids = self.run.ids
+        self.swap = swap if ids is None else swap.shown(ids.out)  # the oracle's turns carry shown ids
 
     def relevant(self, reference: Messages) -> bool:
         """Whether the reference's calls use any swapped value at all (else this run changes nothing)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from coworkenv.expr import check_syntax, format_value, references, root_names
+from coworkenv.runtime.ids import spec_ids
 from coworkenv.runtime.interface import interface_problems
 from coworkenv.services.registry import service_class, service_tools, tool_table
 from coworkenv.spec.models import AskStep, CallStep, TaskSpec
@@ -92,9 +93,18 @@ def interface_findings(spec: TaskSpec) -> list[Finding]:
     if spec.interface is None:
         return []
     problems = interface_problems(spec.interface, service_tools(spec.services, spec.declared_services))
-    return [
+    out = [
         Finding(kind="schema", where=where, evidence=evidence, hint="rename only tools and arguments that exist")
         for where, evidence in (p.split(": ", 1) for p in problems)
+    ]
+    try:
+        ids = spec_ids(spec)
+    except ValueError:  # fixtures that do not validate: the fixture check names them
+        return out
+    hint = "choose an id style (or prefixes) that shows each id of the spec differently"
+    clashes = ids.problems if ids is not None else ()
+    return out + [
+        Finding(kind="schema", where=w, evidence=e, hint=hint) for w, e in (p.split(": ", 1) for p in clashes)
     ]
 
 

@@ -49,9 +49,11 @@ def exposed(spec: TaskSpec) -> set[str]:
 
 
 def injected_calls(spec: TaskSpec) -> list[CallStep]:
-    """The tool calls that instructions planted in the fixtures ask for (exposed tools only); found once for a spec's
-    fixtures and tools, which its stage views share (the probe asks once per view, and again for its run)."""
-    key = (spec.services, spec.tools, spec.declared_services)
+    """The tool calls that instructions planted in the fixtures ask for (exposed tools only, named as the interface
+    shows them, as the agent reads them; under their canonical names, as a reference's calls are); found once for a
+    spec's fixtures, tools and interface, which its stage views share (the probe asks once per view, and again for
+    its run)."""
+    key = (spec.services, spec.tools, spec.declared_services, spec.interface)
     hit = _INJECTED.get(id(spec.services))
     if hit is None or any(a is not b for a, b in zip(hit[0], key, strict=True)):
         hit = _INJECTED[id(spec.services)] = (key, _injected(spec))
@@ -73,8 +75,10 @@ def _injected(spec: TaskSpec) -> list[CallStep]:
                 args = json.loads(m.group("args"))
             except json.JSONDecodeError:
                 continue
-            if m.group("tool") in tools and isinstance(args, dict):
-                calls.append(CallStep(call=m.group("tool"), args=args))
+            name = m.group("tool")
+            call = (name, args) if spec.interface is None else spec.interface.canonical_call(name, args)
+            if call is not None and call[0] in tools and isinstance(call[1], dict):
+                calls.append(CallStep(call=call[0], args=call[1]))
     return calls
 
 

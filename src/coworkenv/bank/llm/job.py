@@ -14,23 +14,27 @@ from coworkenv.bank.llm.loop import Brief, run_rounds
 from coworkenv.bank.llm.novelty import features, sketch, workflow
 from coworkenv.bank.llm.scenario import sample_scenario, target_capabilities
 from coworkenv.capabilities import CAPABILITIES
+from coworkenv.synth.background import DEFAULT_WORKSPACE
 from coworkenv.synth.composer import derive
 
 
-def brief_for(seed: int, index: int, capabilities: tuple[str, ...], avoid: tuple[str, ...]) -> Brief:
-    """The seeded request of job ``index``: scenario and target capabilities."""
+def brief_for(
+    seed: int, index: int, capabilities: tuple[str, ...], avoid: tuple[str, ...], workspace: str = DEFAULT_WORKSPACE
+) -> Brief:
+    """The seeded request of job ``index``: scenario, target capabilities and workspace size."""
     return Brief(
         job=index,
         seed=derive(seed, "llm", index),
         scenario=sample_scenario(seed, index),
         capabilities=target_capabilities(seed, index, capabilities, tuple(CAPABILITIES)),
         avoid=avoid,
+        workspace=workspace,
     )
 
 
 def run_llm_job(client: LLMClient, config: BankConfig, index: int, avoid: tuple[str, ...], split: str) -> Entry:
     """Run job ``index`` of a bank with ``config``; ``split`` of its workflow family."""
-    brief = brief_for(config.seed, index, config.capabilities, avoid)
+    brief = brief_for(config.seed, index, config.capabilities, avoid, config.workspace)
     result = run_rounds(client, brief, config.max_rounds)
     v = result.verification
     entry: Entry = {

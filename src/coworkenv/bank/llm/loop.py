@@ -1,6 +1,7 @@
 """Generate → verify → repair: one environment from the model, in at most ``1 + rounds`` requests.
 
-Round 0 sends the generate prompt. Each reply is parsed and verified; when it fails, the
+Round 0 sends the generate prompt. Each reply is parsed, given the background records of a realistic
+workspace (:mod:`coworkenv.bank.llm.workspace`) and verified; when it fails, the
 programmatic repairs are tried first (no request), and if the spec is still not admitted
 the model gets the structured findings and the failing runs' transcripts of *its own*
 spec, after its previous reply, for the next round. Every step goes into the audit trail.
@@ -17,8 +18,10 @@ from coworkenv.bank.llm.fixes import programmatic_repair
 from coworkenv.bank.llm.parse import ReplyError, parse_reply
 from coworkenv.bank.llm.prompts import generate_prompt, repair_prompt, schema_text
 from coworkenv.bank.llm.scenario import Scenario
+from coworkenv.bank.llm.workspace import with_background
 from coworkenv.spec.io import content_id
 from coworkenv.spec.models import TaskSpec
+from coworkenv.synth.background import DEFAULT_WORKSPACE
 from coworkenv.synth.composer import derive
 from coworkenv.verify.admission import Verification, verify
 from coworkenv.verify.findings import Finding
@@ -33,6 +36,8 @@ class Brief:
     scenario: Scenario
     capabilities: tuple[str, ...]
     avoid: tuple[str, ...] = ()
+    workspace: str = DEFAULT_WORKSPACE
+    """How much background the model's spec gets (:data:`coworkenv.synth.background.WORKSPACES`)."""
 
 
 @dataclass
@@ -68,8 +73,17 @@ def _judge(text: str, brief: Brief, model: str) -> tuple[TaskSpec | None, Verifi
             for p in exc.problems[:20]
         ]
         return None, Verification(admitted=False, findings=findings)
+    try:
+        spec = with_background(spec, derive(brief.seed, "background"), brief.workspace)
+    except Exception as exc:  # model records reach corners no blueprint's did
+        return spec, _unrunnable(f"no realistic workspace fits the records: {type(exc).__name__}: {exc}")
     spec = spec.model_copy(update={"id": "llm-" + content_id(spec)})
     return spec, _verify(spec)
+
+
+def _unrunnable(evidence: str) -> Verification:
+    hint = "use only the services, collections, fields and tools of the catalogue"
+    return Verification(admitted=False, findings=[Finding(kind="schema", where="spec", evidence=evidence, hint=hint)])
 
 
 def _verify(spec: TaskSpec) -> Verification:
@@ -77,13 +91,7 @@ def _verify(spec: TaskSpec) -> Verification:
     try:
         return verify(spec)
     except Exception as exc:  # model output reaches corners no hand-written spec did
-        finding = Finding(
-            kind="schema",
-            where="spec",
-            evidence=f"the spec cannot be run: {type(exc).__name__}: {exc}",
-            hint="use only the services, collections, fields and tools of the catalogue",
-        )
-        return Verification(admitted=False, findings=[finding])
+        return _unrunnable(f"the spec cannot be run: {type(exc).__name__}: {exc}")
 
 
 def _programmatic(
@@ -102,7 +110,7 @@ def _programmatic(
 def run_rounds(client: LLMClient, brief: Brief, max_rounds: int) -> Result:
     """The whole loop for one job; raises :class:`~coworkenv.bank.llm.client.EndpointError` if the endpoint dies."""
     schema = json.loads(schema_text())
-    first = generate_prompt(brief.job, brief.scenario, brief.capabilities, brief.avoid)
+    first = generate_prompt(brief.job, brief.scenario, brief.capabilities, brief.avoid, brief.workspace)
     messages = [{"role": "user", "content": first}]
     result = Result(spec=None, verification=Verification(admitted=False))
     for round_ in range(max_rounds + 1):

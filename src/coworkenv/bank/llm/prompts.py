@@ -71,7 +71,7 @@ def prompt_version() -> str:
     """
     parts = [template(name).template for name in ("generate", "diversify", "repair")]
     parts += [constructs_text(), services_catalogue(), schema_text(), ", ".join(GUARD_KINDS)]
-    parts += [capability_text(tuple(CAPABILITIES))]
+    parts += [capability_text(tuple(CAPABILITIES)), *WORKSPACE_RULES.values()]
     parts += [f"{name}\n{text}" for name, _, text in _examples()]
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()[:16]
 
@@ -88,7 +88,19 @@ def capability_text(names: tuple[str, ...]) -> str:
     return "\n".join(parts)
 
 
-def generate_prompt(job: int, scenario: Scenario, capabilities: tuple[str, ...], avoid: tuple[str, ...]) -> str:
+WORKSPACE_RULES = {
+    "realistic": "- The workspace is realistic: a couple of hundred other records (weeks of mail, calendar, the "
+    "directory, queues, channels...) join your fixtures before the run, none of which your task's words, values, "
+    "days or flags select. Find records by filtering on what makes them yours, never by their position in a "
+    "result (`${r.items[3]}`) or by the id you expect a new record to get; count only your own records.",
+    "small": "",
+}
+"""The writing rule for each workspace size (:data:`coworkenv.synth.background.WORKSPACES`)."""
+
+
+def generate_prompt(
+    job: int, scenario: Scenario, capabilities: tuple[str, ...], avoid: tuple[str, ...], workspace: str = "realistic"
+) -> str:
     """The first request of a job."""
     diversify = template("diversify").substitute(workflows="\n".join(f"- {w}" for w in avoid)) if avoid else ""
     _, example = pick_example(capabilities)
@@ -101,6 +113,7 @@ def generate_prompt(job: int, scenario: Scenario, capabilities: tuple[str, ...],
         example=example,
         schema=schema_text(),
         diversify=diversify,
+        workspace=WORKSPACE_RULES[workspace],
         job=job,
     )
 

@@ -36,10 +36,15 @@ def _message(chain: Chain) -> tuple[str, str]:
     key = chain.key()
     if key is not None:
         return key
+    return _news(chain), "${facts.message}"
+
+
+def _news(chain: Chain) -> str:
+    """The news the request gives for a message to carry (the ``message`` fact, drawn by the first step needing it)."""
     if "message" not in chain.facts:
         chain.facts["message"] = stated("message", chain.world.rng.choice(MESSAGES))
-    value = chain.facts["message"].value
-    return value, "${facts.message}"
+    news: str = chain.facts["message"].value
+    return news
 
 
 class Reply(Step):
@@ -241,9 +246,7 @@ class Comment(Step):
 
     def apply(self, chain: Chain) -> None:
         ticket = chain.need("ticket")
-        if "message" not in chain.facts:
-            chain.facts["message"] = stated("message", chain.world.rng.choice(MESSAGES))
-        text = chain.facts["message"].value
+        text = _news(chain)
         once = field("comments").len().eq(len(ticket.record.get("comments", [])) + 1)  # a second comment is noise
         mine = field("id").eq(ticket.record["id"])
         said = mine & field("comments").join().contains(text) & once

@@ -139,6 +139,12 @@ class Chain:
             return str(figure.record["value"]), figure.ref
         return None
 
+    def report_found(self, found: str, sentence: str) -> None:
+        """The report states ``sentence``, which names ``found``: something the tools gave, so the answer must name
+        it (:attr:`told`)."""
+        self.told.append(found)
+        self.report.append(sentence)
+
     def clause(self, *templates: str) -> None:
         self.clauses.append(list(templates))
 

@@ -50,8 +50,7 @@ class Meeting(Step):
         args = {"query": "${facts.topic}", "start_date": "${facts.day}", "end_date": "${facts.day}"}
         chain.call("calendar_list_events", args, save_as="agenda")
         chain.bind("event", target, "${agenda.events[0].id}", "calendar", "events")
-        chain.told.append(hour)
-        chain.report.append(f"It starts at {hour}.")
+        chain.report_found(hour, f"It starts at {hour}.")
         chain.clause(
             "find my {topic} with {person} on {day} and tell me what time it starts",
             "look up the {topic} I have with {person} on {day} and check its start time",

@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import ClassVar
 
 from coworkenv.synth.draft import stated
-from coworkenv.synth.expr_builder import and_, field, not_
-from coworkenv.synth.steps.base import Chain, Record, Step
-from coworkenv.synth.steps.people import colleague
+from coworkenv.synth.expr_builder import Expr, and_, field, not_
+from coworkenv.synth.steps.base import Binding, Chain, Record, Step
+from coworkenv.synth.steps.people import colleague, named_colleague
 
 PROJECTS = ("Atlas", "Beacon", "Cobalt", "Delta", "Ember", "Falcon", "Granite", "Harbor", "Iris", "Juniper")
 DECISIONS = (
@@ -29,6 +29,16 @@ def _doc(chain: Chain, path: str, content: str) -> Record:
     world = chain.world
     record = {"path": path, "title": path.rsplit("/", 1)[1], "content": content, "updated": world.day(-4)}
     return world.add("documents", "documents", record)
+
+
+def _edit(chain: Chain, document: Binding, tool: str, args: Record, check: str, edit: str, *says: Expr) -> None:
+    """The workflow's key write, an edit of the bound document in place: its call, the required check that the
+    document then ``says`` each thing, that the write may change that document only, and ``edit`` bound."""
+    this = field("id").eq(document.record["id"])
+    chain.call(tool, args, main=True)
+    chain.checks.record_exists(check, "documents", "documents", and_(this, *says), 3.0, required=True)
+    chain.allow("documents", "documents", this)
+    chain.bind("edit", {"content": edit}, document.ref, "documents")
 
 
 class ProjectPlan(Step):
@@ -55,8 +65,7 @@ class ProjectPlan(Step):
         chain.call("documents_search", args, save_as="plan")
         chain.call("documents_read", {"document_id": "${plan.documents[0].id}"})
         chain.bind("document", target | {"launch": launch}, "${plan.documents[0].id}", "documents", "documents")
-        chain.told.append(launch)
-        chain.report.append(f"The {project} plan has the launch on {launch}.")
+        chain.report_found(launch, f"The {project} plan has the launch on {launch}.")
         chain.clause(
             "open the current {project} plan in {folder} (not the archived one) and tell me the launch date",
             "find the {project} project plan under {folder} and check when it launches",
@@ -89,8 +98,7 @@ class MeetingNotes(Step):
         chain.call("documents_list_folder", {"folder": "${facts.folder}"}, save_as="meetings")
         chain.call("documents_read", {"document_id": f"${{meetings.documents[{pick}].id}}"})
         chain.bind("document", target, f"${{meetings.documents[{pick}].id}}", "documents", "documents")
-        chain.told.append(actions[pick])
-        chain.report.append(f"The action from that meeting: {actions[pick]}.")
+        chain.report_found(actions[pick], f"The action from that meeting: {actions[pick]}.")
         chain.clause(
             "find the notes of the {team} sync on {when} in {folder} and tell me the action item",
             "look in {folder} for the {when} {team} sync notes and check what the action was",
@@ -107,9 +115,8 @@ class Share(Step):
     gives: ClassVar[tuple[str, ...]] = ("person",)
 
     def apply(self, chain: Chain) -> None:
-        document, subject = chain.need("document"), chain.subject
-        who = colleague(chain)
-        chain.subject = subject
+        document = chain.need("document")
+        who = named_colleague(chain)
         args = {"document_id": document.ref, "email": "${who.contacts[0].email}"}
         chain.update("documents_share", args, document, {"shared_with": [who.email]}, "doc_shared")
         chain.clause("share it with {person}", "give {person} access to it", "share the document with {person}")
@@ -134,16 +141,8 @@ class ChangeLaunch(Step):
         args = {"document_id": document.ref, "content": old.replace(launch, new)}
         owner = old.split("\n")[1]
         content = field("content")
-        moved = and_(
-            field("id").eq(document.record["id"]),
-            content.contains(f"Launch: {new}"),
-            not_(content.contains(launch)),
-            content.contains(owner),
-        )
-        chain.call("documents_update", args, main=True)
-        chain.checks.record_exists("launch_moved", "documents", "documents", moved, 3.0, required=True)
-        chain.allow("documents", "documents", field("id").eq(document.record["id"]))
-        chain.bind("edit", {"content": new}, document.ref, "documents")
+        said = (content.contains(f"Launch: {new}"), not_(content.contains(launch)), content.contains(owner))
+        _edit(chain, document, "documents_update", args, "launch_moved", new, *said)
         chain.clause(
             "move its launch date to {new_launch} (keep the rest as it is)",
             "change the launch in it to {new_launch}, leaving the other lines",
@@ -163,12 +162,9 @@ class AddDecision(Step):
         document = chain.need("document")
         decision = chain.world.rng.choice(DECISIONS)
         chain.facts["decision"] = stated("decision", decision)
-        content = field("content")
-        added = and_(field("id").eq(document.record["id"]), content.count(decision).eq(1))
-        chain.call("documents_append", {"document_id": document.ref, "text": "Decision: ${facts.decision}"}, main=True)
-        chain.checks.record_exists("decision_added", "documents", "documents", added, 3.0, required=True)
-        chain.allow("documents", "documents", field("id").eq(document.record["id"]))
-        chain.bind("edit", {"content": decision}, document.ref, "documents")
+        args = {"document_id": document.ref, "text": "Decision: ${facts.decision}"}
+        once = field("content").count(decision).eq(1)
+        _edit(chain, document, "documents_append", args, "decision_added", decision, once)
         chain.clause(
             "add a line to it recording that the {decision}",
             "append the decision that the {decision}",
@@ -194,8 +190,7 @@ class Handover(Step):
         made = field("path").eq(path) & field("content").contains(who.email)
         chain.checks.record_exists("handover_written", "documents", "documents", made, 3.0)
         chain.allow("documents", "documents", field("path").eq(path))
-        chain.told.append(who.email)
-        chain.report.append(f"I wrote {path} for {who.name} ({who.email}).")
+        chain.report_found(who.email, f"I wrote {path} for {who.name} ({who.email}).")
         chain.clause(
             f"write a handover doc at {path} for {{person}} with their email address in it",
             f"create {path}, handing {{project}} over to {{person}} (put their email in it)",

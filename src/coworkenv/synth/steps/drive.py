@@ -15,7 +15,7 @@ from coworkenv.synth.draft import stated
 from coworkenv.synth.expr_builder import and_, field
 from coworkenv.synth.steps.base import Chain, Record, Step
 from coworkenv.synth.steps.documents import PROJECTS
-from coworkenv.synth.steps.people import colleague
+from coworkenv.synth.steps.people import colleague, named_colleague
 
 TEAMS = ("Design", "Finance", "Legal", "Marketing", "Research")
 ROLES = ("viewer", "commenter", "editor")
@@ -61,8 +61,7 @@ class Budget(Step):
         chain.call("drive_read_file", {"file_id": "${found.files[0].id}"})
         chain.call("drive_read_file", {"file_id": "${found.files[1].id}"})  # the old copy: its total in view
         chain.bind("file", target, "${found.files[0].id}", "drive", "files")
-        chain.told.append(str(total))
-        chain.report.append(f"The {project} budget totals {total} USD.")
+        chain.report_found(str(total), f"The {project} budget totals {total} USD.")
         chain.clause(
             "find the {project} budget file on the drive (not the old copy) and tell me its total",
             "look up the current {project} budget sheet and check the total",
@@ -98,8 +97,7 @@ class Browse(Step):
         chain.call("drive_list_folder", {"folder_id": f"${{top.folders[{team}].id}}"}, save_as="team")
         chain.call("drive_read_file", {"file_id": f"${{team.files[{mine}].id}}"})
         chain.bind("file", files[mine], f"${{team.files[{mine}].id}}", "drive", "files")
-        chain.told.append(owner.name)
-        chain.report.append(f"{owner.name} owns it.")
+        chain.report_found(owner.name, f"{owner.name} owns it.")
         chain.clause(
             "go into the {team} folder on the drive, open the {plan} file and tell me who owns it",
             "browse to {team}'s folder, find their {plan} and check whose it is",
@@ -116,9 +114,8 @@ class ShareFile(Step):
     gives: ClassVar[tuple[str, ...]] = ("person",)
 
     def apply(self, chain: Chain) -> None:
-        file, subject = chain.need("file"), chain.subject
-        who = colleague(chain)
-        chain.subject = subject
+        file = chain.need("file")
+        who = named_colleague(chain)
         role = chain.world.rng.choice(ROLES)
         chain.facts["role"] = stated("role", role)
         args = {"item_id": file.ref, "person": "${who.contacts[0].email}", "role": "${facts.role}"}
@@ -147,9 +144,8 @@ class Revoke(Step):
 
     def apply(self, chain: Chain) -> None:
         world = chain.world
-        file, subject = chain.need("file"), chain.subject
-        who = colleague(chain)
-        chain.subject = subject
+        file = chain.need("file")
+        who = named_colleague(chain)
         stays = world.person()
         for person in (who.email, stays.email):
             world.add("drive", "permissions", {"item_id": file.record["id"], "person": person, "role": "editor"})
@@ -183,8 +179,7 @@ class NewFolder(Step):
         chain.checks.record_exists("file_made", "drive", "files", made, 3.0)
         chain.allow("drive", "folders", field("name").eq(project))
         chain.allow("drive", "files", field("name").eq("Contacts"))
-        chain.told.append(who.email)
-        chain.report.append(f"The {project} folder has a Contacts file with {who.name} ({who.email}).")
+        chain.report_found(who.email, f"The {project} folder has a Contacts file with {who.name} ({who.email}).")
         chain.clause(
             "make a {project} folder on the drive with a file called Contacts listing {person} and their email",
             "create a drive folder {project} and put a Contacts file in it with {person}'s address",

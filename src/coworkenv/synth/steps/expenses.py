@@ -61,8 +61,7 @@ class Claim(Step):
         args = {"employee": "${who.contacts[0].email}"}  # their approved claim is in view beside the pending one
         chain.call("expenses_list_expenses", args, save_as="claims")
         chain.bind("expense", target, "${claims.expenses[0].id}", "expenses", "expenses")
-        chain.told.append(f"{amount:.2f}")
-        chain.report.append(f"Their pending claim is {amount:.2f} USD for {WHAT[category]}.")
+        chain.report_found(f"{amount:.2f}", f"Their pending claim is {amount:.2f} USD for {WHAT[category]}.")
         chain.clause(
             "find the expense {person} is waiting on me to approve",
             "look up {person}'s pending expense claim",
@@ -178,8 +177,7 @@ class FileExpense(Step):
         chain.checks.record_exists("expense_filed", "expenses", "expenses", sent, 3.0)
         chain.checks.count("filed_once", "expenses", "expenses", mine, 1, 1.0)  # a claim filed twice is paid twice
         chain.allow("expenses", "expenses", mine)
-        chain.told.append(boss)
-        chain.report.append(f"I filed it and sent it to {world.boss.name} ({boss}) for approval.")
+        chain.report_found(boss, f"I filed it and sent it to {world.boss.name} ({boss}) for approval.")
         boss_name = world.boss.name
         chain.clause(
             f"file my {{category}} expense for {{what}}, {{amount}} on {day} (receipt attached) and send it to "

@@ -54,8 +54,7 @@ class ByNumber(Step):
         chain.facts["vendor"] = stated("vendor", name)
         chain.facts["number"] = stated("number", number)
         chain.subject = name
-        chain.told.append(target["description"])
-        chain.report.append(f"Invoice {number} is for {target['description']}.")
+        chain.report_found(target["description"], f"Invoice {number} is for {target['description']}.")
         chain.summary.append(number)
         chain.call("payments_search_vendors", {"query": name}, save_as="ven")
         args = {"vendor_id": "${ven.vendors[0].id}", "status": "received"}

@@ -96,8 +96,7 @@ class Request(Step):
         world.ensure("hr", "rota", "swaps")
         chain.call("hr_list_leave", {"employee": "${who.contacts[0].email}", "status": "pending"}, save_as="asks")
         chain.bind("leave", target, "${asks.requests[0].id}", "hr", "leave")
-        chain.told.append(first)
-        chain.report.append(f"{who.name} asked for {days:g} {kind} days from {first} to {last}.")
+        chain.report_found(first, f"{who.name} asked for {days:g} {kind} days from {first} to {last}.")
         chain.clause(
             "find {person}'s pending leave request",
             "look up the time off {person} is waiting on me to approve",
@@ -170,8 +169,7 @@ class Swap(Step):
         world.ensure("hr", "leave")
         _rota(chain, day)
         chain.bind("swap", swap, "${rota.pending_swaps[0].id}", "hr", "swaps")
-        chain.told.append(_hours(theirs))
-        chain.report.append(f"The shift runs {theirs['start']} to {theirs['end']}.")
+        chain.report_found(_hours(theirs), f"The shift runs {theirs['start']} to {theirs['end']}.")
         chain.clause(
             "find the shift on {rota} that {person} asked me to cover on {day} and tell me when it starts",
             "check the {day} swap {person} sent me on {rota} and when that shift starts",
@@ -221,8 +219,9 @@ class MyShift(Step):
         asked = and_(field("shift_id").eq(mine["id"]), field("to_person").eq(who.email), field("status").eq("pending"))
         chain.checks.record_exists("swap_requested", "hr", "swaps", asked, 3.0)
         chain.allow("hr", "swaps", field("shift_id").eq(mine["id"]))
-        chain.told.append(_hours(mine))
-        chain.report.append(f"I asked {who.name} to take my {day} shift ({mine['start']} to {mine['end']}).")
+        chain.report_found(
+            _hours(mine), f"I asked {who.name} to take my {day} shift ({mine['start']} to {mine['end']})."
+        )
         chain.clause(
             "ask {person} to take my {day} shift on {rota} and tell me when it starts",
             "hand my {day} shift on {rota} to {person} with a swap request (and remind me of the start time)",

@@ -33,6 +33,15 @@ def colleague(chain: Chain) -> Person:
     return who
 
 
+def named_colleague(chain: Chain) -> Person:
+    """A :func:`colleague` the request names for a step about something else (a file, a document): the chain's
+    subject stays what it was."""
+    subject = chain.subject
+    who = colleague(chain)
+    chain.subject = subject
+    return who
+
+
 def email_ref(chain: Chain) -> str:
     """The reference expression of the bound person's address."""
     return chain.need("person").field_ref("email")
@@ -49,8 +58,10 @@ class Directory(Step):
         colleague(chain)
         person = chain.need("person")
         chain.call("contacts_get", {"contact_id": person.ref})
-        chain.told.append(person.record["email"])
-        chain.report.append(f"{person.record['name']} ({person.record['email']}) is our {person.record['title']}.")
+        chain.report_found(
+            person.record["email"],
+            f"{person.record['name']} ({person.record['email']}) is our {person.record['title']}.",
+        )
         chain.clause(
             "look up {person} in the directory and tell me their email and job title",
             "find {person}'s directory entry and send me their address and title",
@@ -108,8 +119,7 @@ class AddContact(Step):
             weight=3.0,
             main=True,
         )
-        chain.told.append(new.email)
-        chain.report.append(f"I added {new.name} ({new.email}) of {company} to the directory.")
+        chain.report_found(new.email, f"I added {new.name} ({new.email}) of {company} to the directory.")
         chain.clause(
             "{new_name} of {new_company} emailed me: add them to the directory with the address they wrote from",
             "create a contact for {new_name} of {new_company}, using the address of their mail to me",
