@@ -354,7 +354,8 @@ def import_task(folder: str | Path) -> tuple[TaskSpec, ImportReport]:
     report.needs_web = [t for t in offered if WEB_TOOL.search(t)]
     tools = _exposed(task, report)
     if not tools:
-        raise NotOffline(f"{source}: tools: {no_tool_reason(folder, task, report.unmapped_tools)}", "no tool runs offline")
+        why = no_tool_reason(folder, task, report.unmapped_tools)
+        raise NotOffline(f"{source}: tools: {why}", "no tool runs offline")
     grader = read_grader(folder / "grader.py") if (folder / "grader.py").is_file() else GraderText()
     report.grader_notes = grader.notes
     _multi_turn(task, report)
