@@ -99,9 +99,13 @@ def test_a_task_the_model_must_see_is_left_out_by_field(
     assert exc.reason in ("multimodal", "attached media") and str(exc).startswith(f"{folder / 'task.yaml'}: {message}")
 
 
-def test_a_text_attachment_is_not_media(tmp_path: Path) -> None:
+def test_a_text_attachment_or_a_service_merely_starting_like_one_is_not_left_out(tmp_path: Path) -> None:
     spec, _ = import_task(write_task(tmp_path, prompt={"text": "Summarise", "attachments": ["fixtures/notes.txt"]}))
-    assert spec.tools
+    assert spec.tools == ["mail_search"]
+    ocrm = write_task(tmp_path / "o", services=[{"name": "ocrm", "env": {"OCRM_FIXTURES": "tasks/T900_probe/x.json"}}])
+    with pytest.raises(ClawEvalError, match="is not in the benchmark folder") as info:  # an offline task's missing file
+        import_task(ocrm)
+    assert not isinstance(info.value, NotOffline)
 
 
 def test_a_missing_or_malformed_fixture_of_an_offline_task_still_fails(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PERCEPTION = (("caption", "image captions"), ("ocr", "OCR"))
-"""Claw-Eval service name prefixes that stand for perception, with what they do."""
+"""Claw-Eval services that stand for perception (the name, or the name and ``_…``), with what they give."""
 MULTIMODAL = re.compile(r"multimodal|video|image|webpage|web_dev|^doc_", re.I)
 """A category of tasks that show the model video, images, rendered pages or document figures."""
 MEDIA = re.compile(r"\.(jpe?g|png|gif|webp|bmp|svg|mp4|webm|mov|avi|mkv|pdf)$", re.I)
@@ -38,7 +38,7 @@ def offline_reason(task: Mapping[str, object]) -> Offline | None:
     services = task.get("services")
     for i, svc in enumerate(services if isinstance(services, list) else []):
         name = str(svc.get("name")) if isinstance(svc, dict) else ""
-        what = next((w for prefix, w in PERCEPTION if name.startswith(prefix)), None)
+        what = next((w for prefix, w in PERCEPTION if name == prefix or name.startswith(f"{prefix}_")), None)
         if what is not None:
             return Offline(f"need {what}", f"services[{i}].name: {name!r} gives {what}: it cannot run offline")
     category, tags = str(task.get("category") or ""), task.get("tags")
