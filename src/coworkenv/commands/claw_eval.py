@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections import Counter
 from pathlib import Path
 
 import typer
@@ -23,7 +24,8 @@ def import_claw_eval(
     out: Path = typer.Option(..., "--out", help="folder for the specs (YAML) and the import report"),
 ) -> None:
     """Turn Claw-Eval tasks into evaluation-only specs; report what rules score, what needs a judge, what is not
-    scored. Exits 1 when a task fails to import or validate; a task that cannot run offline is left out."""
+    scored. Exits 1 when a task fails to import or validate; a task that cannot run offline is left out, counted
+    by its reason."""
     from coworkenv.interop.claw_import import ClawEvalError, NotOffline, import_task, task_folders
     from coworkenv.spec import SpecError, save_spec
     from coworkenv.storage import atomic_write_text
@@ -37,14 +39,16 @@ def import_claw_eval(
     table = Table(title=f"Claw-Eval → {out} (evaluation-only: no executable reference)")
     for col in ("task", "spec", "declared services", "rule checks", "needs a judge", "rules", "not scored", "valid"):
         table.add_column(col)
-    failed, offline, multi_turn, lines = 0, 0, 0, []
+    failed, multi_turn, lines = 0, 0, []
+    offline: Counter[str] = Counter()
     for folder in folders:
         try:
             spec, report = import_task(folder)
         except NotOffline as exc:
-            offline += 1
+            offline[exc.reason] += 1
             console.print(f"[yellow]left out: {exc}[/yellow]")
-            lines.append(json.dumps({"task_id": folder.name, "left_out": str(exc)}, ensure_ascii=False))
+            left = {"task_id": folder.name, "left_out": str(exc), "reason": exc.reason}
+            lines.append(json.dumps(left, ensure_ascii=False))
             continue
         except (ClawEvalError, SpecError) as exc:
             failed += 1
@@ -72,10 +76,12 @@ def import_claw_eval(
         )
     atomic_write_text(out / REPORT, "".join(line + "\n" for line in lines))
     console.print(table)
-    imported = len(folders) - failed - offline
+    imported = len(folders) - failed - offline.total()
     user = f" --user openai:<model>@<url> ({multi_turn} multi-turn: a model plays the persona)" if multi_turn else ""
+    why = "".join(f"; {n} {reason}" for reason, n in sorted(offline.items()))
     console.print(
-        f"{imported} of {len(folders)} imported; {offline} left out (cannot run offline), {failed} failed. "
+        f"{imported} of {len(folders)} imported; {offline.total()} left out (cannot run offline{why}), "
+        f"{failed} failed. "
         f"report: {out / REPORT}; run them with: coworkenv eval --bank {out} --split all{user} …"
     )
     raise typer.Exit(1 if failed else 0)

@@ -27,6 +27,7 @@ import yaml
 from coworkenv.interop.claw_declared import declare
 from coworkenv.interop.claw_grader import GraderText, component_rubric, read_grader
 from coworkenv.interop.claw_mapping import RECORDS, TOOLS
+from coworkenv.interop.claw_offline import no_tool_reason, offline_reason
 from coworkenv.interop.claw_task import shape_problem
 from coworkenv.spec import spec_from_data
 from coworkenv.spec.models import TaskSpec
@@ -74,7 +75,12 @@ class ClawEvalError(ValueError):
 
 
 class NotOffline(ClawEvalError):
-    """A task that needs what is not here (live web, OCR, images, files outside the task data)."""
+    """A task that needs what is not here (live web, OCR, images, files outside the task data); ``reason``: the
+    short label the batch counts it under."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 def _slug(text: str) -> str:
@@ -100,7 +106,7 @@ def _fixture_paths(folder: Path, svc: dict[str, Any], where: str, task_id: str) 
     named = [str(v) for k, v in sorted((svc.get("env") or {}).items()) if str(k).endswith("_FIXTURES")]
     if not named:
         return sorted((folder / "fixtures" / str(svc["name"])).glob("*.json"))
-    root = folder.parent.absolute()
+    root = Path(os.path.normpath(folder.parent.absolute()))  # by name, as the fixture path below
     paths = []
     for value in named:
         rel = Path(value)
@@ -304,14 +310,6 @@ def _secrets(rows: dict[str, list[dict[str, Any]]]) -> list[str]:
     return sorted(found)
 
 
-def _offline_reason(folder: Path, task: dict[str, Any], report: ImportReport) -> str:
-    """Why a task has no tool that runs here: which tools were left out and which files it reads are absent."""
-    left = ", ".join(report.unmapped_tools) or "the task lists none"
-    absent = [str(f) for f in task.get("sandbox_files") or [] if not (folder / str(f)).is_file()]
-    files = f"; files it reads are not in the task data: {', '.join(absent)}" if absent else ""
-    return f"no tool of this task can run offline (left out: {left}){files}"
-
-
 def _user_agent(task: Mapping[str, object]) -> Mapping[str, object] | None:
     """Claw-Eval's ``user_agent`` block of a multi-turn task (None for a single-turn one)."""
     agent = task.get("user_agent")
@@ -347,6 +345,8 @@ def import_task(folder: str | Path) -> tuple[TaskSpec, ImportReport]:
     problem = shape_problem(task)
     if problem:
         raise ClawEvalError(f"{source}: {problem}")
+    if (offline := offline_reason(task)) is not None:
+        raise NotOffline(f"{source}: {offline.message}", offline.reason)
     report = ImportReport(task_id=str(task["task_id"]), spec_id=f"claw_eval_{_slug(str(task['task_id']))}")
     report.judge_rubric = " ".join(str(task.get("judge_rubric") or "").split())
     services, declared = _services(folder, task, report)
@@ -354,7 +354,8 @@ def import_task(folder: str | Path) -> tuple[TaskSpec, ImportReport]:
     report.needs_web = [t for t in offered if WEB_TOOL.search(t)]
     tools = _exposed(task, report)
     if not tools:
-        raise NotOffline(f"{source}: tools: {_offline_reason(folder, task, report)}")
+        why = no_tool_reason(folder, task, report.unmapped_tools)
+        raise NotOffline(f"{source}: tools: {why}", "no tool runs offline")
     grader = read_grader(folder / "grader.py") if (folder / "grader.py").is_file() else GraderText()
     report.grader_notes = grader.notes
     _multi_turn(task, report)
