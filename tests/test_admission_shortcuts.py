@@ -47,7 +47,7 @@ def _blueprint_specs() -> list[TaskSpec]:
 def _fields(played: Played) -> tuple[object, ...]:
     return (
         played.grade,
-        played.state_hash,
+        played.state_change,
         played.messages,
         played.fired,
         played.done_reason,

@@ -68,8 +68,8 @@ def _runs(spec: TaskSpec, reference: Played, trunk: ReferenceTrunk | None = None
 def _same(forked: Environment, full: Environment, label: str) -> None:
     a, b = outcome(forked), outcome(full)
     assert a.grade == b.grade, label
-    assert (a.state_hash, a.messages, a.fired, a.done_reason, a.records, a.fired_at) == (
-        b.state_hash, b.messages, b.fired, b.done_reason, b.records, b.fired_at), label  # fmt: skip
+    assert (a.state_change, a.messages, a.fired, a.done_reason, a.records, a.fired_at) == (
+        b.state_change, b.messages, b.fired, b.done_reason, b.records, b.fired_at), label  # fmt: skip
     assert forked.trajectory().model_dump() == full.trajectory().model_dump(), label
     materialize_indexes(forked, full)
     difference = first_difference(fingerprint(forked), fingerprint(full))

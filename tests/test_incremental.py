@@ -121,6 +121,7 @@ def test_tracking_and_hash_equal_recomputation(spec: TaskSpec, ops: list[tuple[i
     for op in ops:
         apply_op(ws, op)
         assert_matches_recomputation(ws, tracker, checks)
+        assert (ws.state_change() == fresh.state_change()) == (ws.state == fresh.state)  # what the verifier compares
     ws.reset()
     assert ws.state == fresh.state and ws.state_hash() == fresh.state_hash()
     for service, colls in ws.state.items():  # a reset keeps record order, which tools' output can depend on
@@ -169,6 +170,30 @@ def test_hash_means_content() -> None:
     assert ws.state_hash() == start == other.state_hash()
     ws.services[service].delete(coll, rid)
     assert ws.state_hash() != start
+
+
+def test_change_sees_one_field_of_one_background_record() -> None:
+    """The verifier compares a probe run's final state with the reference run's by their changes alone: a probe
+    that also changes one field of one record nobody else touches is seen, content put back is not, and the
+    records neither run changed are never hashed."""
+    spec = SPECS[0]
+    fixtures = copy.deepcopy(spec.services)  # fixtures no other test's workspace has hashed
+    reference, probe = Workspace(fixtures), Workspace(fixtures)
+    tables = sorted((len(recs), s, c) for s, cs in reference.initial.items() for c, recs in cs.items() if recs)
+    _, service, coll = tables[-1]
+    first, *_, last = reference.initial[service][coll]  # the task's record and a background one
+    text = next(k for k, v in reference.initial[service][coll][last].items() if isinstance(v, str) and k != "id")
+    for ws in (reference, probe):
+        ws.services[service].delete(coll, first)
+    assert probe.state_change() == reference.state_change() != Workspace(fixtures).state_change()
+    old = probe.initial[service][coll][last][text]
+    probe.services[service].update(coll, last, {text: old + "!"})
+    assert probe.state_change() != reference.state_change()
+    probe.services[service].update(coll, last, {text: old})  # the same content again, in a new record object
+    assert probe.state_change() == reference.state_change()
+    hashed = reference._digest._initial._parts
+    assert set(hashed) == {(service, coll, first), (service, coll, last)}
+    assert reference.state_hash() == probe.state_hash() == full_digest(reference.state)  # the full hash reads all
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=[p.stem for p in EXAMPLES])

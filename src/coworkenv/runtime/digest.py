@@ -5,7 +5,9 @@ state's digest is the sum of the contributions modulo 2**512 (a set hash: the id
 unique, so equal states give equal sums and a change to any record changes the sum).
 A write replaces one contribution, so keeping the hash current costs one record's JSON,
 not the workspace's. Records are replaced, never mutated, so a record object seen before
-keeps its digest: a reset that puts the initial records back recomputes nothing.
+keeps its digest: a reset that puts the initial records back recomputes nothing. The initial
+records' contributions are computed on first use, one by one: the verifier compares a probe run's
+final state with the reference run's by their changes alone, which hash only the records changed.
 """
 
 from __future__ import annotations
@@ -29,31 +31,38 @@ def record_digest(key: Key, rec: Record) -> int:
 
 
 class InitialDigest:
-    """The contributions of an initial state's records: computed once, on first use (many episodes never
-    hash), and shared by every workspace built from the same fixtures."""
+    """The contributions of an initial state's records, each computed on first use and shared by every workspace
+    built from the same fixtures: comparing two states of those fixtures reads only the records they changed, and
+    only a full hash (:meth:`StateDigest.hexdigest`) reads them all."""
 
     def __init__(self, initial: State) -> None:
         self.state = initial
         self.layout = _JSON.encode(sorted((s, sorted(colls)) for s, colls in initial.items())).encode()
-        self._parts: dict[Key, int] | None = None
-        self._total = 0
+        self._parts: dict[Key, int] = {}
+        self._total: int | None = None
 
-    @property
-    def parts(self) -> dict[Key, int]:
-        if self._parts is None:
-            self._parts = {
-                (s, c, rid): record_digest((s, c, rid), rec)
-                for s, colls in self.state.items()
-                for c, recs in colls.items()
-                for rid, rec in recs.items()
-            }
-            self._total = sum(self._parts.values()) % MODULUS
-        return self._parts
+    def part(self, key: Key) -> int:
+        """The initial record's contribution under ``key`` (0 where the initial state has none)."""
+        got = self._parts.get(key)
+        if got is None:
+            service, collection, rid = key
+            rec = self.state.get(service, {}).get(collection, {}).get(rid)
+            got = self._parts[key] = 0 if rec is None else record_digest(key, rec)
+        return got
 
     @property
     def total(self) -> int:
         """The initial state's sum of contributions."""
-        self.parts  # noqa: B018 - computed on first use
+        if self._total is None:
+            self._total = (
+                sum(
+                    self.part((s, c, rid))
+                    for s, colls in self.state.items()
+                    for c, recs in colls.items()
+                    for rid in recs
+                )
+                % MODULUS
+            )
         return self._total
 
 
@@ -74,20 +83,26 @@ class StateDigest:
     def update(self, state: State, keys: Iterable[Key]) -> None:
         """Fold in the current content of the records under ``keys`` (changed, added or removed; a key given twice
         is folded in once: only the record's content now counts)."""
-        initial = self._initial.parts
+        initial = self._initial
         for key in dict.fromkeys(keys):
             service, collection, rid = key
             rec = state[service][collection].get(rid)
-            old = self._parts.get(key, initial.get(key, 0))
+            old = self._parts[key] if key in self._parts else initial.part(key)
             if rec is None:
                 new = 0
-            elif rec is self._initial.state[service][collection].get(rid):
-                new = initial[key]
+            elif rec is initial.state[service][collection].get(rid):
+                new = initial.part(key)
             else:
                 new = record_digest(key, rec)
             self._parts[key] = new
             self._delta = (self._delta + new - old) % MODULUS
         self._hex = None
+
+    @property
+    def change(self) -> int:
+        """The sum of (current - initial) contributions: two states of the same initial state have equal sums, and
+        so equal hexdigests, exactly when their changes are equal, and the change hashes only changed records."""
+        return self._delta
 
     def hexdigest(self) -> str:
         if self._hex is None:

@@ -150,10 +150,21 @@ class Workspace:
 
     def state_hash(self) -> str:
         """A stable content hash of the live state: equal states, equal hashes (see :mod:`.digest`)."""
+        self._fold()
+        return self._digest.hexdigest()
+
+    def state_change(self) -> int:
+        """The live state's change from the initial state, as a number: two workspaces of the same fixtures hold
+        equal states exactly when their changes are equal, which costs a digest of what changed, not of every
+        record (see :mod:`.digest`)."""
+        self._fold()
+        return self._digest.change
+
+    def _fold(self) -> None:
+        """Fold the changes made since the last hash into the digest."""
         if self._hashed < len(self.changes):
             self._digest.update(self.state, self.changes[self._hashed :])
             self._hashed = len(self.changes)
-        return self._digest.hexdigest()
 
 
 def _changed_fields(old: Record, new: Record) -> dict[str, list[object]]:

@@ -74,8 +74,9 @@ class Verification(BaseModel):
 @dataclass
 class Played:
     grade: Grade
-    state_hash: str | None
-    """The final state's hash; None where the caller did not need it (hashing is a real share of a probe run)."""
+    state_change: int | None
+    """The final state's change from the initial state (``Workspace.state_change``): equal for two runs of one spec
+    exactly when their final states are equal; None where the caller did not need it."""
     messages: Messages
     fired: set[str]
     done_reason: str
@@ -100,9 +101,9 @@ def play_from(trunk: ReferenceTrunk, policy: Policy | TaskPolicy, *, hashed: boo
 
 
 def outcome(env: Environment, *, hashed: bool = True) -> Played:
-    """What the verifier reads of an episode that has just ended in ``env`` (the state hash only if ``hashed``)."""
+    """What the verifier reads of an episode that has just ended in ``env`` (the state's change only if ``hashed``)."""
     records = sum(len(recs) for colls in env.workspace.state.values() for recs in colls.values())
-    grade, state = env.grade(), env.workspace.state_hash() if hashed else None
+    grade, state = env.grade(), env.workspace.state_change() if hashed else None
     fired_at = _fired_at(env)
     return Played(grade, state, env.transcript(), set(env.fired), env.done_reason, records, fired_at, stage_starts(env))
 
@@ -192,7 +193,7 @@ def probe_runs(spec: TaskSpec, trunk: ReferenceTrunk, reference: Played) -> Iter
         if not getattr(policy, "relevant", lambda _: True)(reference.messages):
             continue  # the run would replay the reference unchanged
         played = play_from(trunk, policy, hashed=probe.harmless_if_same_state)
-        if probe.harmless_if_same_state and played.state_hash == reference.state_hash:
+        if probe.harmless_if_same_state and played.state_change == reference.state_change:
             continue  # the wrong move changed nothing (an idempotent write, an unused swap)
         if _hit(name.split("@", 1)[0], played.grade):  # else the guarded action could not be performed on this spec
             yield name, played
