@@ -16,7 +16,7 @@ ROOT = Path(coworkenv.__file__).parent
 
 # Lower rank = lower layer; a module may import its own stage, shared leaves and lower ranks.
 ORDER: list[tuple[str, ...]] = [
-    ("storage", "values", "patterns", "trajectory", "provenance", "cluster"),  # shared leaves
+    ("storage", "values", "patterns", "trajectory", "provenance", "cluster", "prompt_files"),  # shared leaves
     ("transcript",),
     ("expr",),  # the expression language that specs are written in
     ("spec",),

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from coworkenv.prompt_files import package_template
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.observation import Observation
 from coworkenv.runtime.user import Reply, ScriptedUser
@@ -33,15 +34,10 @@ from coworkenv.trajectory import ToolCallRecord
 if TYPE_CHECKING:
     from openai import OpenAI
 
-PROMPT = """You play {persona}, talking with an AI assistant that works for you.
-The assistant just wrote:
----
-{agent}
----
-Reply in one or two short sentences, in your own voice. Your reply must convey exactly this,
-keeping these values verbatim: {values}
-Content to convey: {script}
-Reply with the message only."""
+
+def _prompt(name: str, **values: str) -> str:
+    """The prompt ``templates/<name>.md`` filled in (the file's trailing newline dropped)."""
+    return package_template("coworkenv.agents", name).substitute(values).rstrip("\n")
 
 
 class LLMUser(ScriptedUser):
@@ -67,8 +63,12 @@ class LLMUser(ScriptedUser):
         return Reply(reply.kind, phrased, reply.slots, reply.approved)
 
     def _phrase(self, agent: str, scripted: str, values: list[str]) -> str:
-        prompt = PROMPT.format(
-            persona=self.script.persona, agent=agent, values=", ".join(values) or "(none)", script=scripted
+        prompt = _prompt(
+            "user_phrase",
+            persona=self.script.persona,
+            agent=agent,
+            values=", ".join(values) or "(none)",
+            script=scripted,
         )
         try:
             out = self.client.chat.completions.create(
@@ -81,24 +81,6 @@ class LLMUser(ScriptedUser):
         return text if text and all(v in text for v in values) else scripted
 
 
-PERSONA_SYSTEM = """You are a simulated user. Talk with an AI assistant as the persona below.
-
-## Your persona
-{persona}
-
-## Rules
-1. Stay in character and reply in natural, spoken language; never reveal that you are an AI.
-2. Answer the assistant's questions truthfully, from your persona's details.
-3. If the assistant asks for something your persona does not say, answer naturally that you are not sure.
-4. If the assistant has given a complete answer and you have no more questions, output [DONE].
-5. If you are satisfied with the answer, or the assistant has fully answered your question, output [DONE].
-6. Keep replies short and natural, like a real user (1-3 sentences)."""
-
-PERSONA_TURN = """The conversation so far:
-
-{transcript}
-
-Reply to the assistant's latest message as your persona. If you are satisfied, output [DONE]."""
 DONE = "[DONE]"
 MAX_REPLY = 2000
 """Characters of a persona reply kept: a model that rambles on is cut, not passed on whole."""
@@ -142,8 +124,8 @@ class PersonaUser(ScriptedUser):
         return Reply(kind, reply, [])
 
     def _ask(self) -> str:
-        system = PERSONA_SYSTEM.format(persona=self.script.persona)
-        turn = PERSONA_TURN.format(transcript="\n".join(self.transcript))
+        system = _prompt("persona_system", persona=self.script.persona)
+        turn = _prompt("persona_turn", transcript="\n".join(self.transcript))
         try:
             out = self.client.chat.completions.create(
                 model=self.model,

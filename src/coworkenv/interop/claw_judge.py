@@ -17,12 +17,11 @@ import hashlib
 import json
 import math
 import re
-from importlib import resources
 from pathlib import Path
-from string import Template
 from typing import Any
 
 from coworkenv.bank.llm.client import LLMClient
+from coworkenv.prompt_files import package_template
 from coworkenv.runtime.calls import NOTICE
 from coworkenv.trajectory import Trajectory
 
@@ -32,10 +31,6 @@ BARE_NUMBER = re.compile(r"^\s*(-?[0-9]+(?:\.[0-9]+)?)\s*$")
 
 class JudgeError(RuntimeError):
     """The judge answered, but not with a score: the run must stop rather than count a guess."""
-
-
-def _template(name: str) -> Template:
-    return Template(resources.files(__package__).joinpath("templates", f"{name}.md").read_text(encoding="utf-8"))
 
 
 def parse_score(text: str) -> float | None:
@@ -129,11 +124,11 @@ class Judge:
         key = hashlib.sha256(f"{self.model}\n{digest(traj)}\n{component['name']}\n{rubric}".encode()).hexdigest()
         if key in self.cache:
             return self.cache[key]
-        user = _template("claw_judge").substitute(
+        user = package_template("coworkenv.interop", "claw_judge").substitute(
             task=task, conversation=conversation(traj, phase) or "(empty)", actions=actions(traj), rubric=rubric
         )
         messages = [
-            {"role": "system", "content": _template("claw_judge_system").template},
+            {"role": "system", "content": package_template("coworkenv.interop", "claw_judge_system").template},
             {"role": "user", "content": user},
         ]
         replies = []

@@ -14,14 +14,13 @@ import hashlib
 import json
 import re
 from functools import cache
-from importlib import resources
 from pathlib import Path
-from string import Template
 
 from coworkenv.bank.llm.catalog import services_catalogue
 from coworkenv.bank.llm.constructs import constructs_text
 from coworkenv.bank.llm.scenario import Scenario
 from coworkenv.capabilities import CAPABILITIES
+from coworkenv.prompt_files import package_template
 from coworkenv.spec.io import spec_json_schema
 from coworkenv.spec.models import GUARD_KINDS
 
@@ -29,11 +28,6 @@ EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "examples"
 """The few-shot pool: the project's hand-written, admitted specs, shipped as package data (the
 repository's top-level ``examples`` links here) so an installed generator has them too."""
 CAPABILITY_LINE = re.compile(r"^capabilities: \[(.*)\]\s*$", re.MULTILINE)
-
-
-@cache
-def template(name: str) -> Template:
-    return Template(resources.files(__package__).joinpath("templates", f"{name}.md").read_text(encoding="utf-8"))
 
 
 @cache
@@ -69,7 +63,7 @@ def prompt_version() -> str:
     A bank records it: a resume under other prompts (an upgrade, or an edit since the bank was
     started) would ask the jobs after the kill differently from those before it, so it is refused.
     """
-    parts = [template(name).template for name in ("generate", "diversify", "repair")]
+    parts = [package_template("coworkenv.bank.llm", name).template for name in ("generate", "diversify", "repair")]
     parts += [constructs_text(), services_catalogue(), schema_text(), ", ".join(GUARD_KINDS)]
     parts += [capability_text(tuple(CAPABILITIES)), *WORKSPACE_RULES.values()]
     parts += [f"{name}\n{text}" for name, _, text in _examples()]
@@ -102,9 +96,10 @@ def generate_prompt(
     job: int, scenario: Scenario, capabilities: tuple[str, ...], avoid: tuple[str, ...], workspace: str = "realistic"
 ) -> str:
     """The first request of a job."""
-    diversify = template("diversify").substitute(workflows="\n".join(f"- {w}" for w in avoid)) if avoid else ""
+    workflows = "\n".join(f"- {w}" for w in avoid)
+    diversify = package_template("coworkenv.bank.llm", "diversify").substitute(workflows=workflows) if avoid else ""
     _, example = pick_example(capabilities)
-    return template("generate").substitute(
+    return package_template("coworkenv.bank.llm", "generate").substitute(
         scenario.as_dict(),
         capabilities=capability_text(capabilities),
         guards=", ".join(GUARD_KINDS),
@@ -122,7 +117,7 @@ def repair_prompt(
     job: int, round_: int, capabilities: tuple[str, ...], findings: list[str], transcripts: list[str]
 ) -> str:
     """The request that hands the verifier's findings back to the model."""
-    return template("repair").substitute(
+    return package_template("coworkenv.bank.llm", "repair").substitute(
         capabilities=", ".join(capabilities),
         findings="\n".join(f"- {f}" for f in findings),
         transcripts="\n\n".join(transcripts) or "(none: the spec did not get as far as running)",
