@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -13,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from coworkenv.bank.store import BankError, heldout_blueprints, load_bank, read_manifest, split_of, synthesize_bank
-from coworkenv.spec import content_id
+from coworkenv.spec import canonical_json, content_id, spec_from_data
+from coworkenv.spec.io import compact_json
 from coworkenv.synth.blueprints import HELD_OUT
 
 N = 240
@@ -107,6 +109,13 @@ def test_load_bank_and_split(tmp_path: Path) -> None:
     assert len(pairs) == 40 == manifest["admitted"]
     for spec, report in pairs:
         assert report.admitted and spec.id == content_id(spec)
+    for shard in sorted((tmp_path / "shards").glob("*.jsonl")):
+        for line in shard.read_text().splitlines():  # each line: compact JSON, the spec in its canonical form
+            record = json.loads(line)
+            spec = spec_from_data(record["spec"])
+            assert line == compact_json(record) and f'"spec":{canonical_json(spec)},' in line
+            assert record["id"] == spec.id == content_id(spec)
+            assert hashlib.sha256(canonical_json(spec, spec_id="").encode()).hexdigest()[:16] == spec.id
     held = list(load_bank(tmp_path, split="heldout"))
     assert held and all(spec.provenance.blueprint in HELD_OUT for spec, _ in held)
     assert len(held) + len(list(load_bank(tmp_path, split="train"))) == 40

@@ -206,7 +206,7 @@ def test_draws_are_deterministic_and_vary_with_the_seed() -> None:
     spec = tiny_spec()
     first = draw_interface(spec, 7)
     assert first == draw_interface(spec, 7)
-    drawn = {canonical_json(i) if (i := draw_interface(spec, s)) else "" for s in range(40)}
+    drawn = {i.model_dump_json() if (i := draw_interface(spec, s)) else "" for s in range(40)}
     styles = {i.style if (i := draw_interface(spec, s)) else "canonical" for s in range(40)}
     assert len(drawn) > 20 and styles == set(TRAIN_STYLES)
     assert draw_interface(spec, 7, "canonical") is None

@@ -254,3 +254,17 @@ def test_the_older_rules_key_loads_the_same_spec(tmp_path: Path) -> None:
     path.write_text(yaml.safe_dump({**data, "policies": data["rules"]}))
     with pytest.raises(SpecError, match="under 'rules'"):
         load_spec(path)
+
+
+def test_canonical_json_is_the_specs_whole_dump_and_follows_a_changed_workspace() -> None:
+    """The fixtures' JSON is kept per fixtures object: a copy with other fixtures (or the same records in a new
+    object) must never be encoded with the old ones, and the parts must join into exactly the whole dump."""
+    spec = tiny_spec()
+    whole = json.dumps(spec.model_dump(mode="json", exclude_none=True), sort_keys=True, separators=(",", ":"))
+    assert canonical_json(spec) == whole and json.loads(canonical_json(spec, spec_id="x"))["id"] == "x"
+    services = {**spec.services, "mail": {"messages": []}}
+    changed = spec.model_copy(update={"services": services})
+    assert json.loads(canonical_json(changed))["services"] == services != spec.services
+    assert content_id(changed) != content_id(spec)
+    same_records = spec.model_copy(update={"services": json.loads(json.dumps(spec.services))})
+    assert content_id(same_records) == content_id(spec)

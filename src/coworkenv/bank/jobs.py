@@ -5,13 +5,13 @@ Shared by the blueprint filler and the LLM driver, so both write the same journa
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from coworkenv.bank.entry import Entry
 from coworkenv.bank.repair import synthesize
 from coworkenv.spec import TaskSpec
+from coworkenv.spec.io import canonical_json, compact_json, json_object
 from coworkenv.synth.background import DEFAULT_WORKSPACE
 from coworkenv.synth.blueprints import HELD_OUT
 from coworkenv.synth.composer import plan
@@ -84,12 +84,13 @@ def admitted_entry(entry: Entry, spec: TaskSpec, verification: Verification, spl
     entry["multi_turn"] = spec.is_multi_turn
     entry["split"] = split
     entry["interface"] = spec.interface.style if spec.interface is not None else CANONICAL
-    record = {
-        "id": spec.id,
-        "index": entry["index"],
-        "split": split,
-        "spec": spec.model_dump(mode="json", exclude_none=True),
-        "verification": verification.model_dump(mode="json"),
-    }
-    entry["line"] = json.dumps(record, ensure_ascii=False, sort_keys=True)
+    entry["line"] = json_object(
+        {
+            "id": compact_json(spec.id),
+            "index": compact_json(entry["index"]),
+            "split": compact_json(split),
+            "spec": canonical_json(spec),
+            "verification": compact_json(verification.model_dump(mode="json")),
+        }
+    )
     return entry

@@ -186,11 +186,12 @@ class TextRendering:
         self.interface = interface
         names = sorted((t for t, r in interface.tools.items() if r.name or r.args), key=len, reverse=True)
         self._pattern = re.compile(rf"(?<![\w-])({'|'.join(map(re.escape, names))})(?![\w-])") if names else None
-        self._mark = "_" if all("_" in n for n in names) else ""
-        """A character every name holds: most texts (prose, values) lack it, and searching for it is cheap."""
+        self.mark = "_" if all("_" in n for n in names) else ""
+        """A character every name holds: most texts (prose, values) lack it, and searching for it is cheap (a
+        text without it is returned as it is)."""
 
     def __call__(self, text: str) -> str:
-        if self._pattern is None or self._mark not in text or self._pattern.search(text) is None:
+        if self._pattern is None or self.mark not in text or self._pattern.search(text) is None:
             return text
         out: list[str] = []
         pos = 0

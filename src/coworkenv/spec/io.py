@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import OrderedDict
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import ValidationError
 
-from coworkenv.spec.models import TaskSpec
+from coworkenv.spec.models import Fixtures, TaskSpec
 from coworkenv.storage import atomic_write_text
 
 MAX_DEPTH = 64
@@ -159,17 +161,49 @@ def spec_to_data(spec: TaskSpec) -> dict[str, object]:
     return spec.model_dump(mode="json", exclude_none=True)
 
 
-def canonical_json(spec: TaskSpec) -> str:
-    """Byte-stable JSON of a spec (sorted keys, no spaces): the basis of content ids."""
-    return json.dumps(spec_to_data(spec), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+def compact_json(value: object) -> str:
+    """Byte-stable JSON (sorted keys, no spaces)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def json_object(members: Mapping[str, str]) -> str:
+    """The compact JSON object of members already encoded as compact JSON: what :func:`compact_json` gives for the
+    object of their values (keys sorted), without encoding them again."""
+    return "{" + ",".join(f"{compact_json(k)}:{members[k]}" for k in sorted(members)) + "}"
+
+
+def canonical_json(spec: TaskSpec, *, spec_id: str | None = None) -> str:
+    """The spec's compact JSON (``spec_id`` in place of its id, if given): the basis of content ids, and what a
+    bank's shard holds of it."""
+    data = spec.model_dump(mode="json", exclude_none=True, exclude={"services"})
+    if spec_id is not None:
+        data["id"] = spec_id
+    members = {key: compact_json(value) for key, value in data.items()}
+    members["services"] = _services_json(spec)
+    return json_object(members)
+
+
+_SERVICES_JSON: OrderedDict[int, tuple[Fixtures, str]] = OrderedDict()
+
+
+def _services_json(spec: TaskSpec) -> str:
+    """The compact JSON of the spec's fixtures, encoded once per fixtures object: most of a spec's bytes (a realistic
+    workspace holds hundreds of records), shared by the spec the content id is taken of and the one that takes it.
+    Keyed by identity, as the workspace's validated fixtures are: a spec is data that nothing edits in place."""
+    services = spec.services
+    hit = _SERVICES_JSON.get(id(services))
+    if hit is not None and hit[0] is services:
+        return hit[1]
+    text = compact_json(spec.model_dump(mode="json", exclude_none=True, include={"services"})["services"])
+    _SERVICES_JSON[id(services)] = (services, text)
+    while len(_SERVICES_JSON) > 8:
+        _SERVICES_JSON.popitem(last=False)
+    return text
 
 
 def content_id(spec: TaskSpec) -> str:
     """A content hash of the spec with its id blanked, so ids can be derived from content."""
-    data = spec_to_data(spec)
-    data["id"] = ""
-    blob = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+    return hashlib.sha256(canonical_json(spec, spec_id="").encode()).hexdigest()[:16]
 
 
 def save_spec(spec: TaskSpec, path: str | Path) -> None:

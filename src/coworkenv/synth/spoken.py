@@ -10,11 +10,10 @@ runtime (a rule's ``tool``, a check, a reference call, an event trigger, conditi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Final
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
 
 from coworkenv.spec.interface import TextRendering
-from coworkenv.spec.io import spec_to_data
 from coworkenv.spec.models import TaskSpec
 
 TEXT: Final = "text"
@@ -62,19 +61,25 @@ def spoken(spec: TaskSpec) -> TaskSpec:
     if spec.interface is None:
         return spec
     render = TextRendering(spec.interface)
-    services = _render(spec.services, EVERY, render)  # already plain data: most of a spec, walked without a dump
+    services = _render_every(spec.services, render)  # already plain data: most of a spec, walked without a dump
     data = spec.model_dump(mode="json", exclude_none=True, exclude={"services", "declared_services", "interface"})
     rendered = _render(data, VISIBLE, render)
     if services is spec.services and rendered is data:
         return spec
     assert isinstance(rendered, dict)
-    return TaskSpec.model_validate({**spec_to_data(spec), **rendered, "services": services})
+    kept = spec.model_dump(mode="json", exclude_none=True, include={"declared_services", "interface"})
+    out = TaskSpec.model_validate({**rendered, **kept, "services": services})
+    if services is spec.services:  # the very object, so what was made of it once (its validated records) is found
+        out.services = services
+    return out
 
 
-def _render(value: object, shape: str | Shape, render: Callable[[str], str]) -> object:
+def _render(value: object, shape: str | Shape, render: TextRendering) -> object:
     """``value`` with the texts ``shape`` marks rendered; the very same object where none changed."""
+    if shape == EVERY:
+        return _render_every(value, render)
     if isinstance(value, str):
-        return render(value) if shape in (TEXT, EVERY) else value
+        return render(value) if shape == TEXT else value
     if isinstance(value, list):
         items = [_render(v, shape, render) for v in value]
         return value if all(a is b for a, b in zip(items, value, strict=True)) else items
@@ -85,3 +90,30 @@ def _render(value: object, shape: str | Shape, render: Callable[[str], str]) -> 
         inner = shape if isinstance(shape, str) else shape.get(key)
         out[key] = item if inner is None else _render(item, inner, render)
     return value if all(out[k] is value[k] for k in value) else out
+
+
+def _render_every(value: object, render: TextRendering) -> object:
+    """``value`` with every text in it rendered; the very same object where none changed, each container copied at
+    its first change (a realistic workspace's records hold thousands of texts, nearly all naming no tool)."""
+    mark = render.mark
+    if isinstance(value, str):
+        return render(value) if mark in value else value
+    if isinstance(value, dict):
+        items: Iterable[tuple[Any, object]] = value.items()
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        return value
+    out: Any = None
+    for key, item in items:
+        if isinstance(item, str):
+            new = render(item) if mark in item else item
+        elif isinstance(item, dict | list):
+            new = _render_every(item, render)
+        else:
+            continue
+        if new is not item:
+            if out is None:
+                out = dict(value) if isinstance(value, dict) else list(value)
+            out[key] = new
+    return value if out is None else out
