@@ -105,6 +105,7 @@ def _render_every(value: object, render: TextRendering) -> object:
     else:
         return value
     out: Any = None
+    new: object
     for key, item in items:
         if isinstance(item, str):
             new = render(item) if mark in item else item
