@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from coworkenv.spec.models import Fixtures, TaskSpec
+from coworkenv.spec.models import TaskSpec
 from coworkenv.storage import atomic_write_text
 
 MAX_DEPTH = 64
@@ -174,30 +174,34 @@ def json_object(members: Mapping[str, str]) -> str:
 
 def canonical_json(spec: TaskSpec, *, spec_id: str | None = None) -> str:
     """The spec's compact JSON (``spec_id`` in place of its id, if given): the basis of content ids, and what a
-    bank's shard holds of it."""
-    data = spec.model_dump(mode="json", exclude_none=True, exclude={"services"})
+    bank's shard holds of it. Each field's value is encoded once per value object (:func:`_encoded`)."""
+    members: dict[str, str] = {}
+    for name in TaskSpec.model_fields:
+        value = getattr(spec, name)
+        if value is not None:
+            members[name] = _encoded(spec, name, value)
     if spec_id is not None:
-        data["id"] = spec_id
-    members = {key: compact_json(value) for key, value in data.items()}
-    members["services"] = _services_json(spec)
+        members["id"] = compact_json(spec_id)
     return json_object(members)
 
 
-_SERVICES_JSON: OrderedDict[int, tuple[Fixtures, str]] = OrderedDict()
+_ENCODED: OrderedDict[tuple[str, int], tuple[object, str]] = OrderedDict()
 
 
-def _services_json(spec: TaskSpec) -> str:
-    """The compact JSON of the spec's fixtures, encoded once per fixtures object: most of a spec's bytes (a realistic
-    workspace holds hundreds of records), shared by the spec the content id is taken of and the one that takes it.
-    Keyed by identity, as the workspace's validated fixtures are: a spec is data that nothing edits in place."""
-    services = spec.services
-    hit = _SERVICES_JSON.get(id(services))
-    if hit is not None and hit[0] is services:
+def _encoded(spec: TaskSpec, name: str, value: object) -> str:
+    """The compact JSON of field ``name`` of ``spec`` (whose value is ``value``), kept per value object: the spec a
+    content id is taken of and its copy that holds the id share every other field's value (a realistic workspace's
+    hundreds of records are most of a spec's bytes). Keyed by identity, as the workspace's validated fixtures are:
+    a spec is data that nothing edits in place."""
+    if isinstance(value, str | int):
+        return compact_json(value)
+    hit = _ENCODED.get((name, id(value)))
+    if hit is not None and hit[0] is value:
         return hit[1]
-    text = compact_json(spec.model_dump(mode="json", exclude_none=True, include={"services"})["services"])
-    _SERVICES_JSON[id(services)] = (services, text)
-    while len(_SERVICES_JSON) > 8:
-        _SERVICES_JSON.popitem(last=False)
+    text = compact_json(spec.model_dump(mode="json", exclude_none=True, include={name})[name])
+    _ENCODED[(name, id(value))] = (value, text)
+    while len(_ENCODED) > 256:
+        _ENCODED.popitem(last=False)
     return text
 
 
