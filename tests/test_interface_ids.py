@@ -171,6 +171,41 @@ def _with(spec: TaskSpec, style: IdStyle) -> TaskSpec:
     return spec.model_copy(update={"interface": styled(style).interface})
 
 
+_PREFIX = st.from_regex(r"[a-z]{1,3}", fullmatch=True)
+_IDS = st.lists(
+    st.one_of(
+        st.builds(lambda p, n: f"{p}-{n}", _PREFIX, st.integers(0, 120)),
+        st.from_regex(r"[A-Za-z]{1,3}[-_]?[0-9]{1,3}", fullmatch=True),
+        st.from_regex(r"[a-z]{1,3}-0[0-9]", fullmatch=True),
+    ),
+    max_size=12,
+)
+
+
+@given(
+    st.sampled_from(("lower", "upper")),
+    st.sampled_from(("-", "_", "")),
+    st.integers(0, 4),
+    st.dictionaries(_PREFIX, _PREFIX, max_size=3),
+    _IDS,
+)
+def test_id_problems_finds_every_id_shown_as_another(
+    case: Any, separator: Any, width: int, prefixes: dict[str, str], ids: list[str]
+) -> None:
+    """The check skips ids of the services' form whose prefix nothing else is shown as: it must still name exactly
+    the ids whose shown form reads back as another id, as rendering and reading back every id does."""
+    try:
+        style = IdStyle(case=case, separator=separator, width=width, prefixes=prefixes)
+    except ValueError:
+        return
+    every = [
+        f"interface.ids: {rid!r} and {back!r} are both shown as {style.render(rid)!r}"
+        for rid in sorted(ids)
+        if (back := style.parse(style.render(rid))) is not None and back != rid
+    ]
+    assert id_problems(style, ids) == every
+
+
 @given(st.from_regex(r"[a-z]{1,6}", fullmatch=True), st.integers(0, 10**7), st.sampled_from(sorted(STYLES)))
 def test_each_style_is_an_exact_bijection(prefix: str, number: int, name: str) -> None:
     style = STYLES[name]
