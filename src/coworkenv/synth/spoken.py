@@ -10,8 +10,8 @@ runtime (a rule's ``tool``, a check, a reference call, an event trigger, conditi
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from collections.abc import Mapping
+from typing import Final
 
 from coworkenv.spec.interface import TextRendering
 from coworkenv.spec.models import TaskSpec
@@ -95,26 +95,16 @@ def _render(value: object, shape: str | Shape, render: TextRendering) -> object:
 def _render_every(value: object, render: TextRendering) -> object:
     """``value`` with every text in it rendered; the very same object where none changed, each container copied at
     its first change (a realistic workspace's records hold thousands of texts, nearly all naming no tool)."""
-    mark = render.mark
     if isinstance(value, str):
-        return render(value) if mark in value else value
+        return render(value) if render.mark in value else value
     if isinstance(value, dict):
-        items: Iterable[tuple[Any, object]] = value.items()
-    elif isinstance(value, list):
-        items = enumerate(value)
-    else:
-        return value
-    out: Any = None
-    new: object
-    for key, item in items:
-        if isinstance(item, str):
-            new = render(item) if mark in item else item
-        elif isinstance(item, dict | list):
-            new = _render_every(item, render)
-        else:
-            continue
-        if new is not item:
-            if out is None:
-                out = dict(value) if isinstance(value, dict) else list(value)
-            out[key] = new
-    return value if out is None else out
+        changed = {
+            k: new
+            for k, v in value.items()
+            if isinstance(v, str | dict | list) and (new := _render_every(v, render)) is not v
+        }
+        return {**value, **changed} if changed else value
+    if isinstance(value, list):
+        items = [_render_every(v, render) if isinstance(v, str | dict | list) else v for v in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    return value
