@@ -268,3 +268,33 @@ def test_canonical_json_is_the_specs_whole_dump_and_follows_a_changed_workspace(
     assert content_id(changed) != content_id(spec)
     same_records = spec.model_copy(update={"services": json.loads(json.dumps(spec.services))})
     assert content_id(same_records) == content_id(spec)
+
+
+def test_compact_json_writes_what_the_standard_encoder_writes_and_takes_over_what_orjson_refuses() -> None:
+    """orjson writes the bytes; a value it refuses (an integer past 64 bits, a lone surrogate, a key that is not
+    text) falls to the standard encoder instead of failing, and NaN, which JSON cannot hold, is written null."""
+    from coworkenv.spec.io import compact_bytes, compact_json
+
+    def standard(value: object, sort_keys: bool = True) -> str:
+        return json.dumps(value, sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False)
+
+    plain = {"b": [1, 2.5, None, True], "a": {"z": 'héllo \u2028 "quoted" \\', "y": -0.0}, "c": 10**18}
+    assert compact_json(plain) == standard(plain)
+    assert compact_json(plain, sort_keys=False) == standard(plain, sort_keys=False)
+    assert compact_json(plain, sort_keys=False).startswith('{"b":')
+    for refused in ({"n": 10**30}, {"s": "half a pair \ud800"}, {1: "int key"}):
+        assert compact_json(refused) == standard(refused)
+    assert compact_bytes({"s": "\ud800"}) == '{"s":"\ud800"}'.encode("utf-8", "surrogatepass")
+    assert compact_json({"x": float("nan"), "y": float("inf")}) == '{"x":null,"y":null}'
+    with pytest.raises(TypeError):  # not JSON data for either encoder: an error, never a guess
+        compact_json({"set": {1, 2}})
+
+
+def test_content_id_takes_a_spec_with_a_lone_surrogate() -> None:
+    """Text that only the standard encoder writes (model output may hold half a surrogate pair) still gives an id,
+    the same one every time."""
+    data = tiny_data()
+    data["services"]["mail"]["messages"][0]["body"] = "broken \ud800 text"
+    spec = spec_from_data(data)
+    assert content_id(spec) == content_id(spec_from_data(data)) and len(content_id(spec)) == 16
+    assert '"broken \ud800 text"' in canonical_json(spec)

@@ -13,20 +13,19 @@ final state with the reference run's by their changes alone, which hash only the
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable
 
 from coworkenv.services.base import Record
+from coworkenv.spec.io import compact_bytes
 
 Key = tuple[str, str, str]  # service, collection, record id
 State = dict[str, dict[str, dict[str, Record]]]
 MODULUS = 1 << 512
-_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def record_digest(key: Key, rec: Record) -> int:
     """One record's contribution: its place (service, collection, id) and its content."""
-    blob = _JSON.encode([*key, rec]).encode("utf-8", "surrogatepass")  # model text may hold lone surrogates
+    blob = compact_bytes([*key, rec])  # model text may hold lone surrogates: they pass through
     return int.from_bytes(hashlib.blake2b(blob, digest_size=64).digest(), "big")
 
 
@@ -37,7 +36,7 @@ class InitialDigest:
 
     def __init__(self, initial: State) -> None:
         self.state = initial
-        self.layout = _JSON.encode(sorted((s, sorted(colls)) for s, colls in initial.items())).encode()
+        self.layout = compact_bytes(sorted((s, sorted(colls)) for s, colls in initial.items()))
         self._parts: dict[Key, int] = {}
         self._total: int | None = None
 

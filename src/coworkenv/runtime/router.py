@@ -25,9 +25,9 @@ from coworkenv.services.arguments import Arguments, compiled
 from coworkenv.services.base import ToolError, ToolInfo
 from coworkenv.services.registry import Declared, service_tools, tool_table
 from coworkenv.spec.interface import Interface, TextRendering
+from coworkenv.spec.io import compact_json
 from coworkenv.spec.models import TaskSpec
 
-_RESULT_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 _ERROR_JSON = json.JSONEncoder(ensure_ascii=False)
 MAX_ARG_DEPTH = 32
 """Nesting of lists and objects in tool arguments; every real tool takes at most two levels."""
@@ -70,7 +70,7 @@ class CallResult:
     def content(self) -> str:
         """The tool message's content: the result as compact JSON, or the error as ``{"error": ...}``."""
         if self.ok:
-            return _RESULT_JSON.encode(self.result)
+            return compact_json(self.result, sort_keys=False)
         return _ERROR_JSON.encode({"error": self.error})
 
 
@@ -259,7 +259,7 @@ class ToolRouter:
         """The tool message's content of ``outcome``, its result rendered under the interface."""
         if self.interface is None or not outcome.ok or outcome.info is None:
             return outcome.content()
-        return _RESULT_JSON.encode(self.interface.render_result(outcome.info.name, outcome.result))
+        return compact_json(self.interface.render_result(outcome.info.name, outcome.result), sort_keys=False)
 
 
 def spec_router(spec: TaskSpec, workspace: Workspace) -> ToolRouter:
