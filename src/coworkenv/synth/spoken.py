@@ -94,17 +94,28 @@ def _render(value: object, shape: str | Shape, render: TextRendering) -> object:
 
 def _render_every(value: object, render: TextRendering) -> object:
     """``value`` with every text in it rendered; the very same object where none changed, each container copied at
-    its first change (a realistic workspace's records hold thousands of texts, nearly all naming no tool)."""
+    its first change (a realistic workspace's records hold thousands of texts, nearly all naming no tool: a text
+    is looked at in its container's loop, not in a call of its own)."""
+    mark = render.mark
     if isinstance(value, str):
-        return render(value) if render.mark in value else value
+        return render(value) if mark in value else value
     if isinstance(value, dict):
-        changed = {
-            k: new
-            for k, v in value.items()
-            if isinstance(v, str | dict | list) and (new := _render_every(v, render)) is not v
-        }
+        changed: dict[object, object] = {}
+        for k, v in value.items():
+            if isinstance(v, str):
+                if mark in v and (text := render(v)) is not v:
+                    changed[k] = text
+            elif isinstance(v, dict | list) and (new := _render_every(v, render)) is not v:
+                changed[k] = new
         return {**value, **changed} if changed else value
     if isinstance(value, list):
-        items = [_render_every(v, render) if isinstance(v, str | dict | list) else v for v in value]
+        items = [
+            (render(v) if mark in v else v)
+            if isinstance(v, str)
+            else _render_every(v, render)
+            if isinstance(v, dict | list)
+            else v
+            for v in value
+        ]
         return value if all(a is b for a, b in zip(items, value, strict=True)) else items
     return value
