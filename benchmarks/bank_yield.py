@@ -4,6 +4,8 @@ Builds one bank in a single process and reports what the manifest says (jobs, ad
 first-try and final yield, rejections) with admitted environments per CPU-second of this
 process (CPU time, not wall time: the machine is shared, so wall time measures the neighbours), and the
 load average the run saw (a loaded machine's cores run slower per CPU-second, so compare runs side by side).
+Per blueprint it prints the CPU milliseconds a job took (mean; the first job also pays for the imports it
+triggers) and the blueprint's share of the build's job time: where a faster bank has to come from.
 To compare this checkout with another one (say, main in a git worktree), ``--against`` runs both in fresh
 processes, round after round, taking turns at going first (a machine's speed drifts, so only runs side by side
 compare), and prints each round, the medians and the paired ratios, and whether the two built the same bank bytes:
@@ -23,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from itertools import pairwise
 from pathlib import Path
 
 from rich.console import Console
@@ -51,13 +54,21 @@ def main() -> None:
         return
     names = [b for b in args.blueprints.split(",") if b] or None
     load = os.getloadavg()[0]
+    marks: list[float] = []  # the CPU clock after each job (the inline runner reports every job as it ends)
     with tempfile.TemporaryDirectory() as tmp:
         cpu = time.process_time()
         out = Path(args.keep or Path(tmp) / "bank")
         manifest = synthesize_bank(
-            out, args.n, seed=args.seed, blueprints=names, generator=args.generator, workspace=args.workspace
+            out,
+            args.n,
+            seed=args.seed,
+            blueprints=names,
+            generator=args.generator,
+            workspace=args.workspace,
+            on_progress=lambda _admitted, _jobs: marks.append(time.process_time()),
         )
         cpu = time.process_time() - cpu
+        costs = _job_costs(out / "journal.jsonl", marks)
     if args.json:
         figures = {"jobs": manifest["jobs"], "admitted": manifest["admitted"], "cpu": cpu}
         print(json.dumps({**figures, "load": [load, os.getloadavg()[0]], "yield": manifest["yield"]}))
@@ -73,11 +84,28 @@ def main() -> None:
     table.add_row("admitted per CPU-second", f"{admitted / cpu:.2f}")
     table.add_row("load average (start / end)", f"{load:.2f} / {os.getloadavg()[0]:.2f}")
     table.add_row("train / held-out", f"{manifest['split']['train']} / {manifest['split']['heldout']}")
-    for name, row in sorted(manifest["per_blueprint"].items()):
-        table.add_row(f"  {name} ({row['split']})", f"{row['admitted']} of {row['jobs']}")
+    per = Table(title="per blueprint: yield and CPU time of its jobs")
+    for col in ("blueprint (split)", "admitted of jobs", "ms a job", "share of job time"):
+        per.add_column(col)
+    spent = sum(sum(v) for v in costs.values()) or 1.0
+    for name, row in sorted(manifest["per_blueprint"].items(), key=lambda kv: -sum(costs.get(kv[0], [0.0]))):
+        mine = costs.get(name) or [0.0]
+        cells = (f"{1000 * sum(mine) / len(mine):.1f}", f"{100 * sum(mine) / spent:.1f} %")
+        per.add_row(f"{name} ({row['split']})", f"{row['admitted']} of {row['jobs']}", *cells)
     console = Console()
     console.print(table)
+    console.print(per)
     console.print({"rejection_reasons": manifest["rejection_reasons"], "repair_rounds": manifest["repair_rounds"]})
+
+
+def _job_costs(journal: Path, marks: list[float]) -> dict[str, list[float]]:
+    """CPU seconds of each job, by blueprint: the journal lists the jobs in the order they ended, and ``marks`` the
+    CPU clock then (the first mark comes before any job)."""
+    entries = [json.loads(line) for line in journal.read_text(encoding="utf-8").splitlines() if line.strip()]
+    costs: dict[str, list[float]] = {}
+    for entry, (before, after) in zip(entries, pairwise(marks), strict=False):
+        costs.setdefault(str(entry.get("blueprint")), []).append(after - before)
+    return costs
 
 
 def compare(args: argparse.Namespace) -> None:
