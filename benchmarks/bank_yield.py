@@ -99,11 +99,13 @@ def main() -> None:
 
 
 def _job_costs(journal: Path, marks: list[float]) -> dict[str, list[float]]:
-    """CPU seconds of each job, by blueprint: the journal lists the jobs in the order they ended, and ``marks`` the
-    CPU clock then (the first mark comes before any job)."""
+    """CPU seconds of each job run now, by blueprint: the journal ends with those jobs in the order they ended (a
+    kept bank that was resumed lists its earlier jobs first), and ``marks`` holds the CPU clock before the first
+    and after each."""
     entries = [json.loads(line) for line in journal.read_text(encoding="utf-8").splitlines() if line.strip()]
+    ran = len(marks) - 1
     costs: dict[str, list[float]] = {}
-    for entry, (before, after) in zip(entries, pairwise(marks), strict=False):
+    for entry, (before, after) in zip(entries[len(entries) - ran :] if ran > 0 else [], pairwise(marks), strict=True):
         costs.setdefault(str(entry.get("blueprint")), []).append(after - before)
     return costs
 

@@ -26,6 +26,9 @@ def test_job_costs_go_to_the_blueprint_of_each_job_in_journal_order(tmp_path: Pa
     journal.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     costs = _module()._job_costs(journal, [10.0, 10.5, 12.5, 13.0])  # the clock before job 0, then after each job
     assert costs == {"a": [0.5, 0.5], "b": [2.0]}
+    resumed = _module()._job_costs(journal, [20.0, 21.0])  # a kept bank resumed: only its last job ran now
+    assert resumed == {"a": [1.0]}
+    assert _module()._job_costs(journal, [30.0]) == {}  # nothing ran: nothing to attribute
 
 
 def test_a_small_bank_prints_yield_and_the_cost_of_every_blueprint(tmp_path: Path) -> None:

@@ -109,13 +109,16 @@ def _render_every(value: object, render: TextRendering) -> object:
                 changed[k] = new
         return {**value, **changed} if changed else value
     if isinstance(value, list):
-        items = [
-            (render(v) if mark in v else v)
-            if isinstance(v, str)
-            else _render_every(v, render)
-            if isinstance(v, dict | list)
-            else v
-            for v in value
-        ]
-        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+        items: list[object] | None = None
+        for i, v in enumerate(value):
+            if isinstance(v, str):
+                new = render(v) if mark in v else v
+            elif isinstance(v, dict | list):
+                new = _render_every(v, render)
+            else:
+                continue
+            if new is not v:
+                items = list(value) if items is None else items
+                items[i] = new
+        return value if items is None else items
     return value
