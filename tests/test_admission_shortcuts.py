@@ -9,7 +9,9 @@
   which an event first fired;
 - a multi-stage spec's first-stage vacuity is read from the spec's own environment, as from one of
   its first stage alone;
-- a distractor run starts at the first step whose turn its swap changes.
+- a distractor run starts at the first step whose turn its swap changes;
+- a multi-stage probe run ends at its first failed stage: the findings, the passing probes and the
+  repair's edits are those of runs played to their end.
 """
 
 from __future__ import annotations
@@ -20,13 +22,16 @@ from typing import Any
 import pytest
 
 from coworkenv.agents.oracle import OracleTeacher, StagedRun
+from coworkenv.bank.repair import repair
+from coworkenv.grading.score import PASS_THRESHOLD, REQUIRED_CAP
 from coworkenv.runtime.environment import Environment
 from coworkenv.runtime.fork import Trunk
 from coworkenv.spec import TaskSpec, load_spec
 from coworkenv.spec.stages import stage_view
 from coworkenv.synth.blueprints import BLUEPRINTS
-from coworkenv.synth.composer import compose, plan
-from coworkenv.verify.admission import Played, outcome, play
+from coworkenv.synth.composer import Recipe, compose, plan
+from coworkenv.verify import admission
+from coworkenv.verify.admission import Played, outcome, play, verify
 from coworkenv.verify.distractors import Swap
 from coworkenv.verify.fast_forward import OracleRecorder, ReferenceTrunk, fast_forward
 from coworkenv.verify.gaming import Distractor, Redirect
@@ -177,3 +182,32 @@ def test_a_distractor_run_starts_where_its_swap_first_changes_a_turn() -> None:
         idle = Redirect(spec, Swap(texts={"no such value anywhere": "x"}))
         assert fast_forward(trunk.recorder, trunk.trunk.stage_at, idle, turns) == 0
     assert sum(1 for s in starts if s > 0) >= 3
+
+
+def _multi_stage() -> list[TaskSpec]:
+    files = [s for s in map(_played, FILES) if s is not None and s.stages]
+    names = ("hiring_loop", "incident_postmortem", "month_end_close", "vendor_dispute")
+    return files + [compose(plan(seed, i, [name])) for seed in (0, 1) for i, name in enumerate(names)]
+
+
+def test_probe_runs_that_stop_at_a_failed_stage_judge_as_runs_played_to_the_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    specs = _multi_stage()
+    stopped = [verify(spec) for spec in specs]
+    full_play = admission.play_from
+    monkeypatch.setattr(
+        admission, "play_from", lambda trunk, policy, **kw: full_play(trunk, policy, hashed=kw["hashed"])
+    )
+    full = [verify(spec) for spec in specs]
+    ended_early = found = 0
+    for spec, a, b in zip(specs, stopped, full, strict=True):
+        assert (a.admitted, a.findings) == (b.admitted, b.findings), spec.id
+        passing = {n: p for n, p in b.probes.items() if p.score >= PASS_THRESHOLD}
+        assert {n: p for n, p in a.probes.items() if p.score >= PASS_THRESHOLD} == passing, spec.id
+        assert all(a.probes[n].score <= REQUIRED_CAP for n in b.probes.keys() - passing if n in a.probes), spec.id
+        ended_early += sum(a.probes[n] != b.probes[n] for n in a.probes.keys() & b.probes.keys())
+        found += len(passing)
+        recipe = Recipe(blueprint="x", seed=0)
+        assert repair(recipe, spec, a) == repair(recipe, spec, b), spec.id
+    assert len(specs) >= 12 and ended_early >= 50 and found >= 3  # runs did stop early; passing ones were kept

@@ -92,6 +92,23 @@ def test_every_probe_forked_equals_full_replay(name: str) -> None:
         _same(trunk.env, full, f"{name}: {label}")
 
 
+@pytest.mark.parametrize("name", sorted(n for n, spec in specs().items() if spec.stages))
+def test_probe_runs_that_stop_at_a_failed_stage_fork_as_full_replays(name: str) -> None:
+    """As the verifier plays them: the trunk recorded to its end, the probe runs stopping at a failed stage."""
+    spec = specs()[name]
+    trunk = ReferenceTrunk.record(Environment(spec, seed=1))
+    played = outcome(trunk.env)
+    trunk.env.stop_at_failed_stage = True  # kept by every restore from here on
+    stopped = 0
+    for (label, policy), (_, twin) in zip(_runs(spec, played, trunk), _runs(spec, played), strict=True):
+        trunk.play(actor_for(policy, spec))
+        full = Environment(spec, seed=1, stop_at_failed_stage=True)
+        play_out(full, actor_for(twin, spec))
+        _same(trunk.env, full, f"{name}: {label}")
+        stopped += full.done_reason == "stage_failed"
+    assert stopped or played.grade.score < 1.0, name  # a spec whose reference passes has probes caught by a stage
+
+
 @pytest.mark.parametrize("name", ["examples/phishing_inbox_triage", "examples/hiring_loop_three_days"])
 def test_forks_share_steps(name: str) -> None:
     """The probes of a realistic spec take most of their opening from the trunk, and many are not even asked for

@@ -18,6 +18,7 @@ from coworkenv.bank.repair import repair
 from coworkenv.cli import app
 from coworkenv.data.rl import turn_records
 from coworkenv.data.sft import sft_examples
+from coworkenv.grading.score import REQUIRED_CAP
 from coworkenv.grading.stages import combine_stages
 from coworkenv.runtime import Environment, run_episode
 from coworkenv.runtime.turn import AssistantTurn
@@ -119,6 +120,42 @@ def test_stopping_after_the_first_stage_fails_the_task() -> None:
     first, second = traj.grade.stages
     assert first.passed and not second.passed
     assert traj.grade.score <= 0.5 and not traj.grade.passed
+
+
+def _stop_in(spec: TaskSpec, k: int) -> StagedRun:
+    """The reference up to stage ``k`` (0-based), where it reports done without doing anything."""
+    runs: list[Any] = [stage_oracle(spec, i) for i in range(stage_count(spec))]
+    runs[k] = Fixed("stop", lambda _: "Everything you asked for is done.")
+    return StagedRun(runs)
+
+
+def test_a_run_told_to_stop_at_a_failed_stage_ends_there_and_scores_the_rest_unreached() -> None:
+    spec = load_spec(THREE)
+    full = run_episode(Environment(spec), _stop_in(spec, 0))
+    stopped = run_episode(Environment(spec, stop_at_failed_stage=True), _stop_in(spec, 0))
+    assert full.done_reason == "user_done" and stopped.done_reason == "stage_failed"
+    assert len(stopped.steps) < len(full.steps)
+    assert stopped.grade.stages[0] == full.grade.stages[0] and not stopped.grade.stages[0].passed
+    assert all(c.detail == "stage not reached" for g in stopped.grade.stages[1:] for c in g.checks)
+    assert stopped.grade.score <= REQUIRED_CAP and not stopped.grade.passed and not full.grade.passed
+
+
+def test_a_run_that_stops_at_a_failed_stage_plays_on_through_the_stages_it_passes() -> None:
+    """Day 1 done right goes on to day 2, which fails and ends the run before day 3."""
+    spec = load_spec(THREE)
+    stopped = run_episode(Environment(spec, stop_at_failed_stage=True), _stop_in(spec, 1))
+    first, second, third = stopped.grade.stages
+    assert stopped.done_reason == "stage_failed" and first.passed and not second.passed
+    assert [m.index for m in stopped.stages or []] == [0, 1]
+    assert all(c.detail == "stage not reached" for c in third.checks)
+
+
+@pytest.mark.parametrize("path", [THREE, TALK, NOTES])
+def test_a_run_that_passes_every_stage_is_the_same_whether_or_not_it_would_stop(path: Path) -> None:
+    spec = load_spec(path)
+    a = run_episode(Environment(spec), OracleTeacher())
+    b = run_episode(Environment(spec, stop_at_failed_stage=True), OracleTeacher())
+    assert a.model_dump(exclude={"seconds"}) == b.model_dump(exclude={"seconds"}) and b.grade.score == 1.0
 
 
 def test_a_stage_never_reached_scores_zero() -> None:

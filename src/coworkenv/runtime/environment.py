@@ -33,7 +33,11 @@ from coworkenv.values import clock
 
 
 class Environment(AsyncMethods[Observation]):
-    """One executable environment. ``seed`` drives optional random transient errors."""
+    """One executable environment. ``seed`` drives optional random transient errors.
+
+    ``stop_at_failed_stage``: a multi-stage episode ends (``stage_failed``) when a stage ends failed, since its
+    score is then capped below the pass mark whatever the later stages do; they score 0 as never reached. The
+    verifier's probe runs end so; a caller may set the attribute between episodes (a fork keeps it)."""
 
     def __init__(
         self,
@@ -43,10 +47,12 @@ class Environment(AsyncMethods[Observation]):
         fault_rate: float = 0.0,
         max_turns: int | None = None,
         max_tool_calls: int | None = None,
+        stop_at_failed_stage: bool = False,
     ) -> None:
         self.spec = spec
         self.seed = seed
         self.fault_rate = fault_rate
+        self.stop_at_failed_stage = stop_at_failed_stage
         self.max_turns = max_turns or spec.max_turns
         self.workspace = Workspace(spec.services, spec.declared_services)
         self.router = spec_router(spec, self.workspace)
@@ -200,10 +206,12 @@ class Environment(AsyncMethods[Observation]):
         """The grade so far; cached only once the episode is over (a mid-episode grade goes stale)."""
         if self._grade is not None and self.done:
             return self._grade
-        grade = self._stage_grade()
-        if self.stages is not None:
-            st = self.stages
-            grade = combine_stages([*st.grades, grade, *(unreached(v) for v in st.views[st.index + 1 :])])
+        st = self.stages
+        if st is None:
+            grade = self._stage_grade()
+        else:  # a stage that ended failed and stopped the episode is graded already
+            graded = st.grades if len(st.grades) > st.index else [*st.grades, self._stage_grade()]
+            grade = combine_stages([*graded, *(unreached(v) for v in st.views[len(graded) :])])
         if self.done:
             self._grade = grade
         return grade
@@ -271,10 +279,15 @@ class Environment(AsyncMethods[Observation]):
         return {"stage": st.index, "view_reset": st.marks[-1].context == "notes"}
 
     def _next_stage(self, step: int) -> list[dict[str, object]]:
-        """Grade the stage that ended at ``step`` and open the next; the new messages go out with the step."""
+        """Grade the stage that ended at ``step`` and open the next (or end a run that stops at a failed stage);
+        the new messages go out with the step."""
         st = self.stages
         assert st is not None
-        st.grades.append(self._stage_grade())
+        grade = self._stage_grade()
+        st.grades.append(grade)
+        if self.stop_at_failed_stage and not grade.passed:
+            self.end("stage_failed")
+            return []
         self.messages = st.begin_next(self.workspace, step, self.messages)
         self.scheduler.begin_stage(st.index, step)
         self.user = ScriptedUser(st.views[st.index].user, st.times[st.index].date())  # the stage's day is today

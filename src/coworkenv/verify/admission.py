@@ -94,8 +94,12 @@ def play(env: Environment, policy: Policy | TaskPolicy) -> Played:
     return outcome(env)
 
 
-def play_from(trunk: ReferenceTrunk, policy: Policy | TaskPolicy, *, hashed: bool = True) -> Played:
-    """``play(trunk.env, policy)``, its opening taken from the trunk up to the policy's first turn of its own."""
+def play_from(
+    trunk: ReferenceTrunk, policy: Policy | TaskPolicy, *, hashed: bool = True, stop_at_failed_stage: bool = False
+) -> Played:
+    """``play(trunk.env, policy)``, its opening taken from the trunk up to the policy's first turn of its own
+    (``stop_at_failed_stage``: see :class:`Environment`)."""
+    trunk.env.stop_at_failed_stage = stop_at_failed_stage
     trunk.play(actor_for(policy, trunk.env.spec))
     return outcome(trunk.env, hashed=hashed)
 
@@ -188,11 +192,12 @@ def evaluation_only_finding(spec: TaskSpec) -> Finding:
 
 def probe_runs(spec: TaskSpec, trunk: ReferenceTrunk, reference: Played) -> Iterator[tuple[str, Played]]:
     """Play every probe run that applies to ``spec`` (each forked from the reference ``trunk``), skipping those
-    that turn out to do nothing wrong."""
+    that turn out to do nothing wrong. A multi-stage run ends at its first failed stage: it cannot pass then, and
+    only a passing run is a finding (or an input to the repair)."""
     for probe, name, policy in staged_variants(spec, PROBES.values(), trunk):
         if not getattr(policy, "relevant", lambda _: True)(reference.messages):
             continue  # the run would replay the reference unchanged
-        played = play_from(trunk, policy, hashed=probe.harmless_if_same_state)
+        played = play_from(trunk, policy, hashed=probe.harmless_if_same_state, stop_at_failed_stage=True)
         if probe.harmless_if_same_state and played.state_change == reference.state_change:
             continue  # the wrong move changed nothing (an idempotent write, an unused swap)
         if _hit(name.split("@", 1)[0], played.grade):  # else the guarded action could not be performed on this spec
