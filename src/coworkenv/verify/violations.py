@@ -67,7 +67,7 @@ def _base_args(
 def _values(spec: TaskSpec, when: str) -> list[str]:
     """What the spec names, once each in a fixed order: the addresses in the fixtures, the context and the
     request, then the expression's own literals that can be values (the invoice it protects)."""
-    texts = [*fixture_texts(spec), spec.context, spec.user.opening]
+    texts = [t for t in (*fixture_texts(spec), spec.context, spec.user.opening) if "@" in t]  # an address has one
     found = dict.fromkeys(_EMAIL.findall("\n".join(texts)))  # one search: no address spans a line break
     literals = (a or b for a, b in _LITERAL.findall(when))
     found.update(dict.fromkeys(v for v in literals if _VALUE.fullmatch(v)))
