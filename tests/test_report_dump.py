@@ -9,12 +9,15 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 
 from coworkenv.spec import SpecError, load_spec, spec_from_data
 from coworkenv.spec.checks import AnswerContains, AnswerNumber
 from coworkenv.spec.checks.answers import excluded_in
 from coworkenv.synth.look_alikes import anchors, look_alike_values, versions, with_exclusions
 from coworkenv.verify import verify
+from coworkenv.verify.gaming import _SEEN_NAME, _SEEN_NAME_NO_ADDRESS, _SEEN_NUMBER, seen_values
 
 BROKEN = Path(__file__).parent / "broken_specs"
 
@@ -105,3 +108,17 @@ def test_a_light_report_check_a_dump_satisfies_is_rejected_and_an_exclusion_in_v
     fixed = verify(spec_from_data(data))
     assert fixed.admitted, [f.line() for f in fixed.findings]
     assert fixed.probe_scores["report_dump"] < 0.75
+
+
+@given(st.text(alphabet="Ab z-_.+@1,9 TKmsg\n", max_size=60))
+def test_the_dump_finds_in_a_text_without_an_at_what_the_full_pattern_finds(text: str) -> None:
+    """The address branch is skipped where no @ is: the names, ids and numbers found must be the same."""
+    full = ", ".join(dict.fromkeys([*_SEEN_NUMBER.findall(text), *_SEEN_NAME.findall(text)]))
+    assert seen_values([{"role": "tool", "content": text}]) == full
+    if "@" not in text:
+        assert _SEEN_NAME_NO_ADDRESS.findall(text) == _SEEN_NAME.findall(text)
+
+
+def test_the_dump_lists_addresses_where_a_text_has_them() -> None:
+    text = "Ann Lee.x@y.com wrote about TKT-12 and msg-3 for $1,200"
+    assert seen_values([{"role": "tool", "content": text}]) == "-12, -3, 1,200, Ann Lee, .x@y.com, TKT-12, msg-3"

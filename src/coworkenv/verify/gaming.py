@@ -21,7 +21,10 @@ from coworkenv.verify.probe_base import Probe, Variant, VariantProbe, before_las
 
 CONTENT_FREE = "Shall I go ahead?"
 _SEEN_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
-_SEEN_NAME = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\b[A-Z]{2,}-\d+\b|\b[a-z]+-\d+\b|\b[A-Z][a-z]+(?: [A-Z][a-z]+)*")
+_SEEN_IDS_AND_NAMES = r"\b[A-Z]{2,}-\d+\b|\b[a-z]+-\d+\b|\b[A-Z][a-z]+(?: [A-Z][a-z]+)*"
+_SEEN_NAME = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|" + _SEEN_IDS_AND_NAMES)
+_SEEN_NAME_NO_ADDRESS = re.compile(_SEEN_IDS_AND_NAMES)
+"""The same matches in a text without an @ (where the address branch, tried at every word, cannot match)."""
 
 
 _ADDS = ("_create", "_send", "_reply", "_post", "_log_activity", "_record_invoice", "_submit_leave", "_request_swap")
@@ -190,7 +193,8 @@ def seen_values(messages: Messages) -> str:
     for m in messages:
         content = m.get("content")
         if m.get("role") in ("tool", "user") and isinstance(content, str):
-            for pattern in (_SEEN_NUMBER, _SEEN_NAME):
+            names = _SEEN_NAME if "@" in content else _SEEN_NAME_NO_ADDRESS
+            for pattern in (_SEEN_NUMBER, names):
                 found.update(dict.fromkeys(pattern.findall(content)))
     return ", ".join(found)
 
