@@ -6,12 +6,11 @@ and says where, so the type goes in instead (``object``, a ``Mapping``, a Protoc
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+
+from benchmark_modules import load_benchmark
 
 CEILINGS = {
     "agents": 27,
@@ -34,17 +33,7 @@ CEILINGS = {
 }
 
 
-def _density_module() -> ModuleType:
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "typing_density.py"
-    spec = importlib.util.spec_from_file_location("typing_density", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclass looks its module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-DENSITY = _density_module()
+DENSITY = load_benchmark("typing_density")
 
 
 def test_every_package_has_a_ceiling() -> None:
