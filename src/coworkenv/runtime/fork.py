@@ -40,6 +40,8 @@ COMPONENTS = ("workspace", "tracker", "scheduler", "user", "log", "stages", "_rn
 """Environment attributes snapshotted on their own; every other attribute is copied one level."""
 SETTINGS = ("stop_at_failed_stage",)
 """Environment attributes that say how its caller runs episodes, not where one stands: a restore keeps them."""
+_KEPT = (*COMPONENTS, *SETTINGS)
+"""What a restore keeps of the environment as it is (the components are then put back in place)."""
 _CONTAINERS = (list, dict, set)
 T = TypeVar("T")
 
@@ -191,7 +193,7 @@ class Snapshot:
 
     @classmethod
     def of(cls, env: Environment) -> Snapshot:
-        values = {k: v for k, v in vars(env).items() if k not in COMPONENTS and k not in SETTINGS}
+        values = {k: v for k, v in vars(env).items() if k not in _KEPT}
         names = ("tracker", "scheduler", "log", "user") if env.stages is None else LAYOUTS
         parts = {name: Fields.of(vars(getattr(env, name)), LAYOUTS[name]) for name in names}
         return cls(Fields.of(values), WorkspaceState.of(env.workspace), parts, type(env.user), _rng_state(env))
@@ -200,9 +202,7 @@ class Snapshot:
         """Put ``env`` (the environment this was taken from) back into this state."""
         values = self.env.fresh()
         mine = env.__dict__
-        for name in COMPONENTS:  # the same objects: the services and the tracker hold on to them
-            values[name] = mine[name]
-        for name in SETTINGS:
+        for name in _KEPT:  # the same components: the services and the tracker hold on to them
             values[name] = mine[name]
         env.__dict__ = values
         self.workspace.put(env.workspace)
