@@ -2,33 +2,26 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
+
+from benchmark_modules import load_benchmark
 
 SCRIPT = Path(__file__).parent.parent / "benchmarks" / "bank_yield.py"
-
-
-def _module() -> ModuleType:
-    where = importlib.util.spec_from_file_location("bank_yield", SCRIPT)
-    assert where is not None and where.loader is not None
-    module = importlib.util.module_from_spec(where)
-    where.loader.exec_module(module)
-    return module
+BANK_YIELD = load_benchmark("bank_yield")
 
 
 def test_job_costs_go_to_the_blueprint_of_each_job_in_journal_order(tmp_path: Path) -> None:
     journal = tmp_path / "journal.jsonl"
     rows = [{"index": 0, "blueprint": "a"}, {"index": 1, "blueprint": "b"}, {"index": 2, "blueprint": "a"}]
     journal.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    costs = _module()._job_costs(journal, [10.0, 10.5, 12.5, 13.0])  # the clock before job 0, then after each job
+    costs = BANK_YIELD._job_costs(journal, [10.0, 10.5, 12.5, 13.0])  # the clock before job 0, then after each job
     assert costs == {"a": [0.5, 0.5], "b": [2.0]}
-    resumed = _module()._job_costs(journal, [20.0, 21.0])  # a kept bank resumed: only its last job ran now
+    resumed = BANK_YIELD._job_costs(journal, [20.0, 21.0])  # a kept bank resumed: only its last job ran now
     assert resumed == {"a": [1.0]}
-    assert _module()._job_costs(journal, [30.0]) == {}  # nothing ran: nothing to attribute
+    assert BANK_YIELD._job_costs(journal, [30.0]) == {}  # nothing ran: nothing to attribute
 
 
 def test_a_small_bank_prints_yield_and_the_cost_of_every_blueprint(tmp_path: Path) -> None:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from benchmark_modules import load_benchmark
 from coworkenv.bank.diversity import measure
 from coworkenv.bank.store import load_bank, synthesize_bank
 from coworkenv.cli import app
@@ -18,17 +17,6 @@ from coworkenv.spec import canonical_json
 from coworkenv.synth.chains import COMPOSED, HELD_OUT_COMPOSED, MAX_STEPS
 from coworkenv.synth.composer import FAMILIES, compose, plan, workflows
 from coworkenv.synth.world import World
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _benchmark(name: str):  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +117,7 @@ def test_information_synthesis_makes_the_chain_derive_a_figure_the_report_states
 
 
 def test_scripted_cheats_fail_on_the_composed_bank(bank: Path) -> None:
-    cheats = _benchmark("cheats")
+    cheats = load_benchmark("cheats")
     tally = cheats.measure(bank, limit=16)["composed"]
     assert tally["bare 'Done' as the report"][0] == 16 and tally["write argument of the look-alike"][0] > 0
     assert tally["report dumps every value seen"][0] == 16

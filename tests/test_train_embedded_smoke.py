@@ -2,29 +2,22 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+
+from benchmark_modules import load_benchmark
 
 pytest.importorskip("trl")
 ROOT = Path(__file__).resolve().parents[1]
 SET_KEYS = {"score", "pass@1", "multi_turn_score", "do_nothing_score", "calls_per_episode", "valid_calls"}
 
 
-def load_script() -> object:
-    spec = importlib.util.spec_from_file_location("train_embedded", ROOT / "benchmarks" / "train_embedded.py")
-    module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_smoke_runs_every_stage_and_resumes_from_the_sft_checkpoint(tmp_path: Path) -> None:
-    script = load_script()
+    script = load_benchmark("train_embedded")
     out = tmp_path / "run"
     small = [
         "--model",
